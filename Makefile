@@ -1,0 +1,57 @@
+# floe's entry points. `make` builds, `make demo` runs the demo on the
+# embedded defaults, `make test` runs the whole suite. Each installs what it
+# needs first (scripts/install-deps.sh, scripts/setup-venv.sh) and is quick
+# when everything is already there.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+VENV       := $(BUILD)/venv
+PY         := $(VENV)/bin/python
+FUZZ_SECONDS ?= 20
+CMAKE_FLAGS ?=
+
+.PHONY: all build deps venv demo test unit unit-asan interop fuzz fuzz-long bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >/dev/null
+	@ninja -C $(BUILD)
+
+venv: deps
+	@scripts/setup-venv.sh $(VENV)
+
+demo: build
+	@$(BUILD)/floe demo --dir $(BUILD)/demo
+
+unit: build
+	@cd $(BUILD) && ctest --output-on-failure
+
+unit-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DFLOE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS) >/dev/null
+	@ninja -C $(ASAN_BUILD)
+	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure
+
+interop: build venv
+	@scripts/run-pytest.sh $(PY) tests/interop
+
+fuzz: deps
+	@cmake -S . -B $(FUZZ_BUILD) -G Ninja -DFLOE_FUZZ=ON -DCMAKE_C_COMPILER=clang-14 >/dev/null
+	@ninja -C $(FUZZ_BUILD)
+	@scripts/run-fuzzers.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+fuzz-long:
+	@$(MAKE) fuzz FUZZ_SECONDS=600
+
+test: build venv
+	@$(MAKE) --no-print-directory unit unit-asan interop fuzz
+
+bench: build venv
+	@$(PY) bench/parquet_bench.py --floe $(BUILD)/floe
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages floe builds and tests with, only when one is
+# missing (so it is quick on a prepared machine).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  clang-14 libclang-rt-14-dev            # libFuzzer and sanitizers for the fuzz targets
+  libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev   # Parquet and Avro codecs
+  libjansson-dev                          # JSON for metadata and schemas
+  python3 python3-venv
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "installing: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,12 @@
+/*
+ * formats.c - the list of formats built into floe. Each format adds its
+ * fmt_impl_t here.
+ */
+#include "format/format.h"
+
+extern const fmt_impl_t js_fmt_impl;
+
+const fmt_impl_t *const fmt_impls[] = {
+    &js_fmt_impl,
+    0,
+};

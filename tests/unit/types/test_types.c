@@ -1,0 +1,143 @@
+/*
+ * test_types.c - the type system, schema syntax, vectors and values.
+ */
+#include "base/alloc.h"
+#include "test.h"
+#include "types/type.h"
+#include "types/value.h"
+#include "types/vec.h"
+
+TEST(schema_parse_assigns_iceberg_ids) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err;
+  ty_schema_t *s;
+  CHECK_OK(ty_schema_parse(a,
+                           "id long not null, ts timestamptz, name string, price decimal(10,2), "
+                           "tags list<string>, attrs map<string, long not null>, "
+                           "pt struct<x: double not null, y: double>, h fixed(16), u uuid",
+                           &s, &err),
+           &err);
+  CHECK_EQ(s->root.nfields, 9);
+  CHECK_EQ(s->root.fields[0].id, 1);
+  CHECK(s->root.fields[0].required);
+  CHECK(!s->root.fields[1].required);
+  CHECK_EQ(s->root.fields[3].type->precision, 10);
+  CHECK_EQ(s->root.fields[3].type->scale, 2);
+  /* Nested ids follow the top-level ones, in column order. */
+  CHECK_EQ(s->root.fields[4].type->fields[0].id, 10);
+  CHECK_EQ(s->root.fields[5].type->fields[0].id, 11);
+  CHECK_EQ(s->root.fields[5].type->fields[1].id, 12);
+  CHECK(s->root.fields[5].type->fields[1].required);
+  CHECK_EQ(s->root.fields[6].type->fields[1].id, 14);
+  CHECK_EQ(ty_schema_highest_id(s), 14);
+  CHECK_STR(ty_schema_find_id(s, 13)->name, "x");
+  fl_buf_t b;
+  fl_buf_init(&b);
+  ty_schema_format(s, &b);
+  fl_buf_append_u8(&b, 0);
+  CHECK_STR((char *)b.data,
+            "id long not null, ts timestamptz, name string, price decimal(10,2), tags list<string>, "
+            "attrs map<string, long not null>, pt struct<x: double not null, y: double>, h fixed(16), "
+            "u uuid");
+  ty_schema_t *again;
+  CHECK_OK(ty_schema_parse(a, (char *)b.data, &again, &err), &err);
+  CHECK(ty_type_equal(&s->root, &again->root));
+  fl_buf_free(&b);
+  fl_arena_free(a);
+}
+
+TEST(schema_parse_errors_name_position) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err;
+  ty_schema_t *s;
+  CHECK_ERR(ty_schema_parse(a, "id lung", &s, &err), FL_EPARSE);
+  CHECK(strstr(err.msg, "unknown type") && strstr(err.msg, "position 4"));
+  CHECK_ERR(ty_schema_parse(a, "a int, a int", &s, &err), FL_EPARSE);
+  CHECK_ERR(ty_schema_parse(a, "d decimal(39,2)", &s, &err), FL_EPARSE);
+  CHECK_ERR(ty_schema_parse(a, "l list<int", &s, &err), FL_EPARSE);
+  CHECK_ERR(ty_schema_parse(a, "", &s, &err), FL_EPARSE);
+  fl_arena_free(a);
+}
+
+TEST(vectors_hold_nested_values) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err;
+  ty_schema_t *s;
+  CHECK_OK(ty_schema_parse(a, "n string, tags list<string>, p struct<x: int>", &s, &err), &err);
+  ty_batch_t *b = ty_batch_new(s, 4);
+  for (int i = 0; i < 5000; i++) {
+    char name[16];
+    int n = snprintf(name, sizeof name, "row%d", i);
+    if (i % 3 == 0)
+      ty_vec_append_null(b->cols[0]);
+    else
+      ty_vec_append_bytes(b->cols[0], name, (size_t)n);
+    for (int k = 0; k < i % 4; k++) ty_vec_append_bytes(b->cols[1]->children[0], "t", 1);
+    ty_vec_append_list_end(b->cols[1]);
+    if (i % 5 == 0) {
+      ty_vec_append_null(b->cols[2]);
+    } else {
+      ty_vec_append_i32(b->cols[2]->children[0], i);
+      ty_vec_append_struct(b->cols[2]);
+    }
+  }
+  ty_batch_seal(b);
+  CHECK_EQ(b->nrows, 5000);
+  CHECK_EQ(b->cols[0]->null_count, 1667);
+  size_t n;
+  const uint8_t *p = ty_vec_get_bytes(b->cols[0], 4999, &n);
+  CHECK(n == 7 && memcmp(p, "row4999", 7) == 0);
+  CHECK_EQ(b->cols[1]->offsets[5000] - b->cols[1]->offsets[4999], 3);
+  CHECK(ty_vec_is_null(b->cols[2], 10));
+  CHECK(ty_vec_is_null(b->cols[2]->children[0], 10));
+  CHECK_EQ(TY_VEC_DATA(b->cols[2]->children[0], int32_t)[11], 11);
+  ty_vec_t *copy = ty_vec_new(b->cols[1]->type, 1);
+  ty_vec_append_from(copy, b->cols[1], 3);
+  CHECK_EQ(copy->children[0]->len, 3);
+  ty_vec_free(copy);
+  ty_batch_reset(b);
+  CHECK_EQ(b->cols[1]->children[0]->len, 0);
+  ty_batch_free(b);
+  fl_arena_free(a);
+}
+
+TEST(decimal_text) {
+  fl_i128 v;
+  CHECK(ty_decimal_parse("14.20", 5, 10, 2, false, &v));
+  CHECK(v == 1420);
+  CHECK(ty_decimal_parse("-0.5", 4, 10, 2, false, &v));
+  CHECK(v == -50);
+  CHECK(!ty_decimal_parse("1.234", 5, 10, 2, false, &v));
+  CHECK(ty_decimal_parse("1.235", 5, 10, 2, true, &v));
+  CHECK(v == 124);
+  CHECK(!ty_decimal_parse("123456789", 9, 8, 0, false, &v));
+  CHECK(ty_decimal_parse("1e2", 3, 10, 2, false, &v));
+  CHECK(v == 10000);
+  char buf[64];
+  ty_decimal_format(-5, 3, buf, sizeof buf);
+  CHECK_STR(buf, "-0.005");
+  fl_i128 big = ty_decimal_max(38);
+  ty_decimal_format(-big, 0, buf, sizeof buf);
+  CHECK_STR(buf, "-99999999999999999999999999999999999999");
+  CHECK(ty_decimal_parse(buf, strlen(buf), 38, 0, false, &v));
+  CHECK(v == -big);
+}
+
+TEST(value_order_and_text) {
+  ty_value_t a = {.kind = TY_DOUBLE, .u.f64 = -0.0}, b = {.kind = TY_DOUBLE, .u.f64 = 0.0};
+  CHECK(ty_value_cmp(&a, &b) < 0);
+  b.u.f64 = __builtin_nan("");
+  a.u.f64 = 1e300;
+  CHECK(ty_value_cmp(&a, &b) < 0);
+  ty_value_t s1 = {.kind = TY_STRING, .u.bytes = {(const uint8_t *)"ab", 2}};
+  ty_value_t s2 = {.kind = TY_STRING, .u.bytes = {(const uint8_t *)"abc", 3}};
+  CHECK(ty_value_cmp(&s1, &s2) < 0);
+  char buf[40];
+  ty_format_double(0.1, buf);
+  CHECK_STR(buf, "0.1");
+  uint8_t u[16];
+  CHECK(ty_uuid_parse("f79c3e09-677c-4bbd-a479-3f349cb785e7", 36, u));
+  char text[37];
+  ty_uuid_format(u, text);
+  CHECK_STR(text, "f79c3e09-677c-4bbd-a479-3f349cb785e7");
+}
