@@ -220,6 +220,38 @@ int av_reader_next_block(av_reader_t *r, const uint8_t **data, size_t *len, uint
   }
 }
 
+int av_reader_scan(av_reader_t *r, uint64_t *records, uint64_t *blocks, fl_err_t *err) {
+  *records = *blocks = 0;
+  uint64_t pos = r->data_offset;
+  while (pos < r->file_size) {
+    uint8_t hdr[20];
+    size_t hn = r->file_size - pos < sizeof hdr ? (size_t)(r->file_size - pos) : sizeof hdr;
+    int rc = r->in->read_at(r->in, pos, hdr, hn, err);
+    if (rc) return rc;
+    fl_rd_t rd;
+    fl_rd_init(&rd, hdr, hn, r->path);
+    int64_t cnt, size;
+    fl_err_t e2 = {0};
+    if (fl_rd_zvarint(&rd, &cnt, &e2) || fl_rd_zvarint(&rd, &size, &e2))
+      return fl_err_set(err, FL_ECORRUPT, "%s: truncated block header at byte %llu", r->path,
+                        (unsigned long long)pos);
+    uint64_t left = r->file_size - pos - rd.pos;
+    if (cnt < 0 || size < 0 || (uint64_t)size > left || left - (uint64_t)size < 16)
+      return fl_err_set(err, FL_ECORRUPT, "%s: invalid block header at byte %llu", r->path,
+                        (unsigned long long)pos);
+    uint8_t sync[16];
+    rc = r->in->read_at(r->in, pos + rd.pos + (uint64_t)size, sync, 16, err);
+    if (rc) return rc;
+    if (memcmp(sync, r->sync, 16))
+      return fl_err_set(err, FL_ECORRUPT, "%s: sync marker mismatch after block at byte %llu",
+                        r->path, (unsigned long long)pos);
+    *records += (uint64_t)cnt;
+    (*blocks)++;
+    pos += rd.pos + (uint64_t)size + 16;
+  }
+  return FL_OK;
+}
+
 /* ---- writing ---- */
 
 struct av_writer {

@@ -76,6 +76,10 @@ const uint8_t *av_reader_meta(const av_reader_t *r, const char *key, size_t *len
 int av_reader_next_block(av_reader_t *r, const uint8_t **data, size_t *len, uint64_t *count,
                          uint64_t *offset, fl_err_t *err);
 
+/* Walks the block headers only (no decompression): total records and
+ * blocks. Independent of av_reader_next_block's position. */
+int av_reader_scan(av_reader_t *r, uint64_t *records, uint64_t *blocks, fl_err_t *err);
+
 /* ---- writing ---- */
 
 typedef struct av_writer_opts {
