@@ -312,9 +312,10 @@ static int unsupported(from_ctx_t *c, const char *what) {
 
 static int from_record(from_ctx_t *c, const av_schema_t *s, int depth, const ty_type_t **out) {
   ty_field_t *fs = fl_arena_zalloc(c->a, sizeof *fs * (s->nfields ? s->nfields : 1));
+  /* Ids for this level first, then the nested ones, as Iceberg assigns. */
+  for (uint32_t i = 0; i < s->nfields; i++) fs[i].id = take_id(c, av_field_attr(&s->fields[i], "field-id"));
   for (uint32_t i = 0; i < s->nfields; i++) {
     const av_field_t *f = &s->fields[i];
-    fs[i].id = take_id(c, av_field_attr(f, "field-id"));
     fs[i].name = f->name;
     fs[i].doc = f->doc;
     int rc = from_avro(c, f->type, depth + 1, &fs[i].type, &fs[i].required);
@@ -419,7 +420,7 @@ static int from_avro(from_ctx_t *c, const av_schema_t *s, int depth, const ty_ty
       }
       if (!nonnull) return unsupported(c, "union of only null");
       ty_field_t *fs = fl_arena_zalloc(c->a, sizeof *fs * (nonnull + 1));
-      fs[0].id = c->next_id++;
+      for (uint32_t i = 0; i <= nonnull; i++) fs[i].id = c->next_id++;
       fs[0].name = "tag";
       fs[0].required = true;
       fs[0].type = ty_primitive(TY_INT);
@@ -427,7 +428,6 @@ static int from_avro(from_ctx_t *c, const av_schema_t *s, int depth, const ty_ty
       for (uint32_t i = 0; i < s->nbranches; i++) {
         if (s->branches[i]->type == AV_NULL) continue;
         bool req;
-        fs[k].id = c->next_id++;
         fs[k].name = fl_arena_sprintf(c->a, "field%u", k - 1);
         int rc = from_avro(c, s->branches[i], depth + 1, &fs[k].type, &req);
         if (rc) return rc;

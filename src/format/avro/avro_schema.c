@@ -577,7 +577,8 @@ static json_t *write_node(wctx_t *w, const av_schema_t *s, const char *ns) {
     case AV_ENUM:
     case AV_FIXED: {
       for (size_t i = 0; i < w->nseen; i++)
-        if (w->seen[i] == s) return json_string(s->fullname);
+        if (w->seen[i] == s)
+          return json_string(!strcmp(s->nspace ? s->nspace : "", ns ? ns : "") ? s->name : s->fullname);
       if (w->nseen == w->cap) {
         w->cap = w->cap ? w->cap * 2 : 16;
         w->seen = fl_realloc(w->seen, w->cap * sizeof *w->seen);
