@@ -264,7 +264,7 @@ TEST(json_error_positions) {
   CHECK_ERR(fx_decode(&f, "{\"user\":\n  {\"tags\": [1, 2,\n true]}}"), FL_EINVALID);
   CHECK(strstr(f.err.msg, "line 3, column 2: field 'user.tags[2]': expected an integer, found a boolean"));
   CHECK_ERR(fx_decode(&f, "{\"id\": 1"), FL_EPARSE);
-  CHECK(strstr(f.err.msg, "line 1, column 9: unexpected end of input"));
+  CHECK(strstr(f.err.msg, "line 1, column 9: field 'id': unexpected end of input"));
   CHECK_ERR(fx_decode(&f, "{\"id\": 01}"), FL_EPARSE);
   CHECK_ERR(fx_decode(&f, "{\"id\": 1,}"), FL_EPARSE);
   CHECK_ERR(fx_decode(&f, "[1]"), FL_EPARSE);
