@@ -280,8 +280,11 @@ static int decode_primitive(js_decoder_t *d, js_node_t *nd, ty_vec_t *v) {
     return why ? bad_text(l, start, why, s, n) : FL_OK;
   }
   if (c == 't' || c == 'f') {
-    if (nd->kind != TY_BOOLEAN) return type_error(l, nd->kind);
     if ((rc = js__literal(l, c == 't' ? "true" : "false", c == 't' ? 4 : 5))) return rc;
+    if (nd->kind != TY_BOOLEAN) {
+      l->p = start;
+      return type_error(l, nd->kind);
+    }
     ty_vec_append_bool(v, c == 't');
     return FL_OK;
   }
