@@ -609,6 +609,7 @@ int js_decode_chunk(js_decoder_t *d, const char *p, size_t n, bool more, ty_batc
       }
       char path[512];
       format_path(d, path, sizeof path);
+      js__eof_at_row(l, stop, line0, off0);
       js__report(l, path, err);
       l->line = line0;
       l->line_off = off0;

@@ -213,6 +213,9 @@ int js__infer(const char *p, size_t n, uint32_t max_rows, bool more, fl_arena_t 
   for (;;) {
     js__ws(l);
     if (l->p >= l->end || (max_rows && rows >= max_rows)) break;
+    const char *row = l->p;
+    uint64_t line0 = l->line;
+    ptrdiff_t off0 = l->line_off;
     if (*l->p != '{') {
       rc = js__fail(l, FL_EPARSE, l->p, "expected a JSON object at the start of a row");
     } else {
@@ -222,7 +225,10 @@ int js__infer(const char *p, size_t n, uint32_t max_rows, bool more, fl_arena_t 
     }
     if (rc) {
       if (l->eof && more) rc = FL_OK;
-      else js__report(l, NULL, err);
+      else {
+        js__eof_at_row(l, row, line0, off0);
+        js__report(l, NULL, err);
+      }
       break;
     }
     rows++;

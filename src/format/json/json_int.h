@@ -41,6 +41,10 @@ int js__fail_eof(js_lex_t *l, const char *what);
  * into err and returns its code; path may be NULL or empty. */
 int js__report(const js_lex_t *l, const char *path, fl_err_t *err);
 
+/* Moves an end-of-input error to the start of the row it cut off (row,
+ * on line line0 whose start is at off0), where a reader looks for it. */
+void js__eof_at_row(js_lex_t *l, const char *row, uint64_t line0, ptrdiff_t off0);
+
 /* Inference over a chunk: as js_infer_schema; with more set, a row cut off
  * by the end of the text is ignored. *rows: objects sampled. */
 typedef struct fl_arena fl_arena_t;

@@ -306,3 +306,12 @@ int js__report(const js_lex_t *l, const char *path, fl_err_t *err) {
   return fl_err_set(err, l->ecode, "line %llu, column %lld: %s", (unsigned long long)l->line, col,
                     l->ereason);
 }
+
+void js__eof_at_row(js_lex_t *l, const char *row, uint64_t line0, ptrdiff_t off0) {
+  if (!l->eof) return;
+  l->epos = row;
+  l->line = line0;
+  l->line_off = off0;
+  size_t n = strlen(l->ereason);
+  snprintf(l->ereason + n, sizeof l->ereason - n, " (the row starting here is incomplete)");
+}
