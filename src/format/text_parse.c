@@ -217,7 +217,7 @@ static const char *append_hex(ty_vec_t *v, const char *s, size_t n) {
   uint8_t small[64];
   uint8_t *dst = small;
   if (v->type->kind == TY_BINARY) {
-    ty_vec_reserve_heap(v, len);
+    ty_vec_reserve_heap(v, len ? len : 1);
     dst = v->heap + v->heap_len;
   } else if (len > sizeof small) {
     return "fixed value too long";

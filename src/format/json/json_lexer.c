@@ -24,13 +24,17 @@ int js__fail_eof(js_lex_t *l, const char *what) {
   return rc;
 }
 
-/* True when one of 8 bytes is '"', '\\', a control character or >= 0x80. */
-static inline bool special8(uint64_t v) {
+/* High bits set in the bytes of v that are '"', '\\', a control character
+ * or >= 0x80. Bits above the first such byte may be false alarms (borrows),
+ * the lowest one is exact. */
+static inline uint64_t special8(uint64_t v) {
   const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
   uint64_t q = v ^ (ones * '"'), b = v ^ (ones * '\\');
   uint64_t t = ((q - ones) & ~q) | ((b - ones) & ~b) | ((v - ones * 0x20) & ~v) | v;
-  return (t & high) != 0;
+  return t & high;
 }
+
+static inline bool special1(unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; }
 
 /* Length of the UTF-8 sequence at p (0: invalid, -1: cut off by the end). */
 static int utf8_len(const unsigned char *p, const unsigned char *end) {
@@ -84,11 +88,20 @@ int js__scan_string(js_lex_t *l, const char **s, size_t *n, bool *esc) {
   *s = p;
   *esc = false;
   for (;;) {
-    while (end - p >= 8) {
-      uint64_t v;
-      memcpy(&v, p, 8);
-      if (special8(v)) break;
-      p += 8;
+    for (;;) {
+      if (end - p >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        uint64_t m = special8(v);
+        if (!m) {
+          p += 8;
+          continue;
+        }
+        p += __builtin_ctzll(m) >> 3;
+        break;
+      }
+      while (p < end && !special1((unsigned char)*p)) p++;
+      break;
     }
     if (p >= end) return js__fail_eof(l, "a string");
     unsigned char c = (unsigned char)*p;
