@@ -220,3 +220,82 @@ void pq__dict_put_spans(pq__dict_t *d, const pq__span_t *vals, size_t n, uint32_
     out[i] = d->n++;
   }
 }
+
+/* ---- statistics bounds ---- */
+
+size_t pq__truncate_min(const uint8_t *s, size_t n, size_t max, bool utf8) {
+  if (n <= max) return n;
+  if (!utf8) return max;
+  size_t k = max;
+  while (k > 0 && (s[k] & 0xC0) == 0x80) k--;
+  return k;
+}
+
+static size_t utf8_encode(uint32_t cp, uint8_t *e) {
+  if (cp < 0x80) {
+    e[0] = (uint8_t)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    e[0] = (uint8_t)(0xC0 | (cp >> 6));
+    e[1] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    e[0] = (uint8_t)(0xE0 | (cp >> 12));
+    e[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+    e[2] = (uint8_t)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  e[0] = (uint8_t)(0xF0 | (cp >> 18));
+  e[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
+  e[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+  e[3] = (uint8_t)(0x80 | (cp & 0x3F));
+  return 4;
+}
+
+bool pq__truncate_max(const uint8_t *s, size_t n, size_t max, bool utf8, fl_buf_t *out) {
+  fl_buf_clear(out);
+  if (n <= max) {
+    fl_buf_append(out, s, n);
+    return true;
+  }
+  fl_buf_append(out, s, pq__truncate_min(s, n, max, utf8));
+  if (!utf8) {
+    while (out->len) {
+      uint8_t *last = &out->data[out->len - 1];
+      if (*last != 0xFF) {
+        (*last)++;
+        return true;
+      }
+      out->len--;
+    }
+    return false;
+  }
+  while (out->len) {
+    size_t start = out->len - 1;
+    while (start > 0 && (out->data[start] & 0xC0) == 0x80) start--;
+    const uint8_t *p = out->data + start;
+    size_t clen = out->len - start;
+    uint32_t cp;
+    if (p[0] < 0x80)
+      cp = p[0];
+    else if ((p[0] & 0xE0) == 0xC0 && clen >= 2)
+      cp = ((uint32_t)(p[0] & 0x1F) << 6) | (p[1] & 0x3F);
+    else if ((p[0] & 0xF0) == 0xE0 && clen >= 3)
+      cp = ((uint32_t)(p[0] & 0x0F) << 12) | ((uint32_t)(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
+    else if ((p[0] & 0xF8) == 0xF0 && clen >= 4)
+      cp = ((uint32_t)(p[0] & 0x07) << 18) | ((uint32_t)(p[1] & 0x3F) << 12) |
+           ((uint32_t)(p[2] & 0x3F) << 6) | (p[3] & 0x3F);
+    else
+      cp = 0x10FFFF; /* not valid UTF-8: drop the byte and carry */
+    out->len = start;
+    cp++;
+    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xE000;
+    if (cp > 0x10FFFF) continue;
+    uint8_t e[4];
+    fl_buf_append(out, e, utf8_encode(cp, e));
+    return true;
+  }
+  return false;
+}

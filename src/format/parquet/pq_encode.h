@@ -6,6 +6,7 @@
 #ifndef FL_FORMAT_PARQUET_PQ_ENCODE_H
 #define FL_FORMAT_PARQUET_PQ_ENCODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,5 +59,17 @@ void pq__dict_free(pq__dict_t *d);
 void pq__dict_put_fixed(pq__dict_t *d, const uint8_t *vals, size_t n, uint32_t *out);
 /* Adds n byte arrays and writes their entry indexes. */
 void pq__dict_put_spans(pq__dict_t *d, const pq__span_t *vals, size_t n, uint32_t *out);
+
+/*
+ * Statistics bounds of byte arrays cut to at most max bytes (strings on a
+ * UTF-8 character boundary). pq__truncate_min returns the length of the
+ * prefix to keep (a prefix is <= the value). pq__truncate_max writes to
+ * out the value itself when it fits, else the shortest value above every
+ * value with that prefix (the last byte or code point incremented,
+ * carrying past 0xFF / U+10FFFF and skipping surrogates); false when no
+ * such value exists (all 0xFF bytes).
+ */
+size_t pq__truncate_min(const uint8_t *s, size_t n, size_t max, bool utf8);
+bool pq__truncate_max(const uint8_t *s, size_t n, size_t max, bool utf8, fl_buf_t *out);
 
 #endif

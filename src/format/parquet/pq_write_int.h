@@ -60,4 +60,8 @@ int32_t pq__decimal_bytes(int precision);
  */
 int pq__schema_build(fl_arena_t *a, const ty_schema_t *s, pq__schema_t *out, fl_err_t *err);
 
+/* The row groups a writer recorded (its footer's), for tests and tools. */
+typedef struct pq_writer pq_writer_t;
+const pq_row_group_t *pq__writer_row_groups(const pq_writer_t *w, uint32_t *n);
+
 #endif

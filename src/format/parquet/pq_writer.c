@@ -309,80 +309,6 @@ static void stats_update(col_t *c, stats_t *s, const uint32_t *idx, size_t n) {
   }
 }
 
-/* Length of the longest prefix of s (at most max bytes) ending on a UTF-8 character boundary. */
-static size_t utf8_cut(const uint8_t *s, size_t n, size_t max) {
-  if (n <= max) return n;
-  size_t k = max;
-  while (k > 0 && (s[k] & 0xC0) == 0x80) k--;
-  return k;
-}
-
-/*
- * The smallest value above every value that starts with the first n bytes
- * of s: for binary the prefix with its last non-0xFF byte incremented, for
- * strings the prefix with its last incrementable code point incremented
- * (staying valid UTF-8). Returns false when none exists.
- */
-static bool increment_prefix(const uint8_t *s, size_t n, bool utf8, fl_buf_t *out) {
-  fl_buf_clear(out);
-  fl_buf_append(out, s, n);
-  if (!utf8) {
-    while (out->len) {
-      uint8_t *last = &out->data[out->len - 1];
-      if (*last != 0xFF) {
-        (*last)++;
-        return true;
-      }
-      out->len--;
-    }
-    return false;
-  }
-  while (out->len) {
-    size_t start = out->len - 1;
-    while (start > 0 && (out->data[start] & 0xC0) == 0x80) start--;
-    const uint8_t *p = out->data + start;
-    size_t clen = out->len - start;
-    uint32_t cp;
-    if (p[0] < 0x80) cp = p[0];
-    else if ((p[0] & 0xE0) == 0xC0 && clen >= 2) cp = ((uint32_t)(p[0] & 0x1F) << 6) | (p[1] & 0x3F);
-    else if ((p[0] & 0xF0) == 0xE0 && clen >= 3)
-      cp = ((uint32_t)(p[0] & 0x0F) << 12) | ((uint32_t)(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-    else if (clen >= 4)
-      cp = ((uint32_t)(p[0] & 0x07) << 18) | ((uint32_t)(p[1] & 0x3F) << 12) |
-           ((uint32_t)(p[2] & 0x3F) << 6) | (p[3] & 0x3F);
-    else
-      cp = 0x10FFFF;
-    out->len = start;
-    cp++;
-    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xE000;
-    if (cp > 0x10FFFF) continue;
-    uint8_t e[4];
-    size_t en;
-    if (cp < 0x80) {
-      e[0] = (uint8_t)cp;
-      en = 1;
-    } else if (cp < 0x800) {
-      e[0] = (uint8_t)(0xC0 | (cp >> 6));
-      e[1] = (uint8_t)(0x80 | (cp & 0x3F));
-      en = 2;
-    } else if (cp < 0x10000) {
-      e[0] = (uint8_t)(0xE0 | (cp >> 12));
-      e[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-      e[2] = (uint8_t)(0x80 | (cp & 0x3F));
-      en = 3;
-    } else {
-      e[0] = (uint8_t)(0xF0 | (cp >> 18));
-      e[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-      e[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-      e[3] = (uint8_t)(0x80 | (cp & 0x3F));
-      en = 4;
-    }
-    fl_buf_append(out, e, en);
-    return true;
-  }
-  return false;
-}
-
 /* The PLAIN (statistics) bytes of one bound. */
 static void encode_num(const col_t *c, const num_t *x, bool is_max, fl_buf_t *out) {
   switch (c->vkind) {
@@ -451,7 +377,7 @@ static void encode_bounds(const col_t *c, const stats_t *s, fl_buf_t *out, fl_bu
   bool utf8 = c->leaf->type->kind == TY_STRING;
   size_t n = s->bmin.len;
   if (truncate && n > STATS_TRUNCATE) {
-    n = utf8 ? utf8_cut(s->bmin.data, n, STATS_TRUNCATE) : STATS_TRUNCATE;
+    n = pq__truncate_min(s->bmin.data, n, STATS_TRUNCATE, utf8);
     b->min_exact = false;
   }
   b->min_off = (uint32_t)out->len;
@@ -459,9 +385,8 @@ static void encode_bounds(const col_t *c, const stats_t *s, fl_buf_t *out, fl_bu
   b->min_len = (uint32_t)n;
   n = s->bmax.len;
   if (truncate && n > STATS_TRUNCATE) {
-    n = utf8 ? utf8_cut(s->bmax.data, n, STATS_TRUNCATE) : STATS_TRUNCATE;
     b->max_exact = false;
-    if (!increment_prefix(s->bmax.data, n, utf8, tmp)) {
+    if (!pq__truncate_max(s->bmax.data, n, STATS_TRUNCATE, utf8, tmp)) {
       b->has_max = false;
       return;
     }
@@ -1383,6 +1308,11 @@ void pq_writer_free(pq_writer_t *w) {
 }
 
 void pq_writer_abort(pq_writer_t *w) { pq_writer_free(w); }
+
+const pq_row_group_t *pq__writer_row_groups(const pq_writer_t *w, uint32_t *n) {
+  *n = w->nrgs;
+  return w->rgs;
+}
 
 const pq_file_metrics_t *pq_writer_metrics(const pq_writer_t *w) {
   return w->closed ? &w->metrics : NULL;
