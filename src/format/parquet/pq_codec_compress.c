@@ -70,9 +70,14 @@ int pq_compress(pq_codec_t codec, int level, const uint8_t *in, size_t n, fl_buf
     }
     case PQ_CODEC_GZIP: return gzip_compress(level, in, n, out, err);
     case PQ_CODEC_ZSTD: {
+      /* One context per thread, reused: creating one per page costs more
+       * than compressing a small page. */
+      static _Thread_local ZSTD_CCtx *cctx;
+      if (!cctx && !(cctx = ZSTD_createCCtx()))
+        return fl_err_set(err, FL_ENOMEM, "zstd: cannot create a compression context");
       size_t cap = ZSTD_compressBound(n);
       fl_buf_reserve(out, cap);
-      size_t r = ZSTD_compress(out->data + out->len, cap, in, n, level ? level : 3);
+      size_t r = ZSTD_compressCCtx(cctx, out->data + out->len, cap, in, n, level ? level : 3);
       if (ZSTD_isError(r)) return fl_err_set(err, FL_EINTERNAL, "zstd: %s", ZSTD_getErrorName(r));
       out->len += r;
       return FL_OK;
