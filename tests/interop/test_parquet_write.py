@@ -444,3 +444,163 @@ def test_selection_and_big_file(floe, tmp_path):
     want = expected_rows(jl, cols)
     read_both(pqf, cols, want)
     assert pq.ParquetFile(pqf).metadata.num_row_groups == 4
+
+
+# ---- the page index, read with an independent Thrift compact decoder ----
+
+class Compact:
+    """Just enough of the Thrift compact protocol to read Parquet structures."""
+
+    def __init__(self, data, pos=0):
+        self.b, self.p = data, pos
+
+    def byte(self):
+        v = self.b[self.p]
+        self.p += 1
+        return v
+
+    def varint(self):
+        shift = result = 0
+        while True:
+            x = self.byte()
+            result |= (x & 0x7F) << shift
+            shift += 7
+            if not x & 0x80:
+                return result
+
+    def zigzag(self):
+        v = self.varint()
+        return (v >> 1) ^ -(v & 1)
+
+    def value(self, t):
+        if t in (1, 2):
+            return t == 1
+        if t == 3:
+            return struct.unpack("b", bytes([self.byte()]))[0]
+        if t in (4, 5, 6):
+            return self.zigzag()
+        if t == 7:
+            self.p += 8
+            return struct.unpack("<d", self.b[self.p - 8:self.p])[0]
+        if t == 8:
+            n = self.varint()
+            self.p += n
+            return bytes(self.b[self.p - n:self.p])
+        if t in (9, 10):
+            h = self.byte()
+            n, et = h >> 4, h & 15
+            if n == 15:
+                n = self.varint()
+            if et in (1, 2):
+                return [self.byte() == 1 for _ in range(n)]
+            return [self.value(et) for _ in range(n)]
+        if t == 12:
+            return self.struct()
+        raise ValueError(f"compact type {t} at {self.p}")
+
+    def struct(self):
+        d, last = {}, 0
+        while True:
+            h = self.byte()
+            if h == 0:
+                return d
+            t, delta = h & 15, h >> 4
+            fid = last + delta if delta else self.zigzag()
+            d[fid] = self.value(t)
+            last = fid
+
+
+def footer(data):
+    n = struct.unpack("<I", data[-8:-4])[0]
+    assert data[:4] == b"PAR1" and data[-4:] == b"PAR1"
+    return Compact(data, len(data) - 8 - n).struct()
+
+
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
+def test_page_index_and_checksums(floe, tmp_path, v2):
+    import zlib
+    schema = "l long not null, i int, s string"
+    jl, pqf = make(floe, tmp_path, schema, 4000, 21, "--row-group-size", "1500", "--page-size",
+                   "1024", "--null-fraction", "0.3", "--compression", "snappy",
+                   *(["--page-v2"] if v2 else []))
+    cols = parse_schema(schema)
+    want = expected_rows(jl, cols)
+    read_both(pqf, cols, want)
+    data = open(pqf, "rb").read()
+    fm = footer(data)
+    assert fm[1] == 2 and fm[3] == 4000
+    assert len(fm[7]) == 3 and all(o == {1: {}} for o in fm[7])  # TYPE_ORDER for each column
+    start = 0
+    for rg in fm[4]:
+        nrows = rg[3]
+        rows = want[start:start + nrows]
+        for ci, cc in enumerate(rg[1]):
+            name = cols[ci][0]
+            meta = cc[3]
+            oi = Compact(data, cc[4]).struct()
+            assert Compact(data, cc[4]).p + cc[5] <= len(data)
+            locs = oi[1]
+            assert len(locs) > 1, "expected several pages"
+            assert locs[0][1] == meta[9] and locs[0][3] == 0
+            firsts = [loc[3] for loc in locs] + [nrows]
+            assert firsts == sorted(firsts) and len(set(firsts)) == len(firsts)
+            for p, loc in enumerate(locs):
+                r = Compact(data, loc[1])
+                h = r.struct()
+                if v2:
+                    assert h[1] == 3  # DATA_PAGE_V2: num_values, num_nulls, num_rows
+                    assert h[8][3] == firsts[p + 1] - firsts[p] == h[8][1]
+                    page = rows[firsts[p]:firsts[p + 1]]
+                    assert h[8][2] == sum(1 for x in page if x[name] is None)
+                else:
+                    assert h[1] == 0  # DATA_PAGE (v1)
+                    assert h[5][1] == firsts[p + 1] - firsts[p]
+                assert r.p - loc[1] + h[3] == loc[2]
+                body = data[r.p:r.p + h[3]]
+                assert h[4] == struct.unpack("<i", struct.pack("<I", zlib.crc32(body)))[0]
+            ci_ = Compact(data, cc[6]).struct()
+            null_pages, mins, maxs, order, null_counts = ci_[1], ci_[2], ci_[3], ci_[4], ci_[5]
+            assert len(null_pages) == len(locs)
+            pmin, pmax = [], []
+            for p in range(len(locs)):
+                vals = [r[name] for r in rows[firsts[p]:firsts[p + 1]]]
+                present = [v for v in vals if v is not None]
+                assert null_counts[p] == len(vals) - len(present)
+                assert null_pages[p] == (not present)
+                if not present:
+                    continue
+                if name == "l":
+                    lo, hi = struct.unpack("<q", mins[p])[0], struct.unpack("<q", maxs[p])[0]
+                    assert (lo, hi) == (min(present), max(present))
+                elif name == "i":
+                    lo, hi = struct.unpack("<i", mins[p])[0], struct.unpack("<i", maxs[p])[0]
+                    assert (lo, hi) == (min(present), max(present))
+                else:
+                    enc = [v.encode() for v in present]
+                    lo, hi = mins[p], maxs[p]
+                    assert min(enc).startswith(lo) and len(lo) <= 64
+                    assert hi >= max(enc) and len(hi) <= 68
+                    if len(min(enc)) <= 64:
+                        assert lo == min(enc)
+                    if len(max(enc)) <= 64:
+                        assert hi == max(enc)
+                pmin.append(lo)
+                pmax.append(hi)
+            asc = all(a <= b for a, b in zip(pmin, pmin[1:])) and \
+                all(a <= b for a, b in zip(pmax, pmax[1:]))
+            desc = all(a >= b for a, b in zip(pmin, pmin[1:])) and \
+                all(a >= b for a, b in zip(pmax, pmax[1:]))
+            assert order == (1 if asc else 2 if desc else 0)
+        start += nrows
+
+
+def test_sorted_column_boundary_order(floe, tmp_path):
+    schema = "seq long not null, v double"
+    jl, pqf = make(floe, tmp_path, schema, 20000, 1, "--sequence", "seq", "--page-size", "4096",
+                   "--no-dictionary")
+    cols = parse_schema(schema)
+    read_both(pqf, cols, expected_rows(jl, cols))
+    data = open(pqf, "rb").read()
+    cc = footer(data)[4][0][1][0]
+    ci = Compact(data, cc[6]).struct()
+    assert ci[4] == 1 and len(ci[1]) > 2  # ASCENDING over several pages
