@@ -5,8 +5,10 @@
 #include "format/format.h"
 
 extern const fmt_impl_t js_fmt_impl;
+extern const fmt_impl_t pq_fmt_impl;
 
 const fmt_impl_t *const fmt_impls[] = {
     &js_fmt_impl,
+    &pq_fmt_impl,
     0,
 };
