@@ -1,11 +1,11 @@
 /*
- * commands.c - the table of floe's subcommands.
+ * commands.c - the table of floe's subcommands, in the order --help lists them.
  */
 #include "cli/cli.h"
 
-extern const cli_command_t cli_cmd_help;
+extern const cli_command_t cli_cmd_convert, cli_cmd_inspect, cli_cmd_cat, cli_cmd_generate,
+    cli_cmd_demo, cli_cmd_help;
 
 const cli_command_t *const cli_commands[] = {
-    &cli_cmd_help,
-    0,
+    &cli_cmd_convert, &cli_cmd_inspect, &cli_cmd_cat, &cli_cmd_generate, &cli_cmd_demo, &cli_cmd_help, 0,
 };
