@@ -16,6 +16,7 @@
 #include <zstd.h>
 
 #include "format/parquet/pq_codec.h"
+#include "format/parquet/pq_int.h"
 
 static uint32_t load_be32(const uint8_t *p) {
   return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
@@ -135,6 +136,51 @@ int pq_decompress(pq_codec_t codec, const uint8_t *in, size_t n, uint8_t *out, s
       if ((size_t)got != out_len)
         return fl_err_set(err, FL_ECORRUPT, "%s page inflates to %d bytes, expected %zu",
                           pq_codec_name(codec), got, out_len);
+      return FL_OK;
+    }
+    case PQ_CODEC_BROTLI:
+    case PQ_CODEC_LZO:
+      return fl_err_set(err, FL_EUNSUPPORTED, "compression codec %s is not supported",
+                        pq_codec_name(codec));
+  }
+  return fl_err_set(err, FL_EUNSUPPORTED, "unknown compression codec %d", (int)codec);
+}
+
+int pq__decompress_check(pq_codec_t codec, const uint8_t *in, size_t n, size_t out_len,
+                         fl_err_t *err) {
+  /* The best ratio each codec can reach bounds what a page may claim, so
+   * a hostile header cannot make the reader allocate gigabytes. */
+  switch (codec) {
+    case PQ_CODEC_UNCOMPRESSED:
+      if (n != out_len)
+        return fl_err_set(err, FL_ECORRUPT, "uncompressed page has %zu bytes, expected %zu", n,
+                          out_len);
+      return FL_OK;
+    case PQ_CODEC_SNAPPY: {
+      size_t ulen;
+      if (out_len == 0 && n <= 1) return FL_OK;
+      if (snappy_uncompressed_length((const char *)in, n, &ulen) != SNAPPY_OK || ulen != out_len)
+        return fl_err_set(err, FL_ECORRUPT, "snappy page header does not declare %zu bytes", out_len);
+      return FL_OK;
+    }
+    case PQ_CODEC_GZIP:
+      if (out_len / 1100 > n + 64)
+        return fl_err_set(err, FL_ECORRUPT, "gzip page claims %zu bytes from %zu", out_len, n);
+      return FL_OK;
+    case PQ_CODEC_LZ4:
+    case PQ_CODEC_LZ4_RAW:
+      if (out_len / 256 > n + 64)
+        return fl_err_set(err, FL_ECORRUPT, "lz4 page claims %zu bytes from %zu", out_len, n);
+      return FL_OK;
+    case PQ_CODEC_ZSTD: {
+      unsigned long long cs = ZSTD_getFrameContentSize(in, n);
+      if (cs == ZSTD_CONTENTSIZE_ERROR)
+        return fl_err_set(err, FL_ECORRUPT, "zstd page has no valid frame header");
+      if (cs != ZSTD_CONTENTSIZE_UNKNOWN && cs > out_len)
+        return fl_err_set(err, FL_ECORRUPT, "zstd frame declares %llu bytes, the page %zu", cs,
+                          out_len);
+      if (out_len / 40000 > n + 64)
+        return fl_err_set(err, FL_ECORRUPT, "zstd page claims %zu bytes from %zu", out_len, n);
       return FL_OK;
     }
     case PQ_CODEC_BROTLI:

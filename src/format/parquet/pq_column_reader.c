@@ -493,11 +493,10 @@ static int inflate_into(pq_col_t *c, const uint8_t *p, size_t csize, size_t usiz
                         fl_err_t *err) {
   fl_buf_clear(b);
   if (usize > (size_t)1 << 31) return fl_err_set(err, FL_ELIMIT, "page of %zu bytes", usize);
-  /* A page cannot inflate more than a codec's best ratio allows. */
-  if (c->codec != PQ_CODEC_UNCOMPRESSED && usize > csize * 1100 + 4096)
-    return fl_err_set(err, FL_ECORRUPT, "page claims %zu bytes from %zu compressed", usize, csize);
+  int rc = pq__decompress_check(c->codec, p, csize, usize, err);
+  if (rc) return rc;
   fl_buf_reserve(b, usize + 16);
-  int rc = pq_decompress(c->codec, p, csize, b->data, usize, err);
+  rc = pq_decompress(c->codec, p, csize, b->data, usize, err);
   if (rc) return rc;
   b->len = usize;
   return FL_OK;

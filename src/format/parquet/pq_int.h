@@ -86,6 +86,11 @@ void pq__col_levels(const pq_col_t *c, const uint16_t **def, const uint16_t **re
 int pq__assemble(const pq_node_t *n, ty_vec_t *v, pq_col_t *const *cols, uint32_t rows,
                  fl_err_t *err);
 
+/* pq_codec_decompress.c: fails when a page's declared size is more than
+ * its codec could produce from n bytes (checked before allocating). */
+int pq__decompress_check(pq_codec_t codec, const uint8_t *in, size_t n, size_t out_len,
+                         fl_err_t *err);
+
 /* pq_prune.c: true when the row group's statistics prove no row matches. */
 bool pq__prune_row_group(const pq_schema_t *s, const pq_row_group_t *rg, const pq_pred_term_t *t,
                          uint32_t n);
