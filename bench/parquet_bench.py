@@ -20,7 +20,6 @@ The same script also runs the pyarrow side of each phase when started as
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -187,6 +186,8 @@ def _verify(pa, pq, path, ref):
                                  for c in range(md.num_columns)})
         info["created_by"] = md.created_by
         t = pf.read(use_threads=False)
+        info["schema"] = ", ".join("%s %s%s" % (f.name, f.type, "" if f.nullable else " not null")
+                                   for f in t.schema)
     except Exception as e:  # a file pyarrow cannot read is the finding
         info["ok"] = False
         info["problems"] = ["pyarrow cannot read it: %s" % e]
@@ -262,6 +263,7 @@ class Runner:
         best = runs[len(runs) // 2]
         if len(runs) > 1:
             best["all_seconds"] = [r["seconds"] for r in runs]
+        best["self_peak_rss_kb"] = best["peak_rss_kb"]  # as the child itself saw it
         best["peak_rss_kb"] = max(r["child_maxrss_kb"] for r in runs)
         return 0, best, ""
 
@@ -341,6 +343,9 @@ def main():
                  % (args.floe_bench, build))
     os.makedirs(args.workdir, exist_ok=True)
     w = lambda name: os.path.join(args.workdir, name)
+    for name in os.listdir(args.workdir):  # outputs of an earlier --keep run
+        if name.startswith(("floe.", "pyarrow.", "data.", "json.")):
+            os.remove(w(name))
     R = Runner(args)
     rg = ["--row-group-rows", args.row_group_rows]
     rows_out = []
@@ -423,6 +428,9 @@ def main():
                 fst, f = "invalid: " + "; ".join(v.get("problems", [])), None
         rc, p, perr = R.pa("convert", "--in", jin, "--out", po, *jc, *rg, *flag)
         pst = "ok" if p else "failed: " + perr[-300:]
+        if p:
+            files.append({"writer": "pyarrow", "codec": args.json_codec, "what": "json" + suffix,
+                          **R.verify(po, None)})
         add("json -> parquet %s%s" % (args.json_codec, suffix), "JSON bytes consumed", f, fst, p,
             pst)
     rc, f, err = R.floe("decode", "--in", jin)
@@ -467,7 +475,13 @@ def main():
     print(render_markdown(results))
     print("\nresults: %s" % args.results)
     if not args.keep:
-        shutil.rmtree(args.workdir, ignore_errors=True)
+        for name in os.listdir(args.workdir):
+            if name.startswith(("floe.", "pyarrow.", "data.", "json.")):
+                os.remove(w(name))
+        try:
+            os.rmdir(args.workdir)
+        except OSError:
+            pass
     return 0
 
 
@@ -533,6 +547,11 @@ def render_markdown(res):
                 fi["writer"], what, fi["codec"], fi.get("bytes", 0) / MIB,
                 fi.get("row_groups", "-"), ",".join(fi.get("codecs", [])),
                 "ok" if fi.get("ok") else "; ".join(fi.get("problems", [])) or "?"))
+    inferred = [fi for fi in res["files"] if "inferred" in fi.get("what", "") and "schema" in fi]
+    if inferred:
+        lines += ["", "Column types of the inferred-schema conversions (they may differ, and so "
+                  "may the work):"]
+        lines += ["- %s: %s" % (fi["writer"], fi["schema"]) for fi in inferred]
     if notes:
         lines += ["", "Not measured or not valid:"] + notes
     return "\n".join(lines)
