@@ -62,7 +62,7 @@ typedef struct pq_schema {
  * schema elements; ids come from field_id, missing ones are assigned in
  * Iceberg's fresh-id order after the highest given id.
  */
-int pq__schema_build(fl_arena_t *a, const pq_file_meta_t *m, pq_schema_t **out, fl_err_t *err);
+int pq__schema_from_file(fl_arena_t *a, const pq_file_meta_t *m, pq_schema_t **out, fl_err_t *err);
 
 /* pq_column_reader.c: reads one column chunk's pages. */
 typedef struct pq_col pq_col_t;

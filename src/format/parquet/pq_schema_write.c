@@ -222,7 +222,7 @@ static int add_field(build_t *b, const ty_field_t *f, const char *name, bool opt
   return rc;
 }
 
-int pq__schema_build(fl_arena_t *a, const ty_schema_t *s, pq__schema_t *out, fl_err_t *err) {
+int pq__schema_from_iceberg(fl_arena_t *a, const ty_schema_t *s, pq__schema_t *out, fl_err_t *err) {
   build_t b = {.a = a, .err = err};
   pq_schema_element_t *root = new_elem(&b, "schema");
   root->has_num_children = true;

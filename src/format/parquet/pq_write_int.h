@@ -58,7 +58,7 @@ int32_t pq__decimal_bytes(int precision);
  * Maps an Iceberg schema to Parquet schema elements (field ids everywhere,
  * 3-level LIST and MAP) and the shredding tree, all in arena a.
  */
-int pq__schema_build(fl_arena_t *a, const ty_schema_t *s, pq__schema_t *out, fl_err_t *err);
+int pq__schema_from_iceberg(fl_arena_t *a, const ty_schema_t *s, pq__schema_t *out, fl_err_t *err);
 
 /* The row groups a writer recorded (its footer's), for tests and tools. */
 typedef struct pq_writer pq_writer_t;

@@ -1065,7 +1065,7 @@ int pq_writer_open(io_fs_t *fs, const char *path, const ty_schema_t *schema,
     return fl_err_set(err, FL_EINVALID, "%s: a Parquet file needs at least one column", path);
   fl_arena_t *a = fl_arena_new(0);
   pq__schema_t sch;
-  if ((rc = pq__schema_build(a, schema, &sch, err))) {
+  if ((rc = pq__schema_from_iceberg(a, schema, &sch, err))) {
     fl_arena_free(a);
     return fl_err_prefix(err, "%s: ", path);
   }

@@ -349,7 +349,7 @@ TEST(schema_mapping) {
                            &s, &err),
            &err);
   pq__schema_t ps;
-  CHECK_OK(pq__schema_build(a, s, &ps, &err), &err);
+  CHECK_OK(pq__schema_from_iceberg(a, s, &ps, &err), &err);
   CHECK_EQ(ps.nleaves, 10);
   const pq_schema_element_t *e = ps.elems;
   /* root, id, price, d9, d18, d10, tags, list, element, m, key_value, key, value, p, x, y */
