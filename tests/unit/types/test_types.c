@@ -141,3 +141,25 @@ TEST(value_order_and_text) {
   ty_uuid_format(u, text);
   CHECK_STR(text, "f79c3e09-677c-4bbd-a479-3f349cb785e7");
 }
+
+TEST(vector_append_from_itself_while_growing) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err;
+  ty_schema_t *s;
+  CHECK_OK(ty_schema_parse(a, "s string, f fixed(3), l list<string>", &s, &err), &err);
+  ty_batch_t *b = ty_batch_new(s, 1);
+  ty_vec_append_bytes(b->cols[0], "hello", 5);
+  ty_vec_append_bytes(b->cols[1], "abc", 3);
+  ty_vec_append_bytes(b->cols[2]->children[0], "x", 1);
+  ty_vec_append_list_end(b->cols[2]);
+  for (int i = 0; i < 5000; i++)
+    for (uint32_t c = 0; c < 3; c++) ty_vec_append_from(b->cols[c], b->cols[c], (uint32_t)i);
+  size_t n;
+  const uint8_t *p = ty_vec_get_bytes(b->cols[0], 5000, &n);
+  CHECK(n == 5 && memcmp(p, "hello", 5) == 0);
+  p = ty_vec_get_bytes(b->cols[1], 5000, &n);
+  CHECK(n == 3 && memcmp(p, "abc", 3) == 0);
+  CHECK_EQ(b->cols[2]->children[0]->len, 5001);
+  ty_batch_free(b);
+  fl_arena_free(a);
+}
