@@ -4,7 +4,8 @@
  * Reading: fields separated by opts->csv_delimiter (',' by default, tab
  * for .tsv), optionally quoted with '"' (a doubled quote inside stands for
  * one; quoted fields may hold delimiters and newlines); rows end with LF
- * or CRLF; a UTF-8 byte-order mark is skipped; blank lines are skipped.
+ * or CRLF; a UTF-8 byte-order mark is skipped; blank lines are skipped
+ * (in a one-column file a blank line is a null).
  * The header row names the columns (unless opts->csv_no_header, then they
  * are f0, f1, ...). With a schema, header names are matched to columns by
  * name (unknown file columns are ignored, schema columns absent from the

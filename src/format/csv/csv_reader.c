@@ -163,8 +163,10 @@ static int split_row(csv_reader_t *r, const char *p, const char *end, bool more,
   }
 }
 
+/* A blank line is skipped, except in a one-column file, where it is the
+ * row of a null value (as the writer writes it). */
 static bool blank_row(const csv_reader_t *r) {
-  return r->nf == 1 && !r->fields[0].quoted && r->fields[0].n == 0;
+  return r->nf == 1 && !r->fields[0].quoted && r->fields[0].n == 0 && r->nfile_cols != 1;
 }
 
 /* The text of a field: raw, or with doubled quotes undone in scratch. */

@@ -493,7 +493,8 @@ static int decode_map_array(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, uint32_
       bool is_key = kn == 3 && memcmp(k, "key", 3) == 0;
       bool is_value = kn == 5 && memcmp(k, "value", 5) == 0;
       if ((is_key && have_key) || (is_value && have_value)) {
-        rc = js__fail(l, FL_EINVALID, l->p, "map entry has two \"%s\" members", k);
+        rc = js__fail(l, FL_EINVALID, l->p, "map entry has two \"%s\" members",
+                      is_key ? "key" : "value");
         push_index(d, i);
         return rc;
       }

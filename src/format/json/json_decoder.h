@@ -85,8 +85,8 @@ void js_decoder_set_line(js_decoder_t *d, uint64_t line);
 
 /*
  * Infers a schema from the first max_rows objects of p[0,n) (0: all):
- * columns in first-seen order; booleans -> boolean, integers -> long, any
- * fraction or exponent -> double, strings -> string, or date / timestamp /
+ * columns in first-seen order; booleans -> boolean, integers -> long (double
+ * when one is beyond long's range), any fraction or exponent -> double, strings -> string, or date / timestamp /
  * timestamptz when every sampled string of the field parses as one (an
  * offset or Z makes timestamptz), objects -> struct (members merged over
  * rows), arrays -> list of the merged element type, only nulls -> string;

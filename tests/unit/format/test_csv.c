@@ -133,8 +133,10 @@ TEST(csv_errors_name_line_and_column) {
   CHECK(strstr(got, "line 2: expected 2 fields, found 3"));
   got = read_csv("e4.csv", "a,b\n1,\"x\"y\n", "a long, b string", false, 4096, NULL);
   CHECK(strstr(got, "line 2, column 6: unexpected character after a closing quote"));
-  got = read_csv("e5.csv", "a\n\n1\n\n\n", "a long not null", false, 4096, NULL);
-  CHECK_STR(got, "{\"a\":1}\n");
+  got = read_csv("e5.csv", "a,b\n\n1,2\n\n\n", "a long not null, b int", false, 4096, NULL);
+  CHECK_STR(got, "{\"a\":1,\"b\":2}\n");
+  got = read_csv("e5b.csv", "a\n1\n\n2\n", "a long", false, 4096, NULL);
+  CHECK_STR(got, "{\"a\":1}\n{\"a\":null}\n{\"a\":2}\n");
   got = read_csv("e6.csv", "a,b\n,1\n", "a long not null, b int", false, 4096, NULL);
   CHECK(strstr(got, "line 2, column 1: field 'a': empty (null) value for a required field"));
   got = read_csv("e7.csv", "a\n\xff\n", "a string", false, 4096, NULL);

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "base/alloc.h"
 #include "base/time.h"
@@ -424,11 +425,12 @@ TEST(json_round_trip_writer_reader) {
       "\"mi\":[{\"key\":-5,\"value\":true}]}\n"
       "{\"id\":2}\n";
   js_decoder_t *d = js_decoder_new(s, NULL);
-  CHECK_OK(js_decode(d, src, strlen(src), b, &err), &err);
-  for (int rep = 0; rep < 300; rep++) {
-    ty_vec_append_from(b->cols[0], b->cols[0], 0);
-    for (uint32_t c = 1; c < b->ncols; c++) ty_vec_append_from(b->cols[c], b->cols[c], (uint32_t)rep % 2);
-  }
+  fl_buf_t many;
+  fl_buf_init(&many);
+  for (int rep = 0; rep < 150; rep++) fl_buf_append_str(&many, src);
+  CHECK_OK(js_decode(d, (const char *)many.data, many.len, b, &err), &err);
+  CHECK_EQ(b->nrows, 300);
+  fl_buf_free(&many);
   ty_batch_seal(b);
   char path[512];
   snprintf(path, sizeof path, "%s/rt.jsonl", t_tmpdir());
@@ -500,8 +502,15 @@ TEST(json_reader_errors_name_file_and_line) {
   fl_arena_free(a);
 }
 
-/* Decode speed on typical events; prints the figure, asserts only that
- * every row decoded. */
+static int64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Decode speed on typical events; prints the figure (per CPU second of
+ * this thread, so other load on the machine does not count, and per wall
+ * second), asserts only that every row decoded. */
 TEST(json_decode_speed) {
   fl_arena_t *a = fl_arena_new(0);
   ty_schema_t *s;
@@ -533,9 +542,9 @@ TEST(json_decode_speed) {
   }
   js_decoder_t *d = js_decoder_new(s, NULL);
   ty_batch_t *b = ty_batch_new(s, TY_BATCH_ROWS);
-  double best = 0;
-  for (int rep = 0; rep < 3; rep++) {
-    int64_t t0 = fl_monotonic_ns();
+  double best = 0, best_wall = 0;
+  for (int rep = 0; rep < 5; rep++) {
+    int64_t t0 = cpu_ns(), w0 = fl_monotonic_ns();
     size_t off = 0;
     uint32_t got = 0;
     while (off < text.len) {
@@ -544,13 +553,15 @@ TEST(json_decode_speed) {
       off += js_decoder_consumed(d);
       got += b->nrows;
     }
-    int64_t t1 = fl_monotonic_ns();
+    int64_t t1 = cpu_ns(), w1 = fl_monotonic_ns();
     CHECK_EQ(got, rows);
     double mbs = (double)text.len / 1e6 / ((double)(t1 - t0) / 1e9);
+    double wall = (double)text.len / 1e6 / ((double)(w1 - w0) / 1e9);
     if (mbs > best) best = mbs;
+    if (wall > best_wall) best_wall = wall;
   }
-  printf("json decode: %.1f MB/s (%u rows, %.1f MB of typical events)\n", best, rows,
-         (double)text.len / 1e6);
+  printf("json decode: %.1f MB/s per CPU second (%.1f MB/s wall; %u rows, %.1f MB of typical events)\n",
+         best, best_wall, rows, (double)text.len / 1e6);
   js_decoder_free(d);
   ty_batch_free(b);
   fl_buf_free(&text);
