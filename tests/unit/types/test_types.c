@@ -1,6 +1,8 @@
 /*
  * test_types.c - the type system, schema syntax, vectors and values.
  */
+#include <stdlib.h>
+
 #include "base/alloc.h"
 #include "test.h"
 #include "types/type.h"
@@ -133,8 +135,21 @@ TEST(value_order_and_text) {
   ty_value_t s2 = {.kind = TY_STRING, .u.bytes = {(const uint8_t *)"abc", 3}};
   CHECK(ty_value_cmp(&s1, &s2) < 0);
   char buf[40];
-  ty_format_double(0.1, buf);
+  static const struct {
+    double d;
+    const char *text;
+  } cases[] = {{0.1, "0.1"},        {1000, "1000.0"},   {-0.0, "-0.0"},      {1e16, "1e+16"},
+               {1e-7, "1e-07"},     {123.456, "123.456"}, {0.00001, "1e-05"}, {0.0001, "0.0001"},
+               {1.5e300, "1.5e+300"}, {5e-324, "5e-324"}, {9007199254740993.0, "9007199254740992.0"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ty_format_double(cases[i].d, buf);
+    CHECK_STR(buf, cases[i].text);
+    CHECK(strtod(buf, NULL) == cases[i].d);
+  }
+  ty_format_float(0.1f, buf);
   CHECK_STR(buf, "0.1");
+  ty_format_float(3.4028235e38f, buf);
+  CHECK_STR(buf, "3.4028235e+38");
   uint8_t u[16];
   CHECK(ty_uuid_parse("f79c3e09-677c-4bbd-a479-3f349cb785e7", 36, u));
   char text[37];
