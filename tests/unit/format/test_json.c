@@ -190,7 +190,7 @@ TEST(json_nested_with_nulls) {
           "m2 map<int, string>");
   const char *in =
       "{\"id\":1,\"user\":{\"name\":\"ann\",\"age\":30,\"addr\":{\"city\":\"Oslo\"}},\"tags\":[\"a\",null,\"c\"],"
-      "\"pts\":[{\"x\":1,\"y\":2},null,{\"x\":null}],\"attrs\":{\"k\":1,\"n\":null},"
+      "\"pts\":[{\"x\":1.0,\"y\":2.0},null,{\"x\":null}],\"attrs\":{\"k\":1,\"n\":null},"
       "\"m2\":[{\"key\":1,\"value\":\"one\"},{\"value\":null,\"key\":2}]}\n"
       "{\"id\":2,\"user\":null,\"tags\":null,\"pts\":[],\"attrs\":{},\"m2\":{\"7\":\"seven\"}}\n"
       "{\"id\":3,\"user\":{\"addr\":null}}\n"
@@ -199,7 +199,7 @@ TEST(json_nested_with_nulls) {
   CHECK_EQ(f.b->nrows, 4);
   CHECK_STR(fx_row(&f, 0),
             "{\"id\":1,\"user\":{\"name\":\"ann\",\"age\":30,\"addr\":{\"city\":\"Oslo\"}},\"tags\":[\"a\",null,\"c\"],"
-            "\"pts\":[{\"x\":1,\"y\":2},null,{\"x\":null,\"y\":null}],\"attrs\":{\"k\":1,\"n\":null},"
+            "\"pts\":[{\"x\":1.0,\"y\":2.0},null,{\"x\":null,\"y\":null}],\"attrs\":{\"k\":1,\"n\":null},"
             "\"m2\":[{\"key\":1,\"value\":\"one\"},{\"key\":2,\"value\":null}]}");
   CHECK_STR(fx_row(&f, 1),
             "{\"id\":2,\"user\":null,\"tags\":null,\"pts\":[],\"attrs\":{},\"m2\":[{\"key\":7,\"value\":\"seven\"}]}");
