@@ -604,3 +604,19 @@ def test_sorted_column_boundary_order(floe, tmp_path):
     cc = footer(data)[4][0][1][0]
     ci = Compact(data, cc[6]).struct()
     assert ci[4] == 1 and len(ci[1]) > 2  # ASCENDING over several pages
+
+
+@pytest.mark.parametrize("codec", ["zstd", "snappy", "gzip", "lz4_raw", "uncompressed"])
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
+def test_all_null_columns(floe, tmp_path, codec, v2):
+    # Pages without a single value: empty value sections, compressed or not.
+    schema = "a int, s string, l list<int>, m map<string, int>, st struct<x: double>"
+    jl, pqf = make(floe, tmp_path, schema, 300, 1, "--null-fraction", "1", "--compression", codec,
+                   *(["--page-v2"] if v2 else []))
+    cols = parse_schema(schema)
+    want = expected_rows(jl, cols)
+    assert all(r[c] is None for r in want for c, _ in cols)
+    read_both(pqf, cols, want)
+    md = pq.ParquetFile(pqf).metadata
+    st = md.row_group(0).column(0).statistics
+    assert st.null_count == 300 and not st.has_min_max

@@ -963,7 +963,8 @@ static int flush_row_group(pq_writer_t *w, fl_err_t *err) {
   rg->ncolumns = nl;
   rg->columns = fl_arena_zalloc(w->arena, (nl ? nl : 1) * sizeof *rg->columns);
   rg->num_rows = w->rg_rows;
-  rg->has_file_offset = rg->has_total_compressed_size = rg->has_ordinal = true;
+  rg->has_file_offset = rg->has_total_compressed_size = true;
+  rg->has_ordinal = w->nrgs <= INT16_MAX;
   rg->file_offset = (int64_t)w->pos;
   rg->ordinal = (int16_t)w->nrgs;
   for (uint32_t i = 0; i < nl; i++) {
