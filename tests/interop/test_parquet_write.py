@@ -25,7 +25,8 @@ ALL_TYPES = ("b boolean, i int, l long not null, f float, d double, dc decimal(9
 NESTED = ("id long not null, li list<int>, ls list<string not null>, "
           "mp map<string, double>, mi map<int, list<string>>, "
           "st struct<x: double, y: list<struct<z: string, w: decimal(38,2)>>, u: uuid>, "
-          "ll list<list<long>>, rs struct<a: int not null, b: string> not null")
+          "ll list<list<long>>, rs struct<a: int not null, b: string> not null, "
+          "lt list<timestamptz_ns>, md map<date, time>, lb list<binary>, lf list<fixed(3)>")
 
 EPOCH_ORD = datetime.date(1970, 1, 1).toordinal()
 
