@@ -517,13 +517,19 @@ def footer(data):
     return Compact(data, len(data) - 8 - n).struct()
 
 
-@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
-def test_page_index_and_checksums(floe, tmp_path, v2):
+@pytest.mark.parametrize("v2,small_dict", [(False, False), (True, False), (True, True)],
+                         ids=["v1", "v2", "v2-dict-overflow"])
+def test_page_index_and_checksums(floe, tmp_path, v2, small_dict):
     import zlib
-    schema = "l long not null, i int, s string"
-    jl, pqf = make(floe, tmp_path, schema, 4000, 21, "--row-group-size", "1500", "--page-size",
-                   "1024", "--null-fraction", "0.3", "--compression", "snappy",
-                   *(["--page-v2"] if v2 else []))
+    schema = "l long not null, i decimal(2,0), s string"
+    opts = ["--row-group-size", "1500", "--page-size", "1024", "--null-fraction", "0.3",
+            "--compression", "snappy", "--max-string", "3"]
+    if v2:
+        opts.append("--page-v2")
+    if small_dict:
+        # The dictionary of s outgrows its page partway through each chunk.
+        opts += ["--dictionary-page-size", "600", "--page-size", "200"]
+    jl, pqf = make(floe, tmp_path, schema, 4000, 21, *opts)
     cols = parse_schema(schema)
     want = expected_rows(jl, cols)
     read_both(pqf, cols, want)
@@ -541,7 +547,11 @@ def test_page_index_and_checksums(floe, tmp_path, v2):
             oi = Compact(data, cc[4]).struct()
             assert Compact(data, cc[4]).p + cc[5] <= len(data)
             locs = oi[1]
-            assert len(locs) > 1, "expected several pages"
+            assert len(locs) > 1 or name == "i", "expected several pages"
+            if small_dict and name == "i":
+                # encoding_stats: dictionary-indexed data pages, then PLAIN ones
+                kinds = {(e[1], e[2]) for e in meta[13]}
+                assert (3, 8) in kinds and (3, 0) in kinds and (2, 0) in kinds, kinds
             assert locs[0][1] == meta[9] and locs[0][3] == 0
             firsts = [loc[3] for loc in locs] + [nrows]
             assert firsts == sorted(firsts) and len(set(firsts)) == len(firsts)
@@ -575,7 +585,7 @@ def test_page_index_and_checksums(floe, tmp_path, v2):
                     assert (lo, hi) == (min(present), max(present))
                 elif name == "i":
                     lo, hi = struct.unpack("<i", mins[p])[0], struct.unpack("<i", maxs[p])[0]
-                    assert (lo, hi) == (min(present), max(present))
+                    assert (lo, hi) == (min(present) * 1, max(present) * 1)
                 else:
                     enc = [v.encode() for v in present]
                     lo, hi = mins[p], maxs[p]

@@ -1133,9 +1133,11 @@ static int write_rows(pq_writer_t *w, const ty_batch_t *b, const uint32_t *rows,
       for (uint32_t l = node->leaf_first; l < node->leaf_first + node->leaf_count; l++) {
         col_t *c = &w->cols[l];
         uint64_t before = page_estimate(c);
+        /* The slice's rows belong to the open page before encoding, which
+         * may flush it (when the dictionary overflows). */
+        c->page_rows += s;
         int rc = encode_slice(w, c, err);
         if (rc) return rc;
-        c->page_rows += s;
         uint64_t est = page_estimate(c);
         if (est > before && est - before > grown) grown = est - before;
         if (est >= w->page_bytes || c->page_rows >= PAGE_ROW_LIMIT) {
