@@ -666,3 +666,25 @@ def test_duckdb_filters_over_statistics(floe, tmp_path):
     # ignore NaN, and a group with NaN must still not be skipped.
     n = con.execute(f"select count(*) from {src} where f > 0").fetchall()[0][0]
     assert n == sum(1 for x in want if x["f"] is not None and (math.isnan(x["f"]) or x["f"] > 0))
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_random_option_mixes(floe, tmp_path, case):
+    # Reproducible mixes of every writer option over the nested schema and the flat one.
+    import random
+    rnd = random.Random(1000 + case)
+    schema = NESTED if case % 2 else ALL_TYPES
+    opts = ["--compression", rnd.choice(["zstd", "snappy", "gzip", "lz4_raw", "uncompressed"]),
+            "--row-group-size", str(rnd.choice([1, 7, 100, 1000, 5000])),
+            "--page-size", str(rnd.choice([1, 100, 1000, 10000, 1 << 20])),
+            "--dictionary-page-size", str(rnd.choice([1, 500, 1 << 20])),
+            "--null-fraction", str(rnd.choice([0, 0.05, 0.5, 0.95])),
+            "--max-string", str(rnd.choice([1, 10, 100]))]
+    if rnd.random() < 0.5:
+        opts.append("--page-v2")
+    if rnd.random() < 0.3:
+        opts.append("--no-dictionary")
+    rows = rnd.choice([1, 2, 999, 3000])
+    cols = parse_schema(schema)
+    jl, pqf = make(floe, tmp_path, schema, rows, case, *opts)
+    read_both(pqf, cols, expected_rows(jl, cols))
