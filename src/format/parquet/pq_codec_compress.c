@@ -83,15 +83,18 @@ int pq_compress(pq_codec_t codec, int level, const uint8_t *in, size_t n, fl_buf
       return FL_OK;
     }
     case PQ_CODEC_LZ4_RAW: {
-      if (n > LZ4_MAX_INPUT_SIZE) return fl_err_set(err, FL_ELIMIT, "lz4: page of %zu bytes too large", n);
+      if (n > LZ4_MAX_INPUT_SIZE)
+        return fl_err_set(err, FL_ELIMIT, "lz4: page of %zu bytes too large", n);
       int cap = LZ4_compressBound((int)n);
       fl_buf_reserve(out, (size_t)cap);
       int r = LZ4_compress_default((const char *)in, (char *)out->data + out->len, (int)n, cap);
-      if (r <= 0 && n) return fl_err_set(err, FL_EINTERNAL, "lz4: compression of %zu bytes failed", n);
+      if (r <= 0 && n)
+        return fl_err_set(err, FL_EINTERNAL, "lz4: compression of %zu bytes failed", n);
       out->len += (size_t)r;
       return FL_OK;
     }
     default:
-      return fl_err_set(err, FL_EUNSUPPORTED, "Parquet writer: codec %d is not supported", (int)codec);
+      return fl_err_set(err, FL_EUNSUPPORTED, "Parquet writer: codec %d is not supported",
+                        (int)codec);
   }
 }

@@ -169,7 +169,8 @@ static void write_schema_element(tw_t *w, const pq_schema_element_t *e) {
   if (e->has_scale) f_i32(w, 7, e->scale);
   if (e->has_precision) f_i32(w, 8, e->precision);
   if (e->has_field_id) f_i32(w, 9, e->field_id);
-  if (e->has_logical_type && e->logical_type.kind != PQ_LT_NONE) write_logical(w, 10, &e->logical_type);
+  if (e->has_logical_type && e->logical_type.kind != PQ_LT_NONE)
+    write_logical(w, 10, &e->logical_type);
   s_end(w);
 }
 
@@ -177,9 +178,11 @@ static void write_column_meta(tw_t *w, int16_t id, const pq_column_meta_t *m) {
   s_begin(w, id);
   f_i32(w, 1, (int32_t)m->type);
   f_list(w, 2, CT_I32, m->nencodings);
-  for (uint32_t i = 0; i < m->nencodings; i++) fl_buf_append_zvarint(w->out, (int32_t)m->encodings[i]);
+  for (uint32_t i = 0; i < m->nencodings; i++)
+    fl_buf_append_zvarint(w->out, (int32_t)m->encodings[i]);
   f_list(w, 3, CT_BINARY, m->npath);
-  for (uint32_t i = 0; i < m->npath; i++) bin(w, m->path_in_schema[i], strlen(m->path_in_schema[i]));
+  for (uint32_t i = 0; i < m->npath; i++)
+    bin(w, m->path_in_schema[i], strlen(m->path_in_schema[i]));
   f_i32(w, 4, (int32_t)m->codec);
   f_i64(w, 5, m->num_values);
   f_i64(w, 6, m->total_uncompressed_size);
@@ -313,7 +316,8 @@ void pq_meta_write_column_index(const pq_column_index_t *ci, fl_buf_t *out) {
   f_list(&w, 1, CT_TRUE, ci->npages);
   /* Booleans inside lists are one byte each: 1 true, 2 false (as Thrift's
    * Java and C++ libraries write them). */
-  for (uint32_t i = 0; i < ci->npages; i++) fl_buf_append_u8(out, ci->null_pages[i] ? CT_TRUE : CT_FALSE);
+  for (uint32_t i = 0; i < ci->npages; i++)
+    fl_buf_append_u8(out, ci->null_pages[i] ? CT_TRUE : CT_FALSE);
   f_list(&w, 2, CT_BINARY, ci->npages);
   for (uint32_t i = 0; i < ci->npages; i++) bin(&w, ci->min_values[i].p, ci->min_values[i].n);
   f_list(&w, 3, CT_BINARY, ci->npages);

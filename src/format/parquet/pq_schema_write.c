@@ -151,8 +151,8 @@ static int add_children(build_t *b, pq__node_t *node, uint16_t def, uint16_t rep
 static int add_field(build_t *b, const ty_field_t *f, const char *name, bool optional,
                      uint16_t def, uint16_t rep, pq__node_t *node) {
   if (b->depth >= 60)
-    return fl_err_set(b->err, FL_ELIMIT, "Parquet writer: schema nested deeper than 60 levels at '%s'",
-                      name);
+    return fl_err_set(b->err, FL_ELIMIT,
+                      "Parquet writer: schema nested deeper than 60 levels at '%s'", name);
   const ty_type_t *t = f->type;
   node->field = f;
   node->kind = t->kind;

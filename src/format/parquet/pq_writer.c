@@ -419,7 +419,9 @@ static void col_init(pq_writer_t *w, col_t *c, const pq__leaf_t *l) {
       else c->vkind = V_DECFL, c->pwidth = (uint32_t)l->type_length;
       break;
     case TY_UUID:
-    case TY_FIXED: c->vkind = V_FIXED, c->skind = S_BYTES, c->pwidth = (uint32_t)l->type_length; break;
+    case TY_FIXED:
+      c->vkind = V_FIXED, c->skind = S_BYTES, c->pwidth = (uint32_t)l->type_length;
+      break;
     case TY_STRING:
     case TY_BINARY: c->vkind = V_BYTES, c->skind = S_BYTES, c->pwidth = 0; break;
     default: c->vkind = V_I64, c->skind = S_I64, c->pwidth = 8; break; /* long, time, timestamps */
@@ -501,7 +503,8 @@ static void walk(pq_writer_t *w, const pq__node_t *node, const ty_vec_t *v, uint
   d = node->def;
   switch (node->kind) {
     case TY_STRUCT:
-      for (uint32_t c = 0; c < node->nchildren; c++) walk(w, &node->children[c], v->children[c], i, d, r);
+      for (uint32_t c = 0; c < node->nchildren; c++)
+        walk(w, &node->children[c], v->children[c], i, d, r);
       return;
     case TY_LIST:
     case TY_MAP: {
@@ -770,7 +773,8 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   }
   if (rc) return rc;
   if (pg->len > INT32_MAX || comp->len > INT32_MAX)
-    return fl_err_set(err, FL_ELIMIT, "%s: page of column %s over 2 GiB", w->path, l->path[l->npath - 1]);
+    return fl_err_set(err, FL_ELIMIT, "%s: page of column %s over 2 GiB", w->path,
+                      l->path[l->npath - 1]);
 
   pq_page_header_t h;
   memset(&h, 0, sizeof h);
@@ -963,7 +967,8 @@ static int flush_row_group(pq_writer_t *w, fl_err_t *err) {
   rg->ncolumns = nl;
   rg->columns = fl_arena_zalloc(w->arena, (nl ? nl : 1) * sizeof *rg->columns);
   rg->num_rows = w->rg_rows;
-  rg->has_file_offset = rg->has_total_compressed_size = rg->has_ordinal = true;
+  rg->has_file_offset = rg->has_total_compressed_size = true;
+  rg->has_ordinal = w->nrgs <= INT16_MAX;
   rg->file_offset = (int64_t)w->pos;
   rg->ordinal = (int16_t)w->nrgs;
   for (uint32_t i = 0; i < nl; i++) {
@@ -983,8 +988,8 @@ static int flush_row_group(pq_writer_t *w, fl_err_t *err) {
       h.dictionary_page_header.num_values = (int32_t)c->dict.n;
       h.dictionary_page_header.encoding = PQ_ENC_PLAIN;
       fl_buf_clear(&w->comp);
-      if ((rc = pq_compress(w->codec, w->level, c->dict.vals.data, c->dict.vals.len, &w->comp, err)))
-        return rc;
+      rc = pq_compress(w->codec, w->level, c->dict.vals.data, c->dict.vals.len, &w->comp, err);
+      if (rc) return rc;
       fl_buf_clear(&w->page);
       int hlen = write_page_to(w, &h, &w->comp, &w->page);
       uncomp += hlen + (int64_t)c->dict.vals.len;
@@ -1016,8 +1021,10 @@ static int flush_row_group(pq_writer_t *w, fl_err_t *err) {
     uint32_t nes = 0;
     if (c->dict_used) es[nes++] = (pq_page_encoding_stats_t){PQ_PAGE_DICTIONARY, PQ_ENC_PLAIN, 1};
     pq_page_type_t dt = w->v2 ? PQ_PAGE_DATA_V2 : PQ_PAGE_DATA;
-    if (c->n_dict_pages) es[nes++] = (pq_page_encoding_stats_t){dt, PQ_ENC_RLE_DICTIONARY, c->n_dict_pages};
-    if (c->n_plain_pages) es[nes++] = (pq_page_encoding_stats_t){dt, PQ_ENC_PLAIN, c->n_plain_pages};
+    if (c->n_dict_pages)
+      es[nes++] = (pq_page_encoding_stats_t){dt, PQ_ENC_RLE_DICTIONARY, c->n_dict_pages};
+    if (c->n_plain_pages)
+      es[nes++] = (pq_page_encoding_stats_t){dt, PQ_ENC_PLAIN, c->n_plain_pages};
     m->nencoding_stats = nes;
     m->encoding_stats = fl_arena_memdup(w->arena, es, sizeof es);
     write_page_indexes(w, c, data_off, cc);
@@ -1132,9 +1139,11 @@ static int write_rows(pq_writer_t *w, const ty_batch_t *b, const uint32_t *rows,
       for (uint32_t l = node->leaf_first; l < node->leaf_first + node->leaf_count; l++) {
         col_t *c = &w->cols[l];
         uint64_t before = page_estimate(c);
+        /* The slice's rows belong to the open page before encoding, which
+         * may flush it (when the dictionary overflows). */
+        c->page_rows += s;
         int rc = encode_slice(w, c, err);
         if (rc) return rc;
-        c->page_rows += s;
         uint64_t est = page_estimate(c);
         if (est > before && est - before > grown) grown = est - before;
         if (est >= w->page_bytes || c->page_rows >= PAGE_ROW_LIMIT) {
