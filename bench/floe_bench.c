@@ -57,6 +57,7 @@ static const char BENCH_SCHEMA[] =
 
 typedef struct bench_opts {
   const char *in, *out, *compression;
+  uint64_t compression_level; /* 0: the codec's default */
   uint64_t generate_rows; /* write: 0 = load --in */
   uint64_t rows;          /* generate */
   uint64_t seed;
@@ -107,6 +108,8 @@ static int parse_opts(int argc, char **argv, bench_opts_t *o) {
       o->out = v;
     else if (strcmp(a, "--compression") == 0)
       o->compression = v;
+    else if (strcmp(a, "--compression-level") == 0)
+      ok = parse_u64(v, &o->compression_level);
     else if (strcmp(a, "--generate") == 0)
       ok = parse_u64(v, &o->generate_rows);
     else if (strcmp(a, "--rows") == 0)
@@ -356,6 +359,7 @@ static void print_result(const char *phase, uint64_t rows, double secs, uint64_t
 static void write_opts_from(const bench_opts_t *o, fmt_write_opts_t *wo) {
   memset(wo, 0, sizeof *wo);
   wo->compression = o->compression;
+  wo->compression_level = (int)o->compression_level;
   wo->row_group_rows = o->row_group_rows;
 }
 

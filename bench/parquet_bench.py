@@ -116,6 +116,7 @@ def pa_main(argv):
     ap.add_argument("--out")
     ap.add_argument("--ref")
     ap.add_argument("--compression", default="zstd")
+    ap.add_argument("--compression-level", type=int, default=0)
     ap.add_argument("--row-group-rows", type=int, default=ROW_GROUP_ROWS)
     ap.add_argument("--infer", action="store_true")
     a = ap.parse_args(argv)
@@ -137,7 +138,8 @@ def pa_main(argv):
             t = pa.ipc.open_file(f).read_all()
         loaded = _current_rss_kb()
         t0 = time.perf_counter()
-        pq.write_table(t, a.out, compression=a.compression, row_group_size=a.row_group_rows)
+        pq.write_table(t, a.out, compression=a.compression, row_group_size=a.row_group_rows,
+                       compression_level=a.compression_level or None)
         secs = time.perf_counter() - t0
         r = _result("write", t.num_rows, secs, 0, _size(a.out), loaded, compression=a.compression)
     elif p == "read":
@@ -153,7 +155,8 @@ def pa_main(argv):
         loaded = _current_rss_kb()
         t0 = time.perf_counter()
         t = _read_json(a.inp, schema)
-        pq.write_table(t, a.out, compression=a.compression, row_group_size=a.row_group_rows)
+        pq.write_table(t, a.out, compression=a.compression, row_group_size=a.row_group_rows,
+                       compression_level=a.compression_level or None)
         secs = time.perf_counter() - t0
         r = _result("convert_infer" if a.infer else "convert", t.num_rows, secs, _size(a.inp),
                     _size(a.out), loaded, compression=a.compression)
@@ -324,6 +327,8 @@ def main():
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--codecs", default=",".join(CODECS))
     ap.add_argument("--json-codec", default="zstd")
+    ap.add_argument("--zstd-level", type=int, default=3,
+                    help="zstd level both sides use (default 3, floe's default; pyarrow's is 1)")
     ap.add_argument("--row-group-rows", type=int, default=ROW_GROUP_ROWS)
     ap.add_argument("--workdir", help="scratch files (default: bench/work beside --floe)")
     ap.add_argument("--results", help="JSON results (default: bench/results.json beside --floe)")
@@ -371,8 +376,9 @@ def main():
     for codec in [c for c in args.codecs.split(",") if c]:
         print("parquet %s ..." % codec, file=sys.stderr)
         ff, pf = w("floe.%s.parquet" % codec), w("pyarrow.%s.parquet" % codec)
+        lvl = ["--compression-level", str(args.zstd_level)] if codec == "zstd" else []
         rc, f, err = R.floe("write", "--generate", args.rows, "--seed", args.seed, "--out", ff,
-                            "--compression", codec, *rg)
+                            "--compression", codec, *lvl, *rg)
         fst = "ok" if f else floe_status(rc, err)
         if f:
             v = R.verify(ff, w("data.arrow"))
@@ -381,7 +387,7 @@ def main():
                 fst = "invalid: " + "; ".join(v.get("problems", []))
                 f = None
         rc, p, perr = R.pa("write", "--in", w("data.arrow"), "--out", pf, "--compression", codec,
-                           *rg)
+                           *lvl, *rg)
         pst = "ok" if p else "failed: " + perr[-300:]
         if p:
             files.append({"writer": "pyarrow", "codec": codec, **R.verify(pf, None)})
@@ -413,6 +419,8 @@ def main():
     R.helper([args.floe_bench, "generate", "--rows", str(json_rows), "--seed",
               str(args.seed + 1), "--out", jin], "floe_bench generate (JSON test)")
     jc = ["--compression", args.json_codec]
+    if args.json_codec == "zstd":
+        jc += ["--compression-level", str(args.zstd_level)]
     for infer in (False, True):
         suffix = " (inferred schema)" if infer else " (given schema)"
         flag = ["--infer"] if infer else []
