@@ -108,6 +108,19 @@ class Checker:
     def __init__(self):
         self.named = {}
 
+    def register(self, s):
+        if isinstance(s, list):
+            for b in s:
+                self.register(b)
+        elif isinstance(s, dict):
+            if "name" in s and s.get("type") in ("record", "enum", "fixed"):
+                self.named[s["name"]] = s
+            for k in ("type", "items", "values"):
+                if k in s and not isinstance(s[k], str):
+                    self.register(s[k])
+            for f in s.get("fields", []):
+                self.register(f["type"])
+
     def resolve(self, s):
         if isinstance(s, str) and s in self.named:
             return self.named[s]
@@ -190,6 +203,7 @@ def fastavro_matches_jsonl(avro_path, jsonl_path):
         codec = r.codec
     assert len(got) == len(want)
     c = Checker()
+    c.register(schema)
     for i, (w, g) in enumerate(zip(want, got)):
         c.check(schema, w, g, f"row {i}")
     return schema, codec
@@ -459,7 +473,7 @@ SCHEMAS = st.lists(st.tuples(types(2), st.booleans()), min_size=1, max_size=5).m
     lambda cols: ", ".join(f"c{i} {t}{' not null' if r else ''}" for i, (t, r) in enumerate(cols)))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(schema=SCHEMAS, rows=st.sampled_from([0, 1, 5, 2049]), seed=st.integers(1, 10**6),
        codec=st.sampled_from(["null", "deflate", "snappy", "zstd"]))
 def test_random_schemas_fastavro_agrees(tmp_path_factory, schema, rows, seed, codec):
