@@ -103,8 +103,14 @@ static int build_record(fl_arena_t *a, const av_schema_t *rec, const ty_field_t 
     if (rc) return rc;
   }
   p->missing = fl_arena_alloc(a, sizeof *p->missing * (nfields ? nfields : 1));
-  for (uint32_t k = 0; k < nfields; k++)
-    if (!found[k]) p->missing[p->nmissing++] = (int32_t)k;
+  for (uint32_t k = 0; k < nfields; k++) {
+    if (found[k]) continue;
+    if (fields[k].required)
+      return fl_err_set(err, FL_EUNSUPPORTED,
+                        "avro record %s has no field for required column %s (id %d)",
+                        rec->fullname ? rec->fullname : "?", fields[k].name, fields[k].id);
+    p->missing[p->nmissing++] = (int32_t)k;
+  }
   return FL_OK;
 }
 

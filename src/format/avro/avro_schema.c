@@ -134,6 +134,11 @@ bool av_schema_is_option(const av_schema_t *s, uint32_t *value_branch, uint32_t 
   return true;
 }
 
+const av_schema_t *av_schema_nonnull(const av_schema_t *s) {
+  uint32_t vb;
+  return av_schema_is_option(s, &vb, NULL) ? s->branches[vb] : s;
+}
+
 static size_t min_bytes(const av_schema_t *s, int depth) {
   if (depth > MAX_DEPTH) return 0;
   switch (s->type) {
