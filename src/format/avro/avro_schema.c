@@ -139,20 +139,32 @@ const av_schema_t *av_schema_nonnull(const av_schema_t *s) {
   return av_schema_is_option(s, &vb, NULL) ? s->branches[vb] : s;
 }
 
-static size_t min_bytes(const av_schema_t *s, int depth) {
-  if (depth > MAX_DEPTH) return 0;
+/* Memoised (a schema may name one record from many places, so a plain
+ * recursion could take exponential time); a record met again while its own
+ * size is being computed is a recursive type and counts as 0. */
+static size_t min_bytes(const av_schema_t *cs, int depth) {
+  av_schema_t *s = (av_schema_t *)cs;
+  if (s->min_state == 2) return s->min_bytes;
+  if (s->min_state == 1 || depth > MAX_DEPTH) return 0;
+  size_t n;
   switch (s->type) {
-    case AV_NULL: return 0;
-    case AV_FLOAT: return 4;
-    case AV_DOUBLE: return 8;
-    case AV_FIXED: return (size_t)s->size;
-    case AV_RECORD: {
-      size_t n = 0;
-      for (uint32_t i = 0; i < s->nfields; i++) n += min_bytes(s->fields[i].type, depth + 1);
-      return n;
-    }
-    default: return 1;
+    case AV_NULL: n = 0; break;
+    case AV_FLOAT: n = 4; break;
+    case AV_DOUBLE: n = 8; break;
+    case AV_FIXED: n = (size_t)s->size; break;
+    case AV_RECORD:
+      s->min_state = 1;
+      n = 0;
+      for (uint32_t i = 0; i < s->nfields; i++) {
+        size_t f = min_bytes(s->fields[i].type, depth + 1);
+        n = f > SIZE_MAX - n ? SIZE_MAX : n + f;
+      }
+      break;
+    default: n = 1; break;
   }
+  s->min_bytes = n;
+  s->min_state = 2;
+  return n;
 }
 
 size_t av_schema_min_bytes(const av_schema_t *s) { return min_bytes(s, 0); }

@@ -103,6 +103,9 @@ struct av_schema {
   /* Attributes kept verbatim. */
   uint32_t nattrs;
   av_attr_t *attrs;
+  /* Memo of av_schema_min_bytes (private). */
+  uint8_t min_state;
+  size_t min_bytes;
 };
 
 /*

@@ -891,3 +891,44 @@ TEST(generic_values_with_optional_records) {
   fl_buf_free(&b);
   fl_arena_free(a);
 }
+
+TEST(fan_out_schema_exhausts_the_budget) {
+  /* R0 = {a: R1, b: R1}, R1 = {a: R2, b: R2}, ... R24 = {n: null}: one
+   * value is 2^25 zero-byte steps; decoding must stop, not spin. */
+  fl_buf_t t;
+  fl_buf_init(&t);
+  for (int i = 0; i < 24; i++)
+    fl_buf_printf(&t, "{\"type\":\"record\",\"name\":\"R%d\",\"fields\":[{\"name\":\"a\",\"type\":", i);
+  fl_buf_append_str(&t, "{\"type\":\"record\",\"name\":\"R24\",\"fields\":[{\"name\":\"n\",\"type\":\"null\"}]}");
+  for (int i = 23; i >= 0; i--) fl_buf_printf(&t, "},{\"name\":\"b\",\"type\":\"R%d\"}]}", i + 1);
+  fl_buf_append_u8(&t, 0);
+  fl_arena_t *a = fl_arena_new(0);
+  av_schema_t *s = parse(a, (const char *)t.data);
+  CHECK(s);
+  fl_err_t err = {0};
+  fl_rd_t r;
+  fl_rd_init(&r, "", 0, "fan");
+  av_value_t *v;
+  CHECK_ERR(av_decode(a, s, &r, &v, &err), FL_ECORRUPT);
+  CHECK(strstr(err.msg, "expands") != NULL);
+  CHECK_ERR(av_skip(s, &r, &err), FL_ECORRUPT);
+  fl_buf_free(&t);
+  fl_arena_free(a);
+}
+
+TEST(fan_out_schema_min_bytes_is_fast) {
+  /* 60 levels of two references each: 2^60 paths, one node per level. */
+  fl_buf_t t;
+  fl_buf_init(&t);
+  for (int i = 0; i < 60; i++)
+    fl_buf_printf(&t, "{\"type\":\"record\",\"name\":\"R%d\",\"fields\":[{\"name\":\"a\",\"type\":", i);
+  fl_buf_append_str(&t, "{\"type\":\"record\",\"name\":\"R60\",\"fields\":[{\"name\":\"n\",\"type\":\"int\"}]}");
+  for (int i = 59; i >= 0; i--) fl_buf_printf(&t, "},{\"name\":\"b\",\"type\":\"R%d\"}]}", i + 1);
+  fl_buf_append_u8(&t, 0);
+  fl_arena_t *a = fl_arena_new(0);
+  av_schema_t *s = parse(a, (const char *)t.data);
+  CHECK(s);
+  CHECK_EQ(av_schema_min_bytes(s->fields[0].type->fields[0].type), (size_t)1 << 58);
+  fl_buf_free(&t);
+  fl_arena_free(a);
+}
