@@ -932,3 +932,29 @@ TEST(fan_out_schema_min_bytes_is_fast) {
   fl_buf_free(&t);
   fl_arena_free(a);
 }
+
+TEST(recursive_schema_is_unsupported_not_a_hang) {
+  /* A linked list that is also a tree: converting it naively would
+   * recurse without end (and, bounded by depth, exponentially). */
+  fl_arena_t *a = fl_arena_new(0);
+  av_schema_t *s = parse(a,
+                         "{\"type\":\"record\",\"name\":\"Node\",\"fields\":[{\"name\":\"v\",\"type\":\"int\"},"
+                         "{\"name\":\"next\",\"type\":[\"null\",\"Node\"]},"
+                         "{\"name\":\"kids\",\"type\":{\"type\":\"array\",\"items\":\"Node\"}}]}");
+  CHECK(s);
+  ty_schema_t *ts;
+  fl_err_t err = {0};
+  CHECK_ERR(av_schema_to_iceberg(a, s, &ts, &err), FL_EUNSUPPORTED);
+  CHECK(strstr(err.msg, "recursive") != NULL);
+  /* The generic decoder reads recursive values: 1, next -> 2, no kids. */
+  const uint8_t data[] = {0x02, 0x02, 0x04, 0x00, 0x00, 0x00};
+  fl_rd_t r;
+  fl_rd_init(&r, data, sizeof data, "list");
+  av_value_t *v;
+  CHECK_OK(av_decode(a, s, &r, &v, &err), &err);
+  const av_value_t *next = av_record_get(v, "next");
+  CHECK_EQ(next->type, AV_RECORD);
+  CHECK_EQ(av_record_get(next, "v")->u.i, 2);
+  CHECK_EQ(r.pos, sizeof data);
+  fl_arena_free(a);
+}
