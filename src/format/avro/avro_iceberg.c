@@ -13,25 +13,29 @@
 
 /* ---- Iceberg -> Avro ---- */
 
+/* Fixed types made so far, reused by name (a name may be defined once). */
 typedef struct named_cache {
-  av_schema_t *items[64];
-  int n;
+  av_schema_t *s;
+  struct named_cache *next;
 } named_cache_t;
 
 typedef struct to_ctx {
   fl_arena_t *a;
-  named_cache_t cache;
+  named_cache_t *cache;
   fl_err_t *err;
 } to_ctx_t;
 
 static av_schema_t *cached(to_ctx_t *c, const char *name) {
-  for (int i = 0; i < c->cache.n; i++)
-    if (!strcmp(c->cache.items[i]->fullname, name)) return c->cache.items[i];
+  for (named_cache_t *n = c->cache; n; n = n->next)
+    if (!strcmp(n->s->fullname, name)) return n->s;
   return NULL;
 }
 
 static av_schema_t *remember(to_ctx_t *c, av_schema_t *s) {
-  if (c->cache.n < 64) c->cache.items[c->cache.n++] = s;
+  named_cache_t *n = fl_arena_alloc(c->a, sizeof *n);
+  n->s = s;
+  n->next = c->cache;
+  c->cache = n;
   return s;
 }
 

@@ -200,6 +200,9 @@ static char *dump_json(fl_arena_t *a, const json_t *v) {
   return r;
 }
 
+/* Names as the specification defines them; used for named types. Field
+ * names and enum symbols only need to be non-empty, so that files from
+ * lenient writers still read. */
 static bool valid_name(const char *s) {
   if (!*s) return false;
   for (const char *p = s; *p; p++) {
@@ -290,8 +293,8 @@ static int parse_record(pctx_t *c, json_t *j, av_schema_t *s, const char *ns, in
     size_t old = path_push(c, ".fields[%ld]", NULL, (long)i);
     av_field_t *f = &s->fields[i];
     json_t *nm = json_object_get(fj, "name");
-    if (!json_is_object(fj) || !json_is_string(nm) || !valid_name(json_string_value(nm)))
-      return perr(c, "%s", "a field needs a valid \"name\"");
+    if (!json_is_object(fj) || !json_is_string(nm) || !*json_string_value(nm))
+      return perr(c, "%s", "a field needs a \"name\"");
     f->name = fl_arena_strdup(c->a, json_string_value(nm));
     for (size_t k = 0; k < i; k++)
       if (!strcmp(s->fields[k].name, f->name)) return perr(c, "field %s appears twice", f->name);
@@ -455,7 +458,7 @@ static int parse_object(pctx_t *c, json_t *j, const char *ns, int depth, av_sche
     s->symbols = fl_arena_alloc(c->a, sizeof *s->symbols * (n ? n : 1));
     for (size_t i = 0; i < n; i++) {
       json_t *e = json_array_get(sy, i);
-      if (!json_is_string(e) || !valid_name(json_string_value(e)))
+      if (!json_is_string(e) || !*json_string_value(e))
         return perr(c, "enum %s has an invalid symbol", s->fullname);
       s->symbols[i] = fl_arena_strdup(c->a, json_string_value(e));
       for (size_t k = 0; k < i; k++)
