@@ -194,7 +194,7 @@ static int build(fl_arena_t *a, const av_schema_t *s, const ty_type_t *t, const 
       p->op = OP_ENUM;
       return FL_OK;
     case AV_FIXED:
-      if (k == TY_DECIMAL && s->logical == AV_LT_DECIMAL && s->scale == t->scale && s->size <= 16)
+      if (k == TY_DECIMAL && s->logical == AV_LT_DECIMAL && s->scale == t->scale)
         p->op = OP_DEC_FIXED;
       else if (((k == TY_FIXED && t->length == s->size) || (k == TY_UUID && s->size == 16)) ||
                k == TY_BINARY)
@@ -585,6 +585,7 @@ static int enc(const av_plan_t *p, const ty_vec_t *v, uint32_t i, fl_buf_t *out,
         n = 16 - skip;
         fl_buf_append_zvarint(out, (int64_t)n);
       }
+      for (; n > 16; n--) fl_buf_append_u8(out, x < 0 ? 0xff : 0); /* sign extension */
       fl_buf_append(out, be + 16 - n, n);
       return FL_OK;
     }
