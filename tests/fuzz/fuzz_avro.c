@@ -59,10 +59,12 @@ static void read_generic(io_fs_t *fs) {
       if (av_reader_next_block(r, &data, &len, &count, NULL, &err) || !data) break;
       fl_rd_t rd;
       fl_rd_init(&rd, data, len, "fuzz.avro");
+      av_budget_t budget = {0};
+      av_budget_grant(&budget, len, count);
       int rc = FL_OK;
       for (uint64_t i = 0; i < count && !rc; i++) {
         av_value_t *v;
-        rc = av_decode(a, r->schema, &rd, &v, &err);
+        rc = av_decode_budget(a, r->schema, &rd, &budget, &v, &err);
         if (!rc) {
           /* Re-encoding a decoded value must succeed. */
           fl_buf_t b;

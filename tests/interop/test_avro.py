@@ -108,6 +108,19 @@ class Checker:
     def __init__(self):
         self.named = {}
 
+    def register(self, s):
+        if isinstance(s, list):
+            for b in s:
+                self.register(b)
+        elif isinstance(s, dict):
+            if "name" in s and s.get("type") in ("record", "enum", "fixed"):
+                self.named[s["name"]] = s
+            for k in ("type", "items", "values"):
+                if k in s and not isinstance(s[k], str):
+                    self.register(s[k])
+            for f in s.get("fields", []):
+                self.register(f["type"])
+
     def resolve(self, s):
         if isinstance(s, str) and s in self.named:
             return self.named[s]
@@ -190,6 +203,7 @@ def fastavro_matches_jsonl(avro_path, jsonl_path):
         codec = r.codec
     assert len(got) == len(want)
     c = Checker()
+    c.register(schema)
     for i, (w, g) in enumerate(zip(want, got)):
         c.check(schema, w, g, f"row {i}")
     return schema, codec
@@ -266,6 +280,8 @@ FASTAVRO_SCHEMA = {
         {"name": "price", "type": {"type": "bytes", "logicalType": "decimal", "precision": 12, "scale": 3}},
         {"name": "fprice", "type": {"type": "fixed", "name": "dec", "size": 8, "logicalType": "decimal",
                                     "precision": 18, "scale": 2}},
+        {"name": "wide", "type": {"type": "fixed", "name": "wide20", "size": 20, "logicalType": "decimal",
+                                  "precision": 30, "scale": 5}},
         {"name": "day", "type": {"type": "int", "logicalType": "date"}},
         {"name": "tmillis", "type": {"type": "int", "logicalType": "time-millis"}},
         {"name": "tmicros", "type": {"type": "long", "logicalType": "time-micros"}},
@@ -302,6 +318,7 @@ def make_record(i):
         "hash2": None if i % 2 else bytes([9, 8, 7, i % 256]),
         "price": decimal.Decimal(i * 1234567 - 5000000).scaleb(-3),
         "fprice": decimal.Decimal(-i * 98765431).scaleb(-2),
+        "wide": decimal.Decimal((-1) ** i * (i * 10**22 + 12345)).scaleb(-5),
         "day": datetime.date(1969, 12, 31) + datetime.timedelta(days=i * 37),
         "tmillis": datetime.time(23, 59, 59, 999000) if i % 5 == 0 else datetime.time(i % 24, 1, 2, 3000),
         "tmicros": datetime.time(1, 2, 3, i % 1000000),
@@ -348,7 +365,7 @@ def expect_json(rec):
         "color": rec["color"],
         "hash": rec["hash"].hex(),
         "hash2": None if rec["hash2"] is None else rec["hash2"].hex(),
-        "price": str(rec["price"]), "fprice": str(rec["fprice"]),
+        "price": str(rec["price"]), "fprice": str(rec["fprice"]), "wide": str(rec["wide"]),
         "day": rec["day"].isoformat(),
         "tmillis": fmt_time_micros(t_us(rec["tmillis"])),
         "tmicros": fmt_time_micros(t_us(rec["tmicros"])),
@@ -459,7 +476,7 @@ SCHEMAS = st.lists(st.tuples(types(2), st.booleans()), min_size=1, max_size=5).m
     lambda cols: ", ".join(f"c{i} {t}{' not null' if r else ''}" for i, (t, r) in enumerate(cols)))
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(schema=SCHEMAS, rows=st.sampled_from([0, 1, 5, 2049]), seed=st.integers(1, 10**6),
        codec=st.sampled_from(["null", "deflate", "snappy", "zstd"]))
 def test_random_schemas_fastavro_agrees(tmp_path_factory, schema, rows, seed, codec):

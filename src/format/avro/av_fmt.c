@@ -31,6 +31,7 @@ typedef struct av_fmt_reader {
   uint64_t blk_record; /* index of the next record in it */
   bool in_block;
   bool done;
+  av_budget_t budget;
 } av_fmt_reader_t;
 
 static int fr_next(fmt_reader_t *fr, ty_batch_t **out, fl_err_t *err) {
@@ -54,11 +55,12 @@ static int fr_next(fmt_reader_t *fr, ty_batch_t **out, fl_err_t *err) {
         break;
       }
       fl_rd_init(&r->rd, data, len, r->ar->path);
+      av_budget_grant(&r->budget, len, count);
       r->blk_left = count;
       r->blk_record = 0;
       r->in_block = true;
     }
-    int rc = av_plan_decode_row(r->plan, &r->rd, r->batch, err);
+    int rc = av_plan_decode_row(r->plan, &r->rd, r->batch, &r->budget, err);
     if (rc)
       return fl_err_prefix(err, "block at byte %llu, record %llu: ", (unsigned long long)r->blk_offset,
                            (unsigned long long)r->blk_record);

@@ -103,8 +103,14 @@ static int build_record(fl_arena_t *a, const av_schema_t *rec, const ty_field_t 
     if (rc) return rc;
   }
   p->missing = fl_arena_alloc(a, sizeof *p->missing * (nfields ? nfields : 1));
-  for (uint32_t k = 0; k < nfields; k++)
-    if (!found[k]) p->missing[p->nmissing++] = (int32_t)k;
+  for (uint32_t k = 0; k < nfields; k++) {
+    if (found[k]) continue;
+    if (fields[k].required)
+      return fl_err_set(err, FL_EUNSUPPORTED,
+                        "avro record %s has no field for required column %s (id %d)",
+                        rec->fullname ? rec->fullname : "?", fields[k].name, fields[k].id);
+    p->missing[p->nmissing++] = (int32_t)k;
+  }
   return FL_OK;
 }
 
@@ -188,7 +194,7 @@ static int build(fl_arena_t *a, const av_schema_t *s, const ty_type_t *t, const 
       p->op = OP_ENUM;
       return FL_OK;
     case AV_FIXED:
-      if (k == TY_DECIMAL && s->logical == AV_LT_DECIMAL && s->scale == t->scale && s->size <= 16)
+      if (k == TY_DECIMAL && s->logical == AV_LT_DECIMAL && s->scale == t->scale)
         p->op = OP_DEC_FIXED;
       else if (((k == TY_FIXED && t->length == s->size) || (k == TY_UUID && s->size == 16)) ||
                k == TY_BINARY)
@@ -289,12 +295,15 @@ static inline int rd_long(fl_rd_t *r, int64_t *out, fl_err_t *err) {
   return fl_rd_zvarint(r, out, err);
 }
 
-static int dec(const av_plan_t *p, fl_rd_t *r, ty_vec_t *v, int depth, fl_err_t *err);
+static int dec(const av_plan_t *p, fl_rd_t *r, ty_vec_t *v, av_budget_t *bg, int depth,
+               fl_err_t *err);
 
-static int dec_fields(const av_plan_t *p, fl_rd_t *r, ty_vec_t **cols, int depth, fl_err_t *err) {
+static int dec_fields(const av_plan_t *p, fl_rd_t *r, ty_vec_t **cols, av_budget_t *bg, int depth,
+                      fl_err_t *err) {
   for (uint32_t i = 0; i < p->nkids; i++) {
     int32_t slot = p->slot[i];
-    int rc = slot < 0 ? av_skip(p->kids[i].full, r, err) : dec(&p->kids[i], r, cols[slot], depth + 1, err);
+    int rc = slot < 0 ? av_skip_budget(p->kids[i].full, r, bg, err)
+                      : dec(&p->kids[i], r, cols[slot], bg, depth + 1, err);
     if (rc) return rc;
   }
   for (uint32_t m = 0; m < p->nmissing; m++) ty_vec_append_null(cols[p->missing[m]]);
@@ -317,10 +326,12 @@ static int dec_decimal(const av_plan_t *p, fl_rd_t *r, const uint8_t *b, size_t 
   return FL_OK;
 }
 
-static int dec(const av_plan_t *p, fl_rd_t *r, ty_vec_t *v, int depth, fl_err_t *err) {
+static int dec(const av_plan_t *p, fl_rd_t *r, ty_vec_t *v, av_budget_t *bg, int depth,
+               fl_err_t *err) {
   int64_t x;
   int rc;
   if (depth > MAX_DEPTH) return corrupt(r, p, "value nests too deeply", err);
+  if (++bg->steps > bg->limit) return corrupt(r, p, "schema expands beyond what the data can hold", err);
   if (p->is_union) {
     size_t at = r->pos;
     rc = rd_long(r, &x, err);
@@ -335,7 +346,7 @@ static int dec(const av_plan_t *p, fl_rd_t *r, ty_vec_t *v, int depth, fl_err_t 
     }
   }
   switch (p->op) {
-    case OP_SKIP: return av_skip(p->as, r, err);
+    case OP_SKIP: return av_skip_budget(p->as, r, bg, err);
     case OP_BOOL: {
       if (r->pos >= r->len || r->p[r->pos] > 1) return corrupt(r, p, "invalid or missing boolean", err);
       ty_vec_append_bool(v, r->p[r->pos++]);
@@ -426,7 +437,7 @@ static int dec(const av_plan_t *p, fl_rd_t *r, ty_vec_t *v, int depth, fl_err_t 
       return FL_OK;
     }
     case OP_RECORD:
-      rc = dec_fields(p, r, v->children, depth, err);
+      rc = dec_fields(p, r, v->children, bg, depth, err);
       if (rc) return rc;
       ty_vec_append_struct(v);
       return FL_OK;
@@ -445,10 +456,10 @@ static int dec(const av_plan_t *p, fl_rd_t *r, ty_vec_t *v, int depth, fl_err_t 
           return corrupt(r, p, "too many items", err);
         for (uint64_t i = 0; i < count; i++) {
           if (p->op == OP_LIST) {
-            rc = dec(&p->kids[0], r, v->children[0], depth + 1, err);
+            rc = dec(&p->kids[0], r, v->children[0], bg, depth + 1, err);
           } else {
-            rc = dec(&p->kids[0], r, v->children[0], depth + 1, err);
-            if (!rc) rc = dec(&p->kids[1], r, v->children[1], depth + 1, err);
+            rc = dec(&p->kids[0], r, v->children[0], bg, depth + 1, err);
+            if (!rc) rc = dec(&p->kids[1], r, v->children[1], bg, depth + 1, err);
           }
           if (rc) return rc;
         }
@@ -472,7 +483,7 @@ static int dec(const av_plan_t *p, fl_rd_t *r, ty_vec_t *v, int depth, fl_err_t 
       ty_vec_append_i32(v->children[0], f - 1);
       for (uint32_t c = 1; c < v->nchildren; c++) {
         if ((int32_t)c == f) {
-          rc = dec(&p->kids[x], r, v->children[c], depth + 1, err);
+          rc = dec(&p->kids[x], r, v->children[c], bg, depth + 1, err);
           if (rc) return rc;
         } else {
           ty_vec_append_null(v->children[c]);
@@ -485,8 +496,9 @@ static int dec(const av_plan_t *p, fl_rd_t *r, ty_vec_t *v, int depth, fl_err_t 
   return corrupt(r, p, "unknown plan step", err);
 }
 
-int av_plan_decode_row(const av_plan_t *p, fl_rd_t *r, ty_batch_t *b, fl_err_t *err) {
-  return dec_fields(p, r, b->cols, 0, err);
+int av_plan_decode_row(const av_plan_t *p, fl_rd_t *r, ty_batch_t *b, av_budget_t *budget,
+                       fl_err_t *err) {
+  return dec_fields(p, r, b->cols, budget, 0, err);
 }
 
 /* ---- encoding ---- */
@@ -573,6 +585,7 @@ static int enc(const av_plan_t *p, const ty_vec_t *v, uint32_t i, fl_buf_t *out,
         n = 16 - skip;
         fl_buf_append_zvarint(out, (int64_t)n);
       }
+      for (; n > 16; n--) fl_buf_append_u8(out, x < 0 ? 0xff : 0); /* sign extension */
       fl_buf_append(out, be + 16 - n, n);
       return FL_OK;
     }

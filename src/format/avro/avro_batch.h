@@ -10,6 +10,7 @@
 #ifndef FL_FORMAT_AVRO_BATCH_H
 #define FL_FORMAT_AVRO_BATCH_H
 
+#include "format/avro/avro_binary.h"
 #include "format/avro/avro_schema.h"
 #include "types/type.h"
 #include "types/vec.h"
@@ -26,8 +27,10 @@ typedef struct av_plan av_plan_t;
 int av_plan_build(fl_arena_t *a, const av_schema_t *record, const ty_schema_t *target,
                   av_plan_t **out, fl_err_t *err);
 
-/* Decodes one record from r and appends it as one row of batch b. */
-int av_plan_decode_row(const av_plan_t *p, fl_rd_t *r, ty_batch_t *b, fl_err_t *err);
+/* Decodes one record from r and appends it as one row of batch b,
+ * spending steps from budget (see avro_binary.h). */
+int av_plan_decode_row(const av_plan_t *p, fl_rd_t *r, ty_batch_t *b, av_budget_t *budget,
+                       fl_err_t *err);
 
 /* Encodes row `row` of batch b (whose schema is the plan's target and
  * whose columns are all in the file) as one Avro record. */

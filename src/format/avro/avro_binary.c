@@ -304,9 +304,10 @@ int av__read_block_count(fl_rd_t *r, size_t min_item_bytes, uint64_t *count, fl_
   return FL_OK;
 }
 
-static int dec(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, int depth, av_value_t **out,
-               fl_err_t *err) {
+static int dec(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, av_budget_t *bg, int depth,
+               av_value_t **out, fl_err_t *err) {
   if (depth > MAX_DEPTH) return corrupt(r, err, "value nests too deeply");
+  if (++bg->steps > bg->limit) return corrupt(r, err, "schema expands beyond what the data can hold");
   int rc = FL_OK;
   int32_t branch = -1;
   if (s->type == AV_UNION) {
@@ -367,7 +368,7 @@ static int dec(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, int depth, av_va
       v->u.record.n = s->nfields;
       v->u.record.fields = fl_arena_alloc(a, sizeof(av_value_t *) * (s->nfields ? s->nfields : 1));
       for (uint32_t i = 0; i < s->nfields && !rc; i++)
-        rc = dec(a, s->fields[i].type, r, depth + 1, &v->u.record.fields[i], err);
+        rc = dec(a, s->fields[i].type, r, bg, depth + 1, &v->u.record.fields[i], err);
       break;
     case AV_ARRAY:
     case AV_MAP: {
@@ -401,7 +402,7 @@ static int dec(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, int depth, av_va
             if (rc) return rc;
             k[i] = fl_arena_strndup(a, (const char *)kp, kn);
             kl[i] = kn;
-            rc = dec(a, s->items, r, depth + 1, &vals[i], err);
+            rc = dec(a, s->items, r, bg, depth + 1, &vals[i], err);
             if (rc) return rc;
             v->u.map.n = i + 1;
           }
@@ -410,7 +411,7 @@ static int dec(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, int depth, av_va
           if (have) memcpy(items, v->u.array.items, sizeof(av_value_t *) * have);
           v->u.array.items = items;
           for (uint32_t i = have; i < total; i++) {
-            rc = dec(a, s->items, r, depth + 1, &items[i], err);
+            rc = dec(a, s->items, r, bg, depth + 1, &items[i], err);
             if (rc) return rc;
             v->u.array.n = i + 1;
           }
@@ -425,12 +426,20 @@ static int dec(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, int depth, av_va
   return FL_OK;
 }
 
-int av_decode(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, av_value_t **out, fl_err_t *err) {
-  return dec(a, s, r, 0, out, err);
+int av_decode_budget(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, av_budget_t *b,
+                     av_value_t **out, fl_err_t *err) {
+  return dec(a, s, r, b, 0, out, err);
 }
 
-static int skip(const av_schema_t *s, fl_rd_t *r, int depth, fl_err_t *err) {
+int av_decode(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, av_value_t **out, fl_err_t *err) {
+  av_budget_t b = {0};
+  av_budget_grant(&b, fl_rd_left(r), 1);
+  return dec(a, s, r, &b, 0, out, err);
+}
+
+static int skip(const av_schema_t *s, fl_rd_t *r, av_budget_t *bg, int depth, fl_err_t *err) {
   if (depth > MAX_DEPTH) return corrupt(r, err, "value nests too deeply");
+  if (++bg->steps > bg->limit) return corrupt(r, err, "schema expands beyond what the data can hold");
   int64_t x;
   int rc;
   switch (s->type) {
@@ -456,11 +465,11 @@ static int skip(const av_schema_t *s, fl_rd_t *r, int depth, fl_err_t *err) {
         r->pos = at;
         return corrupt(r, err, "union branch out of range");
       }
-      return skip(s->branches[x], r, depth + 1, err);
+      return skip(s->branches[x], r, bg, depth + 1, err);
     }
     case AV_RECORD:
       for (uint32_t i = 0; i < s->nfields; i++) {
-        rc = skip(s->fields[i].type, r, depth + 1, err);
+        rc = skip(s->fields[i].type, r, bg, depth + 1, err);
         if (rc) return rc;
       }
       return FL_OK;
@@ -499,7 +508,7 @@ static int skip(const av_schema_t *s, fl_rd_t *r, int depth, fl_err_t *err) {
             rc = av__read_bytes(r, &p, &n, err);
             if (rc) return rc;
           }
-          rc = skip(s->items, r, depth + 1, err);
+          rc = skip(s->items, r, bg, depth + 1, err);
           if (rc) return rc;
         }
       }
@@ -508,4 +517,12 @@ static int skip(const av_schema_t *s, fl_rd_t *r, int depth, fl_err_t *err) {
   }
 }
 
-int av_skip(const av_schema_t *s, fl_rd_t *r, fl_err_t *err) { return skip(s, r, 0, err); }
+int av_skip_budget(const av_schema_t *s, fl_rd_t *r, av_budget_t *b, fl_err_t *err) {
+  return skip(s, r, b, 0, err);
+}
+
+int av_skip(const av_schema_t *s, fl_rd_t *r, fl_err_t *err) {
+  av_budget_t b = {0};
+  av_budget_grant(&b, fl_rd_left(r), 1);
+  return skip(s, r, &b, 0, err);
+}

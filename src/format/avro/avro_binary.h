@@ -92,6 +92,25 @@ int av_decode(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, av_value_t **out,
 /* Skips one value of schema s. */
 int av_skip(const av_schema_t *s, fl_rd_t *r, fl_err_t *err);
 
+/*
+ * A work budget: a schema of many nested records, or arrays of values that
+ * encode to zero bytes, could make a decoder take far more steps than the
+ * input has bytes. Every decoded or skipped value spends one step; a
+ * reader grants steps in proportion to the bytes and records it reads, and
+ * running out is FL_ECORRUPT.
+ */
+typedef struct av_budget {
+  uint64_t steps, limit;
+} av_budget_t;
+static inline void av_budget_grant(av_budget_t *b, size_t bytes, uint64_t records) {
+  b->limit += 4096 + 64 * (uint64_t)bytes + 2 * records;
+}
+/* av_decode and av_skip grant 4096 + 64 * (bytes left) steps per call;
+ * these variants spend from the caller's budget instead. */
+int av_decode_budget(fl_arena_t *a, const av_schema_t *s, fl_rd_t *r, av_budget_t *b,
+                     av_value_t **out, fl_err_t *err);
+int av_skip_budget(const av_schema_t *s, fl_rd_t *r, av_budget_t *b, fl_err_t *err);
+
 /* Primitive readers used by the batch decoder too. */
 int av__read_long(fl_rd_t *r, int64_t *out, fl_err_t *err);
 int av__read_int(fl_rd_t *r, int32_t *out, fl_err_t *err);

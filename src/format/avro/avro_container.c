@@ -335,8 +335,6 @@ int av_writer_flush(av_writer_t *w, fl_err_t *err) {
   if (!w->block_count) return FL_OK;
   fl_buf_t *h = &w->scratch;
   fl_buf_clear(h);
-  /* Room for the two varints in front of the compressed bytes. */
-  uint8_t pre[20];
   fl_buf_t tmp;
   fl_buf_init(&tmp);
   int rc = av__compress(w->codec, w->level, w->block.data, w->block.len, &tmp, err);
@@ -346,7 +344,6 @@ int av_writer_flush(av_writer_t *w, fl_err_t *err) {
   }
   fl_buf_append_zvarint(h, (int64_t)w->block_count);
   fl_buf_append_zvarint(h, (int64_t)tmp.len);
-  (void)pre;
   rc = w->out->write(w->out, h->data, h->len, err);
   if (!rc) rc = w->out->write(w->out, tmp.data, tmp.len, err);
   if (!rc) rc = w->out->write(w->out, w->sync, 16, err);

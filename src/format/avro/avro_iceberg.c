@@ -7,29 +7,35 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/alloc.h"
+
 #define MAX_DEPTH 64
 
 /* ---- Iceberg -> Avro ---- */
 
+/* Fixed types made so far, reused by name (a name may be defined once). */
 typedef struct named_cache {
-  av_schema_t *items[64];
-  int n;
+  av_schema_t *s;
+  struct named_cache *next;
 } named_cache_t;
 
 typedef struct to_ctx {
   fl_arena_t *a;
-  named_cache_t cache;
+  named_cache_t *cache;
   fl_err_t *err;
 } to_ctx_t;
 
 static av_schema_t *cached(to_ctx_t *c, const char *name) {
-  for (int i = 0; i < c->cache.n; i++)
-    if (!strcmp(c->cache.items[i]->fullname, name)) return c->cache.items[i];
+  for (named_cache_t *n = c->cache; n; n = n->next)
+    if (!strcmp(n->s->fullname, name)) return n->s;
   return NULL;
 }
 
 static av_schema_t *remember(to_ctx_t *c, av_schema_t *s) {
-  if (c->cache.n < 64) c->cache.items[c->cache.n++] = s;
+  named_cache_t *n = fl_arena_alloc(c->a, sizeof *n);
+  n->s = s;
+  n->next = c->cache;
+  c->cache = n;
   return s;
 }
 
@@ -255,13 +261,30 @@ bool av_is_union_struct(const av_schema_t *s) {
 
 typedef struct from_ctx {
   fl_arena_t *a;
+  const av_schema_t *stack[MAX_DEPTH + 2]; /* records being converted */
+  int nstack;
+  uint64_t nodes; /* types converted, to bound DAG-shaped schemas */
   int32_t next_id;
   fl_err_t *err;
   char path[256];
 } from_ctx_t;
 
-static void scan_ids(const av_schema_t *s, int depth, int32_t *max) {
+/* Named records already scanned (a schema may reference one many times). */
+typedef struct seen_set {
+  const av_schema_t *items[256];
+  int n;
+} seen_set_t;
+
+static bool seen_add(seen_set_t *v, const av_schema_t *s) {
+  for (int i = 0; i < v->n; i++)
+    if (v->items[i] == s) return false;
+  if (v->n < 256) v->items[v->n++] = s;
+  return true;
+}
+
+static void scan_ids_in(const av_schema_t *s, int depth, int32_t *max, seen_set_t *seen) {
   if (depth > MAX_DEPTH) return;
+  if (s->type == AV_RECORD && !seen_add(seen, s)) return;
   static const char *const keys[] = {"element-id", "key-id", "value-id"};
   for (int k = 0; k < 3; k++) {
     int64_t v;
@@ -273,16 +296,22 @@ static void scan_ids(const av_schema_t *s, int depth, int32_t *max) {
         int64_t v;
         if (av_attr_int(av_field_attr(&s->fields[i], "field-id"), &v) && v > *max && v < INT32_MAX)
           *max = (int32_t)v;
-        scan_ids(s->fields[i].type, depth + 1, max);
+        scan_ids_in(s->fields[i].type, depth + 1, max, seen);
       }
       break;
     case AV_ARRAY:
-    case AV_MAP: scan_ids(s->items, depth + 1, max); break;
+    case AV_MAP: scan_ids_in(s->items, depth + 1, max, seen); break;
     case AV_UNION:
-      for (uint32_t i = 0; i < s->nbranches; i++) scan_ids(s->branches[i], depth + 1, max);
+      for (uint32_t i = 0; i < s->nbranches; i++) scan_ids_in(s->branches[i], depth + 1, max, seen);
       break;
     default: break;
   }
+}
+
+static void scan_ids(const av_schema_t *s, int32_t *max) {
+  seen_set_t *seen = fl_calloc(1, sizeof *seen);
+  scan_ids_in(s, 0, max, seen);
+  fl_free(seen);
 }
 
 static int32_t take_id(from_ctx_t *c, const char *json) {
@@ -311,6 +340,13 @@ static int unsupported(from_ctx_t *c, const char *what) {
 }
 
 static int from_record(from_ctx_t *c, const av_schema_t *s, int depth, const ty_type_t **out) {
+  for (int i = 0; i < c->nstack; i++)
+    if (c->stack[i] == s)
+      return fl_err_set(c->err, FL_EUNSUPPORTED, "avro record %s is recursive; iceberg has no recursive types",
+                        s->fullname);
+  if (c->nstack > MAX_DEPTH) return unsupported(c, "nested more than 64 levels");
+  c->stack[c->nstack++] = s;
+  int rc = FL_OK;
   ty_field_t *fs = fl_arena_zalloc(c->a, sizeof *fs * (s->nfields ? s->nfields : 1));
   /* Ids for this level first, then the nested ones, as Iceberg assigns. */
   for (uint32_t i = 0; i < s->nfields; i++) fs[i].id = take_id(c, av_field_attr(&s->fields[i], "field-id"));
@@ -318,9 +354,14 @@ static int from_record(from_ctx_t *c, const av_schema_t *s, int depth, const ty_
     const av_field_t *f = &s->fields[i];
     fs[i].name = f->name;
     fs[i].doc = f->doc;
-    int rc = from_avro(c, f->type, depth + 1, &fs[i].type, &fs[i].required);
-    if (rc) return fl_err_prefix(c->err, "field %s: ", f->name);
+    rc = from_avro(c, f->type, depth + 1, &fs[i].type, &fs[i].required);
+    if (rc) {
+      fl_err_prefix(c->err, "field %s: ", f->name);
+      break;
+    }
   }
+  c->nstack--;
+  if (rc) return rc;
   *out = ty_struct_new(c->a, fs, s->nfields);
   return FL_OK;
 }
@@ -329,6 +370,7 @@ static int from_avro(from_ctx_t *c, const av_schema_t *s, int depth, const ty_ty
                      bool *required) {
   if (depth > MAX_DEPTH)
     return fl_err_set(c->err, FL_EUNSUPPORTED, "avro schema nests too deeply (recursive types are not supported)");
+  if (++c->nodes > 100000) return unsupported(c, "schema expanding to more than 100000 types");
   s = unwrap(s, required);
   switch (s->type) {
     case AV_NULL: return unsupported(c, "null");
@@ -447,7 +489,7 @@ int av_schema_to_iceberg(fl_arena_t *a, const av_schema_t *s, ty_schema_t **out,
     return fl_err_set(err, FL_EUNSUPPORTED, "avro schema: the top level is a %s, not a record",
                       av_type_name(s->type));
   int32_t max = 0;
-  scan_ids(s, 0, &max);
+  scan_ids(s, &max);
   from_ctx_t c = {.a = a, .next_id = max + 1, .err = err};
   /* Top-level columns without ids take 1..n first, as Iceberg assigns. */
   const ty_type_t *root;

@@ -134,20 +134,37 @@ bool av_schema_is_option(const av_schema_t *s, uint32_t *value_branch, uint32_t 
   return true;
 }
 
-static size_t min_bytes(const av_schema_t *s, int depth) {
-  if (depth > MAX_DEPTH) return 0;
+const av_schema_t *av_schema_nonnull(const av_schema_t *s) {
+  uint32_t vb;
+  return av_schema_is_option(s, &vb, NULL) ? s->branches[vb] : s;
+}
+
+/* Memoised (a schema may name one record from many places, so a plain
+ * recursion could take exponential time); a record met again while its own
+ * size is being computed is a recursive type and counts as 0. */
+static size_t min_bytes(const av_schema_t *cs, int depth) {
+  av_schema_t *s = (av_schema_t *)cs;
+  if (s->min_state == 2) return s->min_bytes;
+  if (s->min_state == 1 || depth > MAX_DEPTH) return 0;
+  size_t n;
   switch (s->type) {
-    case AV_NULL: return 0;
-    case AV_FLOAT: return 4;
-    case AV_DOUBLE: return 8;
-    case AV_FIXED: return (size_t)s->size;
-    case AV_RECORD: {
-      size_t n = 0;
-      for (uint32_t i = 0; i < s->nfields; i++) n += min_bytes(s->fields[i].type, depth + 1);
-      return n;
-    }
-    default: return 1;
+    case AV_NULL: n = 0; break;
+    case AV_FLOAT: n = 4; break;
+    case AV_DOUBLE: n = 8; break;
+    case AV_FIXED: n = (size_t)s->size; break;
+    case AV_RECORD:
+      s->min_state = 1;
+      n = 0;
+      for (uint32_t i = 0; i < s->nfields; i++) {
+        size_t f = min_bytes(s->fields[i].type, depth + 1);
+        n = f > SIZE_MAX - n ? SIZE_MAX : n + f;
+      }
+      break;
+    default: n = 1; break;
   }
+  s->min_bytes = n;
+  s->min_state = 2;
+  return n;
 }
 
 size_t av_schema_min_bytes(const av_schema_t *s) { return min_bytes(s, 0); }
@@ -183,6 +200,9 @@ static char *dump_json(fl_arena_t *a, const json_t *v) {
   return r;
 }
 
+/* Names as the specification defines them; used for named types. Field
+ * names and enum symbols only need to be non-empty, so that files from
+ * lenient writers still read. */
 static bool valid_name(const char *s) {
   if (!*s) return false;
   for (const char *p = s; *p; p++) {
@@ -273,8 +293,8 @@ static int parse_record(pctx_t *c, json_t *j, av_schema_t *s, const char *ns, in
     size_t old = path_push(c, ".fields[%ld]", NULL, (long)i);
     av_field_t *f = &s->fields[i];
     json_t *nm = json_object_get(fj, "name");
-    if (!json_is_object(fj) || !json_is_string(nm) || !valid_name(json_string_value(nm)))
-      return perr(c, "%s", "a field needs a valid \"name\"");
+    if (!json_is_object(fj) || !json_is_string(nm) || !*json_string_value(nm))
+      return perr(c, "%s", "a field needs a \"name\"");
     f->name = fl_arena_strdup(c->a, json_string_value(nm));
     for (size_t k = 0; k < i; k++)
       if (!strcmp(s->fields[k].name, f->name)) return perr(c, "field %s appears twice", f->name);
@@ -292,8 +312,6 @@ static int parse_record(pctx_t *c, json_t *j, av_schema_t *s, const char *ns, in
     keep_attrs(c, fj, known, &f->attrs, &f->nattrs);
     json_t *t = json_object_get(fj, "type");
     if (!t) return perr(c, "field %s has no \"type\"", f->name);
-    size_t old2 = path_push(c, ".%s", f->name, 0);
-    path_pop(c, old2);
     path_push(c, ".type", NULL, 0);
     int rc = parse_node(c, t, ns, depth + 1, &f->type);
     if (rc) return rc;
@@ -361,7 +379,6 @@ static int parse_object(pctx_t *c, json_t *j, const char *ns, int depth, av_sche
   const char *tn = json_string_value(tj);
   int prim = primitive_of(tn);
   av_schema_t *s;
-  static const char *const base_known[] = {"type", "logicalType", NULL};
   const char **extra = NULL;
   if (prim >= 0) {
     s = av_schema_new(c->a, (av_type_t)prim);
@@ -406,7 +423,6 @@ static int parse_object(pctx_t *c, json_t *j, const char *ns, int depth, av_sche
     *out = r;
     return FL_OK;
   }
-  (void)base_known;
   s = av_schema_new(c->a, t);
   json_t *nm = json_object_get(j, "name");
   if (!json_is_string(nm) || !valid_fullname(json_string_value(nm)))
@@ -442,7 +458,7 @@ static int parse_object(pctx_t *c, json_t *j, const char *ns, int depth, av_sche
     s->symbols = fl_arena_alloc(c->a, sizeof *s->symbols * (n ? n : 1));
     for (size_t i = 0; i < n; i++) {
       json_t *e = json_array_get(sy, i);
-      if (!json_is_string(e) || !valid_name(json_string_value(e)))
+      if (!json_is_string(e) || !*json_string_value(e))
         return perr(c, "enum %s has an invalid symbol", s->fullname);
       s->symbols[i] = fl_arena_strdup(c->a, json_string_value(e));
       for (size_t k = 0; k < i; k++)
@@ -525,125 +541,4 @@ int av_schema_parse(fl_arena_t *a, const char *text, size_t len, av_schema_t **o
   int rc = parse_node(&c, j, "", 0, out);
   json_decref(j);
   return rc;
-}
-
-/* ---- writing ---- */
-
-typedef struct wctx {
-  const av_schema_t **seen;
-  size_t nseen, cap;
-} wctx_t;
-
-static void set_attrs(json_t *o, const av_attr_t *attrs, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
-    json_t *v = json_loads(attrs[i].json, JSON_DECODE_ANY, NULL);
-    json_object_set_new(o, attrs[i].key, v ? v : json_null());
-  }
-}
-
-static json_t *aliases_json(const char **al, uint32_t n) {
-  json_t *a = json_array();
-  for (uint32_t i = 0; i < n; i++) json_array_append_new(a, json_string(al[i]));
-  return a;
-}
-
-static void set_logical(json_t *o, const av_schema_t *s) {
-  if (!s->logical_name) return;
-  json_object_set_new(o, "logicalType", json_string(s->logical_name));
-  if (s->logical == AV_LT_DECIMAL) {
-    json_object_set_new(o, "precision", json_integer(s->precision));
-    json_object_set_new(o, "scale", json_integer(s->scale));
-  }
-}
-
-static json_t *write_node(wctx_t *w, const av_schema_t *s, const char *ns) {
-  switch (s->type) {
-    case AV_UNION: {
-      json_t *a = json_array();
-      for (uint32_t i = 0; i < s->nbranches; i++)
-        json_array_append_new(a, write_node(w, s->branches[i], ns));
-      return a;
-    }
-    case AV_ARRAY:
-    case AV_MAP: {
-      json_t *o = json_object();
-      json_object_set_new(o, "type", json_string(s->type == AV_ARRAY ? "array" : "map"));
-      json_object_set_new(o, s->type == AV_ARRAY ? "items" : "values", write_node(w, s->items, ns));
-      set_logical(o, s);
-      set_attrs(o, s->attrs, s->nattrs);
-      return o;
-    }
-    case AV_RECORD:
-    case AV_ENUM:
-    case AV_FIXED: {
-      for (size_t i = 0; i < w->nseen; i++)
-        if (w->seen[i] == s)
-          return json_string(!strcmp(s->nspace ? s->nspace : "", ns ? ns : "") ? s->name : s->fullname);
-      if (w->nseen == w->cap) {
-        w->cap = w->cap ? w->cap * 2 : 16;
-        w->seen = fl_realloc(w->seen, w->cap * sizeof *w->seen);
-      }
-      w->seen[w->nseen++] = s;
-      json_t *o = json_object();
-      json_object_set_new(o, "type", json_string(type_names[s->type]));
-      json_object_set_new(o, "name", json_string(s->name));
-      const char *own = s->nspace ? s->nspace : "";
-      if (strcmp(own, ns ? ns : "")) json_object_set_new(o, "namespace", json_string(own));
-      if (s->doc) json_object_set_new(o, "doc", json_string(s->doc));
-      if (s->naliases) json_object_set_new(o, "aliases", aliases_json(s->aliases, s->naliases));
-      if (s->type == AV_RECORD) {
-        json_t *fs = json_array();
-        for (uint32_t i = 0; i < s->nfields; i++) {
-          const av_field_t *f = &s->fields[i];
-          json_t *fo = json_object();
-          json_object_set_new(fo, "name", json_string(f->name));
-          json_object_set_new(fo, "type", write_node(w, f->type, own));
-          if (f->doc) json_object_set_new(fo, "doc", json_string(f->doc));
-          if (f->default_json) {
-            json_t *d = json_loads(f->default_json, JSON_DECODE_ANY, NULL);
-            json_object_set_new(fo, "default", d ? d : json_null());
-          }
-          if (f->order) json_object_set_new(fo, "order", json_string(f->order));
-          if (f->naliases) json_object_set_new(fo, "aliases", aliases_json(f->aliases, f->naliases));
-          set_attrs(fo, f->attrs, f->nattrs);
-          json_array_append_new(fs, fo);
-        }
-        json_object_set_new(o, "fields", fs);
-      } else if (s->type == AV_ENUM) {
-        json_object_set_new(o, "symbols", aliases_json(s->symbols, s->nsymbols));
-        if (s->enum_default) json_object_set_new(o, "default", json_string(s->enum_default));
-      } else {
-        json_object_set_new(o, "size", json_integer(s->size));
-        set_logical(o, s);
-      }
-      set_attrs(o, s->attrs, s->nattrs);
-      return o;
-    }
-    default:
-      if (!s->logical_name && !s->nattrs) return json_string(type_names[s->type]);
-      json_t *o = json_object();
-      json_object_set_new(o, "type", json_string(type_names[s->type]));
-      set_logical(o, s);
-      set_attrs(o, s->attrs, s->nattrs);
-      return o;
-  }
-}
-
-void av_schema_write(const av_schema_t *s, fl_buf_t *out) {
-  wctx_t w = {0};
-  json_t *j = write_node(&w, s, "");
-  fl_free(w.seen);
-  char *t = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT | JSON_PRESERVE_ORDER);
-  json_decref(j);
-  if (t) fl_buf_append_str(out, t);
-  free(t);
-}
-
-char *av_schema_to_json(fl_arena_t *a, const av_schema_t *s) {
-  fl_buf_t b;
-  fl_buf_init(&b);
-  av_schema_write(s, &b);
-  char *r = fl_arena_strndup(a, (const char *)b.data, b.len);
-  fl_buf_free(&b);
-  return r;
 }

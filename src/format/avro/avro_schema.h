@@ -103,6 +103,9 @@ struct av_schema {
   /* Attributes kept verbatim. */
   uint32_t nattrs;
   av_attr_t *attrs;
+  /* Memo of av_schema_min_bytes (private). */
+  uint8_t min_state;
+  size_t min_bytes;
 };
 
 /*
@@ -138,6 +141,10 @@ int av_record_field_index(const av_schema_t *rec, const char *name);
 /* For a union of null and one other branch: the other branch's index and
  * the null branch's index; false for any other schema. */
 bool av_schema_is_option(const av_schema_t *s, uint32_t *value_branch, uint32_t *null_branch);
+
+/* The non-null branch of an option union, else s itself (for building
+ * values of optional fields). */
+const av_schema_t *av_schema_nonnull(const av_schema_t *s);
 
 /* Smallest number of bytes one value of the schema can encode to (0 for
  * null and for records made only of such fields). */

@@ -813,3 +813,148 @@ TEST(avro_to_iceberg_unions_and_fresh_ids) {
   CHECK_ERR(av_schema_to_iceberg(a, nul, &ts, &err), FL_EUNSUPPORTED);
   fl_arena_free(a);
 }
+
+TEST(projection_by_field_id) {
+  /* Columns are matched by field id, reordered, and absent ones read as
+   * nulls; a required column the file lacks is an error. */
+  const char *p = fixture("partition_bigint/metadata/715c1cc2-5c99-4a8d-95b3-5b43e05ccc04-m0.avro");
+  fl_arena_t *a = fl_arena_new(0);
+  ty_field_t fs[3] = {
+      {.id = 1, .name = "snap", .required = false, .type = ty_primitive(TY_LONG)},
+      {.id = 0, .name = "st", .required = true, .type = ty_primitive(TY_INT)},
+      {.id = 999, .name = "extra", .required = false, .type = ty_primitive(TY_STRING)},
+  };
+  ty_schema_t *s = ty_schema_new(a, 0, fs, 3);
+  fmt_read_opts_t ro = {.schema = s};
+  fl_err_t err = {0};
+  fmt_reader_t *r;
+  CHECK_OK(fmt_open_reader(io_local_fs(), p, &ro, &r, &err), &err);
+  ty_batch_t *b;
+  CHECK_OK(r->next(r, &b, &err), &err);
+  CHECK(b && b->nrows == 2 && b->ncols == 3);
+  CHECK_EQ(TY_VEC_DATA(b->cols[0], int64_t)[0], 1919487672997309926LL);
+  CHECK_EQ(TY_VEC_DATA(b->cols[1], int32_t)[1], 1);
+  CHECK(ty_vec_is_null(b->cols[2], 0) && ty_vec_is_null(b->cols[2], 1));
+  r->close(r);
+  fs[2].required = true;
+  s = ty_schema_new(a, 0, fs, 3);
+  ro.schema = s;
+  CHECK_ERR(fmt_open_reader(io_local_fs(), p, &ro, &r, &err), FL_EUNSUPPORTED);
+  CHECK(strstr(err.msg, "extra") != NULL);
+  /* Reading an int column as string is refused clearly. */
+  ty_field_t bad = {.id = 0, .name = "status", .required = true, .type = ty_primitive(TY_STRING)};
+  ro.schema = ty_schema_new(a, 0, &bad, 1);
+  CHECK_ERR(fmt_open_reader(io_local_fs(), p, &ro, &r, &err), FL_EUNSUPPORTED);
+  fl_arena_free(a);
+}
+
+TEST(generic_values_with_optional_records) {
+  /* Build a manifest-list-like record by field name, write it, read it. */
+  fl_arena_t *a = fl_arena_new(0);
+  av_schema_t *s = parse(a,
+                         "{\"type\":\"record\",\"name\":\"manifest_file\",\"fields\":["
+                         "{\"name\":\"path\",\"type\":\"string\",\"field-id\":500},"
+                         "{\"name\":\"parts\",\"type\":[\"null\",{\"type\":\"array\",\"items\":"
+                         "{\"type\":\"record\",\"name\":\"r508\",\"fields\":[{\"name\":\"lb\","
+                         "\"type\":[\"null\",\"bytes\"],\"field-id\":510}]},\"element-id\":508}],"
+                         "\"default\":null,\"field-id\":507}]}");
+  CHECK(s);
+  fl_err_t err = {0};
+  const av_schema_t *arr = av_schema_nonnull(s->fields[1].type);
+  CHECK_EQ(arr->type, AV_ARRAY);
+  av_value_t *rec = av_value_record(a, s);
+  CHECK_OK(av_record_set(rec, "path", av_value_string(a, "m.avro"), &err), &err);
+  av_value_t *list = av_value_array(a, 0);
+  for (int i = 0; i < 9; i++) {
+    av_value_t *e = av_value_record(a, arr->items);
+    if (i % 2) CHECK_OK(av_record_set(e, "lb", av_value_bytes(a, "\x01\x02", 2), &err), &err);
+    av_array_append(a, list, e);
+  }
+  CHECK_OK(av_record_set(rec, "parts", list, &err), &err);
+  fl_buf_t b;
+  fl_buf_init(&b);
+  CHECK_OK(av_encode(s, rec, &b, &err), &err);
+  /* path: 0c "m.avro"; parts: branch 1 (02), 9 items (12), each branch
+   * 00 or 02 04 01 02, end 00. */
+  CHECK_EQ(b.len, 1 + 6 + 1 + 1 + 5 * 1 + 4 * 4 + 1);
+  CHECK_EQ(b.data[7], 0x02);
+  CHECK_EQ(b.data[8], 0x12);
+  fl_rd_t r;
+  fl_rd_init(&r, b.data, b.len, "mem");
+  av_value_t *v;
+  CHECK_OK(av_decode(a, s, &r, &v, &err), &err);
+  const av_value_t *parts = av_record_get(v, "parts");
+  CHECK(parts && parts->type == AV_ARRAY && parts->u.array.n == 9);
+  CHECK_EQ(av_record_get(parts->u.array.items[0], "lb")->type, AV_NULL);
+  CHECK_EQ(av_record_get(parts->u.array.items[1], "lb")->u.bytes.n, 2);
+  CHECK(av_record_get(v, "nope") == NULL);
+  fl_buf_free(&b);
+  fl_arena_free(a);
+}
+
+TEST(fan_out_schema_exhausts_the_budget) {
+  /* R0 = {a: R1, b: R1}, R1 = {a: R2, b: R2}, ... R24 = {n: null}: one
+   * value is 2^25 zero-byte steps; decoding must stop, not spin. */
+  fl_buf_t t;
+  fl_buf_init(&t);
+  for (int i = 0; i < 24; i++)
+    fl_buf_printf(&t, "{\"type\":\"record\",\"name\":\"R%d\",\"fields\":[{\"name\":\"a\",\"type\":", i);
+  fl_buf_append_str(&t, "{\"type\":\"record\",\"name\":\"R24\",\"fields\":[{\"name\":\"n\",\"type\":\"null\"}]}");
+  for (int i = 23; i >= 0; i--) fl_buf_printf(&t, "},{\"name\":\"b\",\"type\":\"R%d\"}]}", i + 1);
+  fl_buf_append_u8(&t, 0);
+  fl_arena_t *a = fl_arena_new(0);
+  av_schema_t *s = parse(a, (const char *)t.data);
+  CHECK(s);
+  fl_err_t err = {0};
+  fl_rd_t r;
+  fl_rd_init(&r, "", 0, "fan");
+  av_value_t *v;
+  CHECK_ERR(av_decode(a, s, &r, &v, &err), FL_ECORRUPT);
+  CHECK(strstr(err.msg, "expands") != NULL);
+  CHECK_ERR(av_skip(s, &r, &err), FL_ECORRUPT);
+  fl_buf_free(&t);
+  fl_arena_free(a);
+}
+
+TEST(fan_out_schema_min_bytes_is_fast) {
+  /* 60 levels of two references each: 2^60 paths, one node per level. */
+  fl_buf_t t;
+  fl_buf_init(&t);
+  for (int i = 0; i < 60; i++)
+    fl_buf_printf(&t, "{\"type\":\"record\",\"name\":\"R%d\",\"fields\":[{\"name\":\"a\",\"type\":", i);
+  fl_buf_append_str(&t, "{\"type\":\"record\",\"name\":\"R60\",\"fields\":[{\"name\":\"n\",\"type\":\"int\"}]}");
+  for (int i = 59; i >= 0; i--) fl_buf_printf(&t, "},{\"name\":\"b\",\"type\":\"R%d\"}]}", i + 1);
+  fl_buf_append_u8(&t, 0);
+  fl_arena_t *a = fl_arena_new(0);
+  av_schema_t *s = parse(a, (const char *)t.data);
+  CHECK(s);
+  CHECK_EQ(av_schema_min_bytes(s->fields[0].type->fields[0].type), (size_t)1 << 58);
+  fl_buf_free(&t);
+  fl_arena_free(a);
+}
+
+TEST(recursive_schema_is_unsupported_not_a_hang) {
+  /* A linked list that is also a tree: converting it naively would
+   * recurse without end (and, bounded by depth, exponentially). */
+  fl_arena_t *a = fl_arena_new(0);
+  av_schema_t *s = parse(a,
+                         "{\"type\":\"record\",\"name\":\"Node\",\"fields\":[{\"name\":\"v\",\"type\":\"int\"},"
+                         "{\"name\":\"next\",\"type\":[\"null\",\"Node\"]},"
+                         "{\"name\":\"kids\",\"type\":{\"type\":\"array\",\"items\":\"Node\"}}]}");
+  CHECK(s);
+  ty_schema_t *ts;
+  fl_err_t err = {0};
+  CHECK_ERR(av_schema_to_iceberg(a, s, &ts, &err), FL_EUNSUPPORTED);
+  CHECK(strstr(err.msg, "recursive") != NULL);
+  /* The generic decoder reads recursive values: 1, next -> 2, no kids. */
+  const uint8_t data[] = {0x02, 0x02, 0x04, 0x00, 0x00, 0x00};
+  fl_rd_t r;
+  fl_rd_init(&r, data, sizeof data, "list");
+  av_value_t *v;
+  CHECK_OK(av_decode(a, s, &r, &v, &err), &err);
+  const av_value_t *next = av_record_get(v, "next");
+  CHECK_EQ(next->type, AV_RECORD);
+  CHECK_EQ(av_record_get(next, "v")->u.i, 2);
+  CHECK_EQ(r.pos, sizeof data);
+  fl_arena_free(a);
+}
