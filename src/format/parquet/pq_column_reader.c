@@ -752,6 +752,36 @@ static void keep_levels(pq_col_t *c, uint32_t a, uint32_t b) {
   c->bn += n;
 }
 
+/*
+ * Skipping a flat column at a page boundary: data pages whose values all
+ * fall in the rows to skip are stepped over by their headers alone, never
+ * decompressed. Returns the rows skipped that way.
+ */
+static uint32_t skip_whole_pages(pq_col_t *c, uint32_t rows) {
+  uint32_t skipped = 0;
+  while (skipped < rows && c->pos < c->chunk_len) {
+    pq_page_header_t h;
+    size_t used = 0;
+    fl_err_t e2;
+    fl_arena_t *a = fl_arena_new(4096);
+    int rc = pq_meta_read_page_header(a, c->chunk + c->pos, c->chunk_len - c->pos, &h, &used, &e2);
+    fl_arena_free(a);
+    if (rc || (size_t)h.compressed_page_size > c->chunk_len - c->pos - used) break;
+    int32_t nv;
+    if (h.type == PQ_PAGE_DATA && h.has_data_page_header)
+      nv = h.data_page_header.num_values;
+    else if (h.type == PQ_PAGE_DATA_V2 && h.has_data_page_header_v2)
+      nv = h.data_page_header_v2.num_values;
+    else
+      break; /* dictionary pages and anything odd take the normal path */
+    if (nv < 0 || (uint32_t)nv > rows - skipped) break;
+    c->pos += used + (size_t)h.compressed_page_size;
+    skipped += (uint32_t)nv;
+    if (c->stats) c->stats->pages_skipped++;
+  }
+  return skipped;
+}
+
 /* Takes `rows` rows from the pages; v NULL skips them. */
 static int take_rows(pq_col_t *c, uint32_t rows, ty_vec_t *v, fl_err_t *err) {
   const pq_node_t *lf = c->leaf;
@@ -759,6 +789,10 @@ static int take_rows(pq_col_t *c, uint32_t rows, ty_vec_t *v, fl_err_t *err) {
   uint32_t got = 0;
   for (;;) {
     if (flat && got == rows) return FL_OK;
+    if (c->ppos == c->pn && flat && !v) {
+      got += skip_whole_pages(c, rows - got);
+      if (got == rows) return FL_OK;
+    }
     if (c->ppos == c->pn) {
       int rc = next_page(c, err);
       if (rc == 1) {

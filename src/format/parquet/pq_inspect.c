@@ -72,7 +72,7 @@ static void text_schema(FILE *out, const pq_file_meta_t *m) {
     const pq_schema_element_t *e = &m->schema[i];
     fprintf(out, "%*s", 2 * depth + 2, "");
     if (e->has_num_children && e->num_children > 0)
-      fprintf(out, "%s group %s", i ? rep_name(e) : "message", e->name);
+      fprintf(out, "%s%s%s", i ? rep_name(e) : "message", i ? " group " : " ", e->name);
     else
       fprintf(out, "%s %s %s", rep_name(e), e->has_type ? pq_type_name(e->type) : "?", e->name);
     if (e->has_type && e->type == PQ_FIXED_LEN_BYTE_ARRAY) fprintf(out, " (length %d)", e->type_length);

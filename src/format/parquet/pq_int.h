@@ -94,6 +94,11 @@ int pq__decompress_check(pq_codec_t codec, const uint8_t *in, size_t n, size_t o
 /* pq_prune.c: true when the row group's statistics prove no row matches. */
 bool pq__prune_row_group(const pq_schema_t *s, const pq_row_group_t *rg, const pq_pred_term_t *t,
                          uint32_t n);
+/* pq_prune.c: the row ranges [start, end) (pairs, fl_malloc'd) of a row
+ * group that pages' column indexes leave possible; the whole row group
+ * when no index applies. Index problems never fail the read. */
+int pq__prune_pages(io_reader_t *io, const pq_schema_t *s, const pq_row_group_t *rg,
+                    const pq_pred_term_t *t, uint32_t n, int64_t **ranges, uint32_t *nranges);
 /* Decodes a statistics value of leaf n into v (false: not usable). */
 bool pq__stat_value(const pq_node_t *n, const uint8_t *p, size_t len, ty_value_t *v);
 

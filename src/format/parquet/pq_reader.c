@@ -36,7 +36,9 @@ struct pq_reader {
   pq_read_opts_t opts;
   uint32_t rg;        /* next row group to start */
   bool in_rg;
-  int64_t rg_left;
+  int64_t rg_pos;     /* next row of the current row group */
+  int64_t *ranges;    /* row ranges of the current row group to read */
+  uint32_t nranges, range_i;
   pq_read_stats_t stats;
 };
 
@@ -54,6 +56,7 @@ void pq_reader_close(pq_reader_t *r) {
   if (r->cols)
     for (uint32_t i = 0; i < r->ps->nleaves; i++) pq__col_free(r->cols[i]);
   fl_free(r->cols);
+  fl_free(r->ranges);
   fl_free(r->leaf_vecs);
   fl_free(r->need_leaf);
   ty_batch_free(r->batch);
@@ -224,7 +227,12 @@ static int start_row_group(pq_reader_t *r, uint32_t g, fl_err_t *err) {
 int pq_reader_next(pq_reader_t *r, ty_batch_t **out, fl_err_t *err) {
   int rc;
   *out = NULL;
-  while (!r->in_rg || r->rg_left == 0) {
+  while (!r->in_rg || r->range_i >= r->nranges) {
+    if (r->in_rg) {
+      /* Rows after the last range were never read. */
+      const pq_row_group_t *cur = &r->meta.row_groups[r->rg - 1];
+      r->stats.rows_skipped += (uint64_t)(cur->num_rows - r->rg_pos);
+    }
     r->in_rg = false;
     if (r->rg >= r->meta.nrow_groups) return FL_OK;
     uint32_t g = r->rg++;
@@ -235,16 +243,35 @@ int pq_reader_next(pq_reader_t *r, ty_batch_t **out, fl_err_t *err) {
       r->stats.rows_skipped += (uint64_t)rg->num_rows;
       continue;
     }
+    fl_free(r->ranges);
+    r->ranges = NULL;
+    if (r->opts.npred) {
+      pq__prune_pages(r->io, r->ps, rg, r->opts.pred, r->opts.npred, &r->ranges, &r->nranges);
+    } else {
+      r->ranges = fl_malloc(2 * sizeof(int64_t));
+      r->ranges[0] = 0;
+      r->ranges[1] = rg->num_rows;
+      r->nranges = 1;
+    }
+    r->range_i = 0;
+    r->rg_pos = 0;
+    if (r->nranges == 0) {
+      r->stats.row_groups_skipped++;
+      r->stats.rows_skipped += (uint64_t)rg->num_rows;
+      continue;
+    }
     if ((rc = start_row_group(r, g, err))) goto fail;
     r->stats.row_groups_read++;
     r->in_rg = true;
-    r->rg_left = rg->num_rows;
   }
-  uint32_t n = r->rg_left < TY_BATCH_ROWS ? (uint32_t)r->rg_left : TY_BATCH_ROWS;
+  int64_t lo = r->ranges[2 * r->range_i], hi = r->ranges[2 * r->range_i + 1];
+  if (lo < r->rg_pos) lo = r->rg_pos;
+  uint32_t skip = (uint32_t)(lo - r->rg_pos);
+  uint32_t n = hi - lo < TY_BATCH_ROWS ? (uint32_t)(hi - lo) : TY_BATCH_ROWS;
   ty_batch_reset(r->batch);
   for (uint32_t i = 0; i < r->ps->nleaves; i++) {
     if (!r->cols[i]) continue;
-    if ((rc = pq__col_read(r->cols[i], 0, n, r->leaf_vecs[i], err))) goto fail;
+    if ((rc = pq__col_read(r->cols[i], skip, n, r->leaf_vecs[i], err))) goto fail;
   }
   for (uint32_t i = 0; i < r->ntop; i++) {
     ty_vec_t *v = r->batch->cols[i];
@@ -256,8 +283,10 @@ int pq_reader_next(pq_reader_t *r, ty_batch_t **out, fl_err_t *err) {
     }
   }
   r->batch->nrows = n;
-  r->rg_left -= n;
+  r->rg_pos = lo + n;
+  if (r->rg_pos >= hi) r->range_i++;
   r->stats.rows_read += n;
+  r->stats.rows_skipped += skip;
   *out = r->batch;
   return FL_OK;
 fail:
