@@ -26,7 +26,7 @@ static int mem_read_at(io_reader_t *r, uint64_t off, void *buf, size_t n, fl_err
 
 static void mem_close(io_reader_t *r) { fl_free(r); }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+static void read_all(const uint8_t *data, size_t size, const pq_read_opts_t *opts) {
   mem_reader_t *m = fl_calloc(1, sizeof *m);
   m->base.path = "fuzz.parquet";
   m->base.size = size;
@@ -36,10 +36,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fl_err_t err;
   fl_err_clear(&err);
   pq_reader_t *r;
-  if (pq_reader_open_io(&m->base, NULL, &r, &err) != FL_OK) return 0;
+  if (pq_reader_open_io(&m->base, opts, &r, &err) != FL_OK) return;
   ty_batch_t *b;
   while (pq_reader_next(r, &b, &err) == FL_OK && b) {
   }
   pq_reader_close(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  read_all(data, size, NULL);
+  /* Again with a predicate on the first column, so that statistics,
+   * column and offset indexes and page skipping are exercised too. */
+  pq_pred_term_t t[2] = {
+      {.field_id = 1, .op = PQ_OP_EQ, .value = {.kind = TY_INT, .u.i32 = 100}},
+      {.field_id = 1, .op = PQ_OP_GE, .value = {.kind = TY_LONG, .u.i64 = 5}},
+  };
+  pq_read_opts_t o = {.pred = t, .npred = 2};
+  read_all(data, size, &o);
   return 0;
 }

@@ -285,3 +285,30 @@ def test_damaged_copies_never_crash(tmp_path, name):
         assert proc.returncode in (0, 1), f"{p.name}: exit {proc.returncode}\n{stderr}"
         if proc.returncode == 1:
             assert p.name in stderr, stderr
+
+
+@pytest.mark.parametrize("path", readable_files(), ids=lambda p: str(p.relative_to(DATA)))
+def test_inspect_matches_pyarrow_metadata(path):
+    doc = json.loads(run_floe("inspect", "--json", path).stdout)
+    md = pq.ParquetFile(path).metadata
+    assert doc["num_rows"] == md.num_rows
+    assert (doc["created_by"] or "") == (md.created_by or "")
+    assert len(doc["row_groups"]) == md.num_row_groups
+    for g, rg in enumerate(doc["row_groups"]):
+        prg = md.row_group(g)
+        assert rg["num_rows"] == prg.num_rows
+        assert len(rg["columns"]) == prg.num_columns
+        for c, col in enumerate(rg["columns"]):
+            pc = prg.column(c)
+            assert col["path"] == pc.path_in_schema
+            assert col["physical_type"] == pc.physical_type
+            assert col["codec"] == pc.compression.upper().replace("LZ4", "LZ4_RAW") \
+                or col["codec"] in ("LZ4", pc.compression.upper())
+            assert col["total_compressed_size"] == pc.total_compressed_size
+            assert col["num_values"] == pc.num_values
+            assert col["column_index"] == pc.has_column_index
+            assert col["offset_index"] == pc.has_offset_index
+            if pc.is_stats_set and pc.statistics.has_null_count and "statistics" in col:
+                assert col["statistics"]["null_count"] == pc.statistics.null_count
+    text = run_floe("inspect", path).stdout
+    assert "iceberg fields:" in text and f"num_rows: {md.num_rows}" in text

@@ -82,6 +82,15 @@ bool pq__stat_value(const pq_node_t *n, const uint8_t *p, size_t len, ty_value_t
   }
 }
 
+/* The spec asks readers to widen a zero bound: a min of +0 may hide -0
+ * values and a max of -0 may hide +0 ones. */
+static void widen_zero(ty_value_t *mn, ty_value_t *mx) {
+  if (mn->kind == TY_FLOAT && mn->u.f32 == 0) mn->u.f32 = -0.0f;
+  if (mx->kind == TY_FLOAT && mx->u.f32 == 0) mx->u.f32 = 0.0f;
+  if (mn->kind == TY_DOUBLE && mn->u.f64 == 0) mn->u.f64 = -0.0;
+  if (mx->kind == TY_DOUBLE && mx->u.f64 == 0) mx->u.f64 = 0.0;
+}
+
 static const pq_node_t *find_leaf(const pq_node_t *n, int32_t id) {
   if (n->kind == PQ_NODE_LIST || n->kind == PQ_NODE_MAP) return NULL;
   for (uint32_t i = 0; i < n->nchildren; i++) {
@@ -118,6 +127,7 @@ static bool term_prunes(const pq_node_t *lf, const pq_row_group_t *rg, const pq_
   ty_value_t vmin, vmax;
   if (!pq__stat_value(lf, mn->p, mn->n, &vmin) || !pq__stat_value(lf, mx->p, mx->n, &vmax))
     return false;
+  widen_zero(&vmin, &vmax);
   if ((t->value.kind == TY_FLOAT && isnan(t->value.u.f32)) ||
       (t->value.kind == TY_DOUBLE && isnan(t->value.u.f64)))
     return false;
@@ -158,6 +168,7 @@ static bool page_may_match(const pq_node_t *lf, const pq_column_index_t *ci, uin
   if (!pq__stat_value(lf, ci->min_values[i].p, ci->min_values[i].n, &vmin) ||
       !pq__stat_value(lf, ci->max_values[i].p, ci->max_values[i].n, &vmax))
     return true;
+  widen_zero(&vmin, &vmax);
   int cmin = ty_value_cmp(&t->value, &vmin), cmax = ty_value_cmp(&t->value, &vmax);
   switch (t->op) {
     case PQ_OP_EQ: return !(cmin < 0 || cmax > 0);
