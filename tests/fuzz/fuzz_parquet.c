@@ -26,6 +26,37 @@ static int mem_read_at(io_reader_t *r, uint64_t off, void *buf, size_t n, fl_err
 
 static void mem_close(io_reader_t *r) { fl_free(r); }
 
+/* Every batch must be self-consistent: offsets ascending and inside the
+ * heap or the child, children as long as their parents say. */
+static void check_vec(const ty_vec_t *v) {
+  if (v->null_count > v->len || v->len > v->cap) abort();
+  switch (v->type->kind) {
+    case TY_STRING:
+    case TY_BINARY:
+      if (v->offsets[0] != 0) abort();
+      for (uint32_t i = 0; i < v->len; i++)
+        if (v->offsets[i + 1] < v->offsets[i]) abort();
+      if ((size_t)v->offsets[v->len] != v->heap_len) abort();
+      break;
+    case TY_LIST:
+    case TY_MAP:
+      for (uint32_t i = 0; i < v->len; i++)
+        if (v->offsets[i + 1] < v->offsets[i]) abort();
+      for (uint32_t c = 0; c < v->nchildren; c++) {
+        if ((uint32_t)v->offsets[v->len] != v->children[c]->len) abort();
+        check_vec(v->children[c]);
+      }
+      break;
+    case TY_STRUCT:
+      for (uint32_t c = 0; c < v->nchildren; c++) {
+        if (v->children[c]->len != v->len) abort();
+        check_vec(v->children[c]);
+      }
+      break;
+    default: break;
+  }
+}
+
 static void read_all(const uint8_t *data, size_t size, const pq_read_opts_t *opts) {
   mem_reader_t *m = fl_calloc(1, sizeof *m);
   m->base.path = "fuzz.parquet";
@@ -39,6 +70,10 @@ static void read_all(const uint8_t *data, size_t size, const pq_read_opts_t *opt
   if (pq_reader_open_io(&m->base, opts, &r, &err) != FL_OK) return;
   ty_batch_t *b;
   while (pq_reader_next(r, &b, &err) == FL_OK && b) {
+    for (uint32_t c = 0; c < b->ncols; c++) {
+      if (b->cols[c]->len != b->nrows) abort();
+      check_vec(b->cols[c]);
+    }
   }
   pq_reader_close(r);
 }

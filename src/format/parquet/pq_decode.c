@@ -148,6 +148,8 @@ static void unpack64(const uint8_t *src, size_t srclen, int bw, uint32_t nv, uin
         uint32_t v = 0;                                                                           \
         for (size_t k = 0; k < vbytes; k++) v |= (uint32_t)p[pos + k] << (8 * k);                 \
         pos += vbytes;                                                                            \
+        if (bw < 32 && (v >> bw) != 0)                                                            \
+          return fl_err_set(err, FL_ECORRUPT, "%s: run value %u wider than %d bits", what, v, bw); \
         if (run == 0) continue;                                                                   \
         uint32_t take = run < want ? (uint32_t)run : want;                                        \
         T tv = (T)v;                                                                              \

@@ -572,3 +572,12 @@ TEST(page_index_pruning) {
   tiny_pages_case(PQ_OP_GE, 7000, 300, true);
   tiny_pages_case(PQ_OP_NOT_NULL, 0, 7300, false);
 }
+
+TEST(rle_run_value_wider_than_bit_width) {
+  /* A run of 4 x 5 with bit width 1: the value does not fit, so a level
+   * decoder must not accept it (it would disagree with the maximum). */
+  const uint8_t in[] = {0x08, 0x05};
+  uint16_t out[4];
+  fl_err_t err;
+  CHECK_ERR(pq_rle_decode_levels(in, sizeof in, 1, 4, out, &err), FL_ECORRUPT);
+}
