@@ -64,6 +64,14 @@ typedef struct pq_schema {
  */
 int pq__schema_build(fl_arena_t *a, const pq_file_meta_t *m, pq_schema_t **out, fl_err_t *err);
 
+/* Whether node n or one of its descendants has field id `id`. */
+bool pq__node_has_id(const pq_node_t *n, int32_t id);
+/* A copy of n keeping only the fields listed in ids and the parents on
+ * their way (a listed field keeps its whole subtree); NULL when none of
+ * them is under n. Types are rebuilt in the arena. */
+const pq_node_t *pq__node_prune(fl_arena_t *a, const pq_node_t *n, const int32_t *ids,
+                                uint32_t nids);
+
 /* pq_column_reader.c: reads one column chunk's pages. */
 typedef struct pq_col pq_col_t;
 pq_col_t *pq__col_new(const pq_node_t *leaf, pq_read_stats_t *stats);

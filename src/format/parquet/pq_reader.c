@@ -142,21 +142,23 @@ static int open_io(io_reader_t *io, const pq_read_opts_t *opts, pq_reader_t **ou
   /* Projection. */
   const pq_node_t *root = &r->ps->root;
   if (r->opts.field_ids) {
-    r->ntop = r->opts.nfield_ids;
-    r->top = fl_arena_alloc(r->a, (r->ntop ? r->ntop : 1) * sizeof *r->top);
-    for (uint32_t i = 0; i < r->ntop; i++) {
+    /* Output columns: the top-level ancestors of the ids, in the order of
+     * their first mention, each pruned to the fields asked for. */
+    r->top = fl_arena_alloc(r->a, (r->opts.nfield_ids ? r->opts.nfield_ids : 1) * sizeof *r->top);
+    r->ntop = 0;
+    for (uint32_t i = 0; i < r->opts.nfield_ids; i++) {
+      int32_t id = r->opts.field_ids[i];
       const pq_node_t *hit = NULL;
-      for (uint32_t k = 0; k < root->nchildren; k++)
-        if (root->children[k]->field.id == r->opts.field_ids[i]) hit = root->children[k];
+      for (uint32_t k = 0; k < root->nchildren && !hit; k++)
+        if (pq__node_has_id(root->children[k], id)) hit = root->children[k];
       if (!hit) {
-        const ty_field_t *f = ty_schema_find_id(r->ps->schema, r->opts.field_ids[i]);
-        rc = fl_err_set(err, f ? FL_EUNSUPPORTED : FL_ENOTFOUND,
-                        f ? "field id %d is nested: only top-level columns can be projected"
-                          : "no field with id %d in the file",
-                        r->opts.field_ids[i]);
+        rc = fl_err_set(err, FL_ENOTFOUND, "no field with id %d in the file", id);
         goto err;
       }
-      r->top[i] = hit;
+      bool dup = false;
+      for (uint32_t k = 0; k < r->ntop; k++) dup |= r->top[k]->field.id == hit->field.id;
+      if (dup) continue;
+      r->top[r->ntop++] = pq__node_prune(r->a, hit, r->opts.field_ids, r->opts.nfield_ids);
     }
   } else {
     r->ntop = root->nchildren;
