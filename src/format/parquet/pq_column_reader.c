@@ -20,6 +20,8 @@
 #include "format/parquet/pq_int.h"
 
 #define PQ_MAX_PAGE_VALUES (1u << 24)
+/* Values one leaf may hold for one batch (nested rows can hold many). */
+#define PQ_MAX_BATCH_VALUES (1u << 25)
 
 enum { VK_FIXED, VK_BYTES, VK_DICT };
 
@@ -627,9 +629,19 @@ static int next_page(pq_col_t *c, fl_err_t *err) {
   }
 }
 
+#define PQ_MAX_BATCH_HEAP ((size_t)1 << 30)
+
+static int heap_limit(pq_col_t *c, const ty_vec_t *v, size_t total, fl_err_t *err) {
+  if (total > PQ_MAX_BATCH_HEAP || v->heap_len + total > PQ_MAX_BATCH_HEAP)
+    return fl_err_set(err, FL_ELIMIT,
+                      "column '%s', row group %u: one batch's values exceed %zu bytes",
+                      c->leaf->path, c->rg, PQ_MAX_BATCH_HEAP);
+  return FL_OK;
+}
+
 /* Appends n dense values from the current page to v (validity not set). */
-static void emit(pq_col_t *c, uint32_t n, ty_vec_t *v) {
-  if (n == 0) return;
+static int emit(pq_col_t *c, uint32_t n, ty_vec_t *v, fl_err_t *err) {
+  if (n == 0) return FL_OK;
   uint32_t at = v->len;
   if (c->vk == VK_FIXED) {
     memcpy(v->data + (size_t)at * c->vw, c->vfixed + (size_t)c->pvpos * c->vw, (size_t)n * c->vw);
@@ -637,6 +649,7 @@ static void emit(pq_col_t *c, uint32_t n, ty_vec_t *v) {
     const uint32_t *st = c->bstart + c->pvpos, *ln = c->blen + c->pvpos;
     size_t total = 0;
     for (uint32_t i = 0; i < n; i++) total += ln[i];
+    if (heap_limit(c, v, total, err)) return FL_ELIMIT;
     ty_vec_reserve_heap(v, total + 16);
     uint8_t *h = v->heap;
     size_t hl = v->heap_len;
@@ -675,6 +688,7 @@ static void emit(pq_col_t *c, uint32_t n, ty_vec_t *v) {
     const uint8_t *base = c->dict_base;
     size_t total = 0;
     for (uint32_t i = 0; i < n; i++) total += c->dict_len[ix[i]];
+    if (heap_limit(c, v, total, err)) return FL_ELIMIT;
     ty_vec_reserve_heap(v, total + 16);
     uint8_t *h = v->heap;
     size_t hl = v->heap_len;
@@ -692,6 +706,7 @@ static void emit(pq_col_t *c, uint32_t n, ty_vec_t *v) {
   }
   c->pvpos += n;
   v->len = at + n;
+  return FL_OK;
 }
 
 static inline void set_bit(uint8_t *bm, uint32_t i, bool on) {
@@ -865,8 +880,12 @@ static int take_rows(pq_col_t *c, uint32_t rows, ty_vec_t *v, fl_err_t *err) {
                         lf->path, c->rg);
     if (v) {
       uint32_t l0 = v->len;
+      if ((uint64_t)l0 + ns > PQ_MAX_BATCH_VALUES)
+        return fl_err_set(err, FL_ELIMIT, "column '%s', row group %u: more than %u values in %u rows",
+                          lf->path, c->rg, PQ_MAX_BATCH_VALUES, rows);
       ty_vec_reserve(v, l0 + ns);
-      emit(c, nv, v);
+      int rc = emit(c, nv, v, err);
+      if (rc) return rc;
       if (lf->max_def > 0)
         expand(c, v, l0, ns, nv, c->pdef + a, ne);
       else
