@@ -11,7 +11,7 @@ PY         := $(VENV)/bin/python
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps venv demo test unit unit-asan interop fuzz fuzz-long bench clean
+.PHONY: all build deps venv demo test unit unit-asan interop fuzz fuzz-long bench bench-quick clean
 
 all: build
 
@@ -50,8 +50,15 @@ fuzz-long:
 test: build venv
 	@$(MAKE) --no-print-directory unit unit-asan interop fuzz
 
+# Not part of `make test`: the full run takes minutes and several GB of disk.
+# Extra driver options: make bench BENCH_ARGS='--repeat 3'.
+BENCH_ARGS ?=
+
 bench: build venv
-	@$(PY) bench/parquet_bench.py --floe $(BUILD)/floe
+	@$(PY) bench/parquet_bench.py --floe $(BUILD)/floe $(BENCH_ARGS)
+
+bench-quick: build venv
+	@$(PY) bench/parquet_bench.py --floe $(BUILD)/floe --quick $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

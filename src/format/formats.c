@@ -4,11 +4,12 @@
  */
 #include "format/format.h"
 
-extern const fmt_impl_t js_fmt_impl;
-extern const fmt_impl_t pq_fmt_impl;
+extern const fmt_impl_t pq_fmt_impl, av_fmt_impl, js_fmt_impl, csv_fmt_impl;
 
 const fmt_impl_t *const fmt_impls[] = {
-    &js_fmt_impl,
     &pq_fmt_impl,
+    &av_fmt_impl,
+    &js_fmt_impl,
+    &csv_fmt_impl,
     0,
 };

@@ -166,24 +166,73 @@ bool ty_decimal_parse(const char *s, size_t n, int precision, int scale, bool ro
   return true;
 }
 
+/*
+ * Writes the shortest digits that read back as d (prec significant digits
+ * found by trying 1..max) the way Python's repr does: plain notation with
+ * at least one fraction digit when the decimal exponent is in [-4, 16),
+ * scientific ("1e+20", "1.5e-07") otherwise.
+ */
+static size_t format_shortest(double d, int max_prec, bool is_float, char *buf) {
+  char e[40];
+  int prec = 1;
+  for (; prec <= max_prec; prec++) {
+    snprintf(e, sizeof e, "%.*e", prec - 1, d);
+    if (is_float ? strtof(e, NULL) == (float)d : strtod(e, NULL) == d) break;
+  }
+  if (prec > max_prec) {
+    prec = max_prec;
+    snprintf(e, sizeof e, "%.*e", prec - 1, d);
+  }
+  /* e is [-]D[.DDD]e(+|-)XX */
+  const char *p = e;
+  bool neg = *p == '-';
+  if (neg) p++;
+  char digits[24];
+  int nd = 0;
+  for (; *p && *p != 'e'; p++)
+    if (*p != '.') digits[nd++] = *p;
+  int exp10 = atoi(p + 1);
+  while (nd > 1 && digits[nd - 1] == '0') nd--;
+  size_t n = 0;
+  if (neg) buf[n++] = '-';
+  if (exp10 < -4 || exp10 >= 16) {
+    buf[n++] = digits[0];
+    if (nd > 1) {
+      buf[n++] = '.';
+      memcpy(buf + n, digits + 1, (size_t)nd - 1);
+      n += (size_t)nd - 1;
+    }
+    n += (size_t)sprintf(buf + n, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+  } else if (exp10 < 0) {
+    buf[n++] = '0';
+    buf[n++] = '.';
+    for (int i = -1; i > exp10; i--) buf[n++] = '0';
+    memcpy(buf + n, digits, (size_t)nd);
+    n += (size_t)nd;
+  } else {
+    for (int i = 0; i <= exp10; i++) buf[n++] = i < nd ? digits[i] : '0';
+    buf[n++] = '.';
+    if (nd > exp10 + 1) {
+      memcpy(buf + n, digits + exp10 + 1, (size_t)(nd - exp10 - 1));
+      n += (size_t)(nd - exp10 - 1);
+    } else {
+      buf[n++] = '0';
+    }
+  }
+  buf[n] = '\0';
+  return n;
+}
+
 size_t ty_format_double(double d, char *buf) {
   if (isnan(d)) return (size_t)sprintf(buf, "NaN");
   if (isinf(d)) return (size_t)sprintf(buf, d < 0 ? "-Infinity" : "Infinity");
-  for (int prec = 1; prec <= 17; prec++) {
-    int n = snprintf(buf, 32, "%.*g", prec, d);
-    if (strtod(buf, NULL) == d) return (size_t)n;
-  }
-  return (size_t)snprintf(buf, 32, "%.17g", d);
+  return format_shortest(d, 17, false, buf);
 }
 
 size_t ty_format_float(float f, char *buf) {
   if (isnan(f)) return (size_t)sprintf(buf, "NaN");
   if (isinf(f)) return (size_t)sprintf(buf, f < 0 ? "-Infinity" : "Infinity");
-  for (int prec = 1; prec <= 9; prec++) {
-    int n = snprintf(buf, 32, "%.*g", prec, (double)f);
-    if (strtof(buf, NULL) == f) return (size_t)n;
-  }
-  return (size_t)snprintf(buf, 32, "%.9g", (double)f);
+  return format_shortest((double)f, 9, true, buf);
 }
 
 void ty_uuid_format(const uint8_t b[16], char out[37]) {

@@ -72,10 +72,24 @@ void ty_vec_reserve_heap(ty_vec_t *v, size_t extra) {
 }
 
 void ty_vec_append_bytes(ty_vec_t *v, const void *p, size_t n) {
-  ty__vec_grow1(v);
+  /* p may point into v's own buffers (appending a row of v to v): grow
+   * first and re-point it, since growing moves them. */
+  const uint8_t *src = p;
+  if (v->len == v->cap) {
+    const uint8_t *old = v->data;
+    bool inside = old && src >= old && src < old + (size_t)v->cap * ty_value_width(v->type);
+    ty__vec_grow1(v);
+    if (inside) src = v->data + (src - old);
+  }
+  if (v->offsets && v->heap_cap - v->heap_len < n) {
+    const uint8_t *old = v->heap;
+    bool inside = old && src >= old && src < old + v->heap_cap;
+    ty_vec_reserve_heap(v, n);
+    if (inside) src = v->heap + (src - old);
+  }
+  p = src;
   ty__vec_mark(v, true);
   if (v->offsets) {
-    ty_vec_reserve_heap(v, n);
     if (n) memcpy(v->heap + v->heap_len, p, n);
     v->heap_len += n;
     v->offsets[v->len + 1] = (int32_t)v->heap_len;

@@ -134,7 +134,8 @@ static inline fl_i128 ty_vec_get_i128(const ty_vec_t *v, uint32_t i) {
 static inline const uint8_t *ty_vec_get_bytes(const ty_vec_t *v, uint32_t i, size_t *n) {
   if (v->offsets && !ty_is_nested(v->type)) {
     *n = (size_t)(v->offsets[i + 1] - v->offsets[i]);
-    return v->heap + v->offsets[i];
+    /* A vector of only empty values may have no heap yet. */
+    return v->heap ? v->heap + v->offsets[i] : (const uint8_t *)"";
   }
   *n = (size_t)v->type->length;
   return v->data + (size_t)i * (size_t)v->type->length;

@@ -140,7 +140,7 @@ int pq_fmt_inspect(io_fs_t *fs, const char *path, bool json, FILE *out, fl_err_t
   const ty_schema_t *sc = pq_reader_file_schema(r);
   fl_arena_t *a = fl_arena_new(0);
   pq_schema_t *ps;
-  if ((rc = pq__schema_build(a, m, &ps, err))) goto done;
+  if ((rc = pq__schema_from_file(a, m, &ps, err))) goto done;
   fl_buf_t b, s1, s2;
   fl_buf_init(&b);
   fl_buf_init(&s1);

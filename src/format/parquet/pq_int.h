@@ -62,7 +62,7 @@ typedef struct pq_schema {
  * schema elements; ids come from field_id, missing ones are assigned in
  * Iceberg's fresh-id order after the highest given id.
  */
-int pq__schema_build(fl_arena_t *a, const pq_file_meta_t *m, pq_schema_t **out, fl_err_t *err);
+int pq__schema_from_file(fl_arena_t *a, const pq_file_meta_t *m, pq_schema_t **out, fl_err_t *err);
 
 /* Whether node n or one of its descendants has field id `id`. */
 bool pq__node_has_id(const pq_node_t *n, int32_t id);

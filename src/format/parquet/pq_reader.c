@@ -136,7 +136,7 @@ static int open_io(io_reader_t *io, const pq_read_opts_t *opts, pq_reader_t **ou
                     "file has encrypted columns (plaintext footer): Parquet modular encryption is not supported");
     goto err;
   }
-  if ((rc = pq__schema_build(r->a, &r->meta, &r->ps, err))) goto err;
+  if ((rc = pq__schema_from_file(r->a, &r->meta, &r->ps, err))) goto err;
   if ((rc = check_row_groups(r, err))) goto err;
 
   /* Projection. */

@@ -366,7 +366,7 @@ static void finish_types(bld_t *b, pq_node_t *n) {
   }
 }
 
-int pq__schema_build(fl_arena_t *a, const pq_file_meta_t *m, pq_schema_t **out, fl_err_t *err) {
+int pq__schema_from_file(fl_arena_t *a, const pq_file_meta_t *m, pq_schema_t **out, fl_err_t *err) {
   bld_t b = {.a = a, .err = err, .m = m};
   rnode_t root;
   int rc = raw_tree(&b, &root, 0);

@@ -1,6 +1,8 @@
 /*
  * test_types.c - the type system, schema syntax, vectors and values.
  */
+#include <stdlib.h>
+
 #include "base/alloc.h"
 #include "test.h"
 #include "types/type.h"
@@ -133,11 +135,46 @@ TEST(value_order_and_text) {
   ty_value_t s2 = {.kind = TY_STRING, .u.bytes = {(const uint8_t *)"abc", 3}};
   CHECK(ty_value_cmp(&s1, &s2) < 0);
   char buf[40];
-  ty_format_double(0.1, buf);
+  static const struct {
+    double d;
+    const char *text;
+  } cases[] = {{0.1, "0.1"},        {1000, "1000.0"},   {-0.0, "-0.0"},      {1e16, "1e+16"},
+               {1e-7, "1e-07"},     {123.456, "123.456"}, {0.00001, "1e-05"}, {0.0001, "0.0001"},
+               {1.5e300, "1.5e+300"}, {5e-324, "5e-324"}, {9007199254740993.0, "9007199254740992.0"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ty_format_double(cases[i].d, buf);
+    CHECK_STR(buf, cases[i].text);
+    CHECK(strtod(buf, NULL) == cases[i].d);
+  }
+  ty_format_float(0.1f, buf);
   CHECK_STR(buf, "0.1");
+  ty_format_float(3.4028235e38f, buf);
+  CHECK_STR(buf, "3.4028235e+38");
   uint8_t u[16];
   CHECK(ty_uuid_parse("f79c3e09-677c-4bbd-a479-3f349cb785e7", 36, u));
   char text[37];
   ty_uuid_format(u, text);
   CHECK_STR(text, "f79c3e09-677c-4bbd-a479-3f349cb785e7");
+}
+
+TEST(vector_append_from_itself_while_growing) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err;
+  ty_schema_t *s;
+  CHECK_OK(ty_schema_parse(a, "s string, f fixed(3), l list<string>", &s, &err), &err);
+  ty_batch_t *b = ty_batch_new(s, 1);
+  ty_vec_append_bytes(b->cols[0], "hello", 5);
+  ty_vec_append_bytes(b->cols[1], "abc", 3);
+  ty_vec_append_bytes(b->cols[2]->children[0], "x", 1);
+  ty_vec_append_list_end(b->cols[2]);
+  for (int i = 0; i < 5000; i++)
+    for (uint32_t c = 0; c < 3; c++) ty_vec_append_from(b->cols[c], b->cols[c], (uint32_t)i);
+  size_t n;
+  const uint8_t *p = ty_vec_get_bytes(b->cols[0], 5000, &n);
+  CHECK(n == 5 && memcmp(p, "hello", 5) == 0);
+  p = ty_vec_get_bytes(b->cols[1], 5000, &n);
+  CHECK(n == 3 && memcmp(p, "abc", 3) == 0);
+  CHECK_EQ(b->cols[2]->children[0]->len, 5001);
+  ty_batch_free(b);
+  fl_arena_free(a);
 }

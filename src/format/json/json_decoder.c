@@ -1,0 +1,631 @@
+/*
+ * json_decoder.c - JSON objects straight into column vectors (see
+ * json_decoder.h for what is accepted).
+ *
+ * At creation the schema becomes a tree of nodes mirroring the types; a
+ * struct node carries an open-addressing table from member name to field
+ * index, a hint (the field after the last match, since producers emit
+ * members in a fixed order) and a "seen" stamp per field, compared with a
+ * per-object generation number so no clearing is needed between objects.
+ *
+ * Decoding is recursive descent over the lexer in json_int.h; each value
+ * is appended to the vector its node belongs to as soon as it is read.
+ * When a row fails half way, every column is cut back to the rows before
+ * it. The field path of an error is collected while the recursion unwinds,
+ * so the happy path pays nothing for it.
+ */
+#include "format/json/json_decoder.h"
+
+#include <stdio.h>
+
+#include "base/alloc.h"
+#include "base/time.h"
+#include "format/json/json_int.h"
+#include "format/text_parse.h"
+
+typedef struct js_node js_node_t;
+struct js_node {
+  ty_kind_t kind;
+  uint32_t nfields;
+  js_node_t *kids; /* struct fields; list element; map key, value */
+  const char **names;
+  uint32_t *name_lens;
+  bool *required;
+  uint32_t *slots; /* field index + 1; 0 = empty */
+  uint32_t mask;
+  uint32_t *seen;
+  uint32_t gen;
+  uint32_t hint;
+};
+
+#define MAX_PATH 80
+
+typedef struct path_el {
+  const char *name; /* NULL: an index */
+  uint32_t len;
+  int64_t index;
+} path_el_t;
+
+struct js_decoder {
+  fl_arena_t *arena;
+  const ty_schema_t *schema;
+  js_node_t root;
+  bool ci;
+  js_lex_t lx;
+  uint64_t line;
+  ptrdiff_t carry; /* start of the current line relative to the next text */
+  fl_buf_t scratch;
+  path_el_t path[MAX_PATH];
+  uint32_t npath;
+  size_t consumed;
+};
+
+static inline uint32_t lower(uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+static uint32_t name_hash(const char *s, size_t n, bool ci) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t c = (unsigned char)s[i];
+    h = (h ^ (ci ? lower(c) : c)) * 16777619u;
+  }
+  return h;
+}
+
+static bool name_eq(const char *a, const char *b, size_t n, bool ci) {
+  if (!ci) return memcmp(a, b, n) == 0;
+  for (size_t i = 0; i < n; i++)
+    if (lower((unsigned char)a[i]) != lower((unsigned char)b[i])) return false;
+  return true;
+}
+
+static void build_node(js_decoder_t *d, js_node_t *nd, const ty_type_t *t) {
+  memset(nd, 0, sizeof *nd);
+  nd->kind = t->kind;
+  if (!ty_is_nested(t)) return;
+  uint32_t n = t->nfields;
+  nd->nfields = n;
+  nd->kids = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->kids);
+  nd->names = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->names);
+  nd->name_lens = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->name_lens);
+  nd->required = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->required);
+  for (uint32_t i = 0; i < n; i++) {
+    nd->names[i] = t->fields[i].name;
+    nd->name_lens[i] = (uint32_t)strlen(t->fields[i].name);
+    nd->required[i] = t->fields[i].required;
+    build_node(d, &nd->kids[i], t->fields[i].type);
+  }
+  if (t->kind != TY_STRUCT) return;
+  uint32_t size = 4;
+  while (size < 2 * n) size *= 2;
+  nd->mask = size - 1;
+  nd->slots = fl_arena_zalloc(d->arena, size * sizeof *nd->slots);
+  nd->seen = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->seen);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t h = name_hash(nd->names[i], nd->name_lens[i], d->ci) & nd->mask;
+    bool dup = false;
+    while (nd->slots[h]) {
+      uint32_t o = nd->slots[h] - 1;
+      if (nd->name_lens[o] == nd->name_lens[i] &&
+          name_eq(nd->names[o], nd->names[i], nd->name_lens[i], d->ci))
+        dup = true;
+      h = (h + 1) & nd->mask;
+    }
+    if (!dup) nd->slots[h] = i + 1;
+  }
+}
+
+js_decoder_t *js_decoder_new(const ty_schema_t *s, const js_decode_opts_t *opts) {
+  js_decoder_t *d = fl_calloc(1, sizeof *d);
+  d->arena = fl_arena_new(0);
+  d->schema = s;
+  d->ci = opts && opts->case_insensitive;
+  d->lx.max_depth = opts && opts->max_depth ? opts->max_depth : 64;
+  if (d->lx.max_depth > MAX_PATH - 8) d->lx.max_depth = MAX_PATH - 8;
+  d->line = 1;
+  fl_buf_init(&d->scratch);
+  build_node(d, &d->root, &s->root);
+  return d;
+}
+
+void js_decoder_free(js_decoder_t *d) {
+  if (!d) return;
+  fl_arena_free(d->arena);
+  fl_buf_free(&d->scratch);
+  fl_free(d);
+}
+
+void js_decoder_set_line(js_decoder_t *d, uint64_t line) {
+  d->line = line ? line : 1;
+  d->carry = 0;
+}
+
+size_t js_decoder_consumed(const js_decoder_t *d) { return d->consumed; }
+
+static void push_name(js_decoder_t *d, const char *name, uint32_t len) {
+  if (d->npath < MAX_PATH) d->path[d->npath++] = (path_el_t){.name = name, .len = len};
+}
+static void push_index(js_decoder_t *d, int64_t i) {
+  if (d->npath < MAX_PATH) d->path[d->npath++] = (path_el_t){.name = NULL, .index = i};
+}
+
+static int lookup(js_decoder_t *d, js_node_t *nd, const char *k, size_t n) {
+  uint32_t h = nd->hint;
+  if (h < nd->nfields && nd->name_lens[h] == n && name_eq(nd->names[h], k, n, d->ci)) return (int)h;
+  h = name_hash(k, n, d->ci) & nd->mask;
+  while (nd->slots[h]) {
+    uint32_t i = nd->slots[h] - 1;
+    if (nd->name_lens[i] == n && name_eq(nd->names[i], k, n, d->ci)) return (int)i;
+    h = (h + 1) & nd->mask;
+  }
+  return -1;
+}
+
+static const char *found_what(char c) {
+  switch (c) {
+    case '{': return "an object";
+    case '[': return "an array";
+    case '"': return "a string";
+    case 't':
+    case 'f': return "a boolean";
+    default: return (c == '-' || (c >= '0' && c <= '9')) ? "a number" : NULL;
+  }
+}
+
+static const char *expected_what(ty_kind_t k) {
+  switch (k) {
+    case TY_BOOLEAN: return "true or false";
+    case TY_INT:
+    case TY_LONG: return "an integer";
+    case TY_FLOAT:
+    case TY_DOUBLE:
+    case TY_DECIMAL: return "a number";
+    case TY_DATE: return "a date string or a day number";
+    case TY_TIME:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ:
+    case TY_TIMESTAMP_NS:
+    case TY_TIMESTAMPTZ_NS: return "an ISO-8601 string or an integer count";
+    case TY_STRUCT: return "an object";
+    case TY_LIST: return "an array";
+    case TY_MAP: return "an object or an array of {\"key\", \"value\"} objects";
+    default: return "a string";
+  }
+}
+
+/* A value of the wrong JSON kind (or not JSON at all) at l->p. */
+static int type_error(js_lex_t *l, ty_kind_t k) {
+  const char *f = found_what(*l->p);
+  if (!f)
+    return js__fail(l, FL_EPARSE, l->p, "unexpected character '%c'",
+                    *l->p >= 0x20 && *l->p < 0x7f ? *l->p : '?');
+  return js__fail(l, FL_EINVALID, l->p, "expected %s, found %s", expected_what(k), f);
+}
+
+/* A string value's text: raw, or unescaped into the scratch buffer. */
+static int string_text(js_decoder_t *d, const char **s, size_t *n) {
+  bool esc;
+  int rc = js__scan_string(&d->lx, s, n, &esc);
+  if (rc || !esc) return rc;
+  fl_buf_clear(&d->scratch);
+  fl_buf_reserve(&d->scratch, *n);
+  size_t outn;
+  rc = js__unescape(&d->lx, *s, *n, d->scratch.data, &outn);
+  *s = (const char *)d->scratch.data;
+  *n = outn;
+  return rc;
+}
+
+static int decode_value(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, bool required, uint32_t depth);
+
+static int bad_text(js_lex_t *l, const char *at, const char *why, const char *s, size_t n) {
+  char shown[48];
+  size_t k = n < 40 ? n : 40;
+  for (size_t i = 0; i < k; i++) shown[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+  shown[k] = '\0';
+  return js__fail(l, FL_EINVALID, at, "%s, found \"%s%s\"", why, shown, n > k ? "..." : "");
+}
+
+static int decode_string(js_decoder_t *d, ty_vec_t *v, uint32_t depth) {
+  js_lex_t *l = &d->lx;
+  const char *start = l->p;
+  if (*start != '"') {
+    /* Any other JSON value keeps its text. */
+    int rc = js__skip_value(l, depth);
+    if (rc) return rc;
+    ty_vec_append_bytes(v, start, (size_t)(l->p - start));
+    return FL_OK;
+  }
+  const char *s;
+  size_t n;
+  bool esc;
+  int rc = js__scan_string(l, &s, &n, &esc);
+  if (rc) return rc;
+  if (!esc) {
+    ty_vec_append_bytes(v, s, n);
+    return FL_OK;
+  }
+  ty_vec_reserve_heap(v, n);
+  size_t outn;
+  rc = js__unescape(l, s, n, v->heap + v->heap_len, &outn);
+  if (rc) return rc;
+  ty__vec_grow1(v);
+  ty__vec_mark(v, true);
+  v->heap_len += outn;
+  v->offsets[v->len + 1] = (int32_t)v->heap_len;
+  v->len++;
+  return FL_OK;
+}
+
+/* Plain integers of up to 18 digits, the common case, without the
+ * general parser. */
+static inline bool fast_int(const char *s, size_t n, int64_t *out) {
+  size_t i = s[0] == '-';
+  if (n - i > 18 || n == i) return false;
+  int64_t v = 0;
+  for (; i < n; i++) v = v * 10 + (s[i] - '0');
+  *out = s[0] == '-' ? -v : v;
+  return true;
+}
+
+static int decode_primitive(js_decoder_t *d, js_node_t *nd, ty_vec_t *v) {
+  js_lex_t *l = &d->lx;
+  const char *start = l->p;
+  char c = *start;
+  const char *s;
+  size_t n;
+  int rc;
+  if (c == '"') {
+    if ((rc = string_text(d, &s, &n))) return rc;
+    const char *why = tp_append(v, s, n);
+    return why ? bad_text(l, start, why, s, n) : FL_OK;
+  }
+  if (c == 't' || c == 'f') {
+    if ((rc = js__literal(l, c == 't' ? "true" : "false", c == 't' ? 4 : 5))) return rc;
+    if (nd->kind != TY_BOOLEAN) {
+      l->p = start;
+      return type_error(l, nd->kind);
+    }
+    ty_vec_append_bool(v, c == 't');
+    return FL_OK;
+  }
+  if (c != '-' && (c < '0' || c > '9')) return type_error(l, nd->kind);
+  bool is_int;
+  if ((rc = js__scan_number(l, &s, &n, &is_int))) return rc;
+  int64_t x;
+  switch (nd->kind) {
+    case TY_LONG:
+      if (is_int && fast_int(s, n, &x)) {
+        ty_vec_append_i64(v, x);
+        return FL_OK;
+      }
+      break;
+    case TY_INT:
+    case TY_FLOAT:
+    case TY_DOUBLE:
+    case TY_DECIMAL: break;
+    case TY_DATE:
+      if (!is_int || !tp_parse_i64(s, n, &x) || x < INT32_MIN || x > INT32_MAX)
+        return bad_text(l, start, "expected a day number in the range of int", s, n);
+      ty_vec_append_i32(v, (int32_t)x);
+      return FL_OK;
+    case TY_TIME:
+      if (!is_int || !tp_parse_i64(s, n, &x) || x < 0 || x >= FL_MICROS_PER_DAY)
+        return bad_text(l, start, "expected microseconds since midnight", s, n);
+      ty_vec_append_i64(v, x);
+      return FL_OK;
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ:
+    case TY_TIMESTAMP_NS:
+    case TY_TIMESTAMPTZ_NS:
+      if (!is_int || !tp_parse_i64(s, n, &x))
+        return bad_text(l, start, "expected an integer count since the epoch", s, n);
+      ty_vec_append_i64(v, x);
+      return FL_OK;
+    default: l->p = start; return type_error(l, nd->kind);
+  }
+  const char *why = tp_append(v, s, n);
+  return why ? bad_text(l, start, why, s, n) : FL_OK;
+}
+
+static int expect_more(js_lex_t *l, char close, const char *what, bool *done) {
+  js__ws(l);
+  if (l->p >= l->end) return js__fail_eof(l, what);
+  if (*l->p == ',') {
+    l->p++;
+    *done = false;
+    return FL_OK;
+  }
+  if (*l->p == close) {
+    l->p++;
+    *done = true;
+    return FL_OK;
+  }
+  return js__fail(l, FL_EPARSE, l->p, "expected ',' or '%c' in %s", close, what);
+}
+
+/* At '{' or '[': checks depth, steps in, and tells whether it is empty. */
+static int open_container(js_lex_t *l, uint32_t depth, char close, const char *what, bool *empty) {
+  if (depth > l->max_depth)
+    return js__fail(l, FL_EPARSE, l->p, "nesting deeper than %u levels", l->max_depth);
+  l->p++;
+  js__ws(l);
+  if (l->p >= l->end) return js__fail_eof(l, what);
+  *empty = *l->p == close;
+  if (*empty) l->p++;
+  return FL_OK;
+}
+
+/* Reads a member name and the ':' after it; leaves p at the value. */
+static int member_name(js_decoder_t *d, const char **k, size_t *kn) {
+  js_lex_t *l = &d->lx;
+  js__ws(l);
+  if (l->p >= l->end) return js__fail_eof(l, "an object");
+  if (*l->p != '"') return js__fail(l, FL_EPARSE, l->p, "expected a member name in quotes");
+  int rc = string_text(d, k, kn);
+  if (rc) return rc;
+  js__ws(l);
+  if (l->p >= l->end) return js__fail_eof(l, "an object");
+  if (*l->p != ':') return js__fail(l, FL_EPARSE, l->p, "expected ':' after a member name");
+  l->p++;
+  return FL_OK;
+}
+
+/* A struct's members into kids (the field vectors); self, when not NULL,
+ * gets the closed struct row. */
+static int decode_object(js_decoder_t *d, js_node_t *nd, ty_vec_t **kids, ty_vec_t *self,
+                         uint32_t depth) {
+  js_lex_t *l = &d->lx;
+  bool done;
+  int rc = open_container(l, depth, '}', "an object", &done);
+  if (rc) return rc;
+  uint32_t gen = ++nd->gen;
+  if (gen == 0) {
+    memset(nd->seen, 0, nd->nfields * sizeof *nd->seen);
+    gen = nd->gen = 1;
+  }
+  while (!done) {
+    const char *k;
+    size_t kn;
+    if ((rc = member_name(d, &k, &kn))) return rc;
+    int idx = nd->nfields ? lookup(d, nd, k, kn) : -1;
+    if (idx < 0) {
+      if ((rc = js__skip_value(l, depth + 1))) return rc;
+    } else {
+      nd->hint = (uint32_t)idx + 1;
+      if (nd->seen[idx] == gen) {
+        js__fail(l, FL_EINVALID, l->p, "the member appears twice in one object");
+        push_name(d, nd->names[idx], nd->name_lens[idx]);
+        return FL_EINVALID;
+      }
+      nd->seen[idx] = gen;
+      rc = decode_value(d, &nd->kids[idx], kids[idx], nd->required[idx], depth + 1);
+      if (rc) {
+        push_name(d, nd->names[idx], nd->name_lens[idx]);
+        return rc;
+      }
+    }
+    if ((rc = expect_more(l, '}', "an object", &done))) return rc;
+  }
+  for (uint32_t i = 0; i < nd->nfields; i++) {
+    if (nd->seen[i] == gen) continue;
+    if (nd->required[i]) {
+      js__fail(l, FL_EINVALID, l->p - 1, "required field missing");
+      push_name(d, nd->names[i], nd->name_lens[i]);
+      return FL_EINVALID;
+    }
+    ty_vec_append_null(kids[i]);
+  }
+  if (self) ty_vec_append_struct(self);
+  return FL_OK;
+}
+
+static int decode_list(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, uint32_t depth) {
+  js_lex_t *l = &d->lx;
+  bool done;
+  int rc = open_container(l, depth, ']', "an array", &done);
+  if (rc) return rc;
+  for (int64_t i = 0; !done; i++) {
+    rc = decode_value(d, &nd->kids[0], v->children[0], nd->required[0], depth + 1);
+    if (rc) {
+      push_index(d, i);
+      return rc;
+    }
+    if ((rc = expect_more(l, ']', "an array", &done))) return rc;
+  }
+  ty_vec_append_list_end(v);
+  return FL_OK;
+}
+
+static int decode_map_key(js_decoder_t *d, js_node_t *kn, ty_vec_t *kv, const char *at,
+                          const char *s, size_t n) {
+  if (kn->kind == TY_STRING) {
+    ty_vec_append_bytes(kv, s, n);
+    return FL_OK;
+  }
+  const char *why = tp_append(kv, s, n);
+  return why ? bad_text(&d->lx, at, why, s, n) : FL_OK;
+}
+
+/* {"k": v, ...}: keys are the key type's text. */
+static int decode_map_object(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, uint32_t depth) {
+  js_lex_t *l = &d->lx;
+  bool done;
+  int rc = open_container(l, depth, '}', "an object", &done);
+  if (rc) return rc;
+  for (int64_t i = 0; !done; i++) {
+    const char *k;
+    size_t kn;
+    js__ws(l);
+    const char *at = l->p;
+    if ((rc = member_name(d, &k, &kn))) return rc;
+    if ((rc = decode_map_key(d, &nd->kids[0], v->children[0], at, k, kn)) ||
+        (rc = decode_value(d, &nd->kids[1], v->children[1], nd->required[1], depth + 1))) {
+      push_index(d, i);
+      return rc;
+    }
+    if ((rc = expect_more(l, '}', "an object", &done))) return rc;
+  }
+  ty_vec_append_list_end(v);
+  return FL_OK;
+}
+
+/* [{"key": k, "value": v}, ...], the form for maps whose keys are not
+ * strings. */
+static int decode_map_array(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, uint32_t depth) {
+  js_lex_t *l = &d->lx;
+  bool done;
+  int rc = open_container(l, depth, ']', "an array", &done);
+  if (rc) return rc;
+  for (int64_t i = 0; !done; i++) {
+    js__ws(l);
+    if (l->p >= l->end) return js__fail_eof(l, "an array");
+    if (*l->p != '{') {
+      rc = js__fail(l, FL_EINVALID, l->p, "expected a {\"key\", \"value\"} object as a map entry");
+      push_index(d, i);
+      return rc;
+    }
+    bool edone, have_key = false, have_value = false;
+    if ((rc = open_container(l, depth + 1, '}', "an object", &edone))) return rc;
+    while (!edone) {
+      const char *k;
+      size_t kn;
+      if ((rc = member_name(d, &k, &kn))) return rc;
+      bool is_key = kn == 3 && memcmp(k, "key", 3) == 0;
+      bool is_value = kn == 5 && memcmp(k, "value", 5) == 0;
+      if ((is_key && have_key) || (is_value && have_value)) {
+        rc = js__fail(l, FL_EINVALID, l->p, "map entry has two \"%s\" members",
+                      is_key ? "key" : "value");
+        push_index(d, i);
+        return rc;
+      }
+      if (is_key) {
+        have_key = true;
+        rc = decode_value(d, &nd->kids[0], v->children[0], true, depth + 2);
+      } else if (is_value) {
+        have_value = true;
+        rc = decode_value(d, &nd->kids[1], v->children[1], nd->required[1], depth + 2);
+      } else {
+        rc = js__skip_value(l, depth + 2);
+      }
+      if (rc) {
+        push_index(d, i);
+        return rc;
+      }
+      if ((rc = expect_more(l, '}', "an object", &edone))) return rc;
+    }
+    if (!have_key) {
+      rc = js__fail(l, FL_EINVALID, l->p - 1, "map entry without a \"key\"");
+      push_index(d, i);
+      return rc;
+    }
+    if (!have_value) {
+      if (nd->required[1]) {
+        rc = js__fail(l, FL_EINVALID, l->p - 1, "map entry without a \"value\"");
+        push_index(d, i);
+        return rc;
+      }
+      ty_vec_append_null(v->children[1]);
+    }
+    if ((rc = expect_more(l, ']', "an array", &done))) return rc;
+  }
+  ty_vec_append_list_end(v);
+  return FL_OK;
+}
+
+static int decode_value(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, bool required, uint32_t depth) {
+  js_lex_t *l = &d->lx;
+  js__ws(l);
+  if (l->p >= l->end) return js__fail_eof(l, "a value");
+  char c = *l->p;
+  if (c == 'n') {
+    const char *at = l->p;
+    int rc = js__literal(l, "null", 4);
+    if (rc) return rc;
+    if (required) return js__fail(l, FL_EINVALID, at, "null for a required field");
+    ty_vec_append_null(v);
+    return FL_OK;
+  }
+  switch (nd->kind) {
+    case TY_STRUCT:
+      if (c != '{') return type_error(l, nd->kind);
+      return decode_object(d, nd, v->children, v, depth);
+    case TY_LIST:
+      if (c != '[') return type_error(l, nd->kind);
+      return decode_list(d, nd, v, depth);
+    case TY_MAP:
+      if (c == '{') return decode_map_object(d, nd, v, depth);
+      if (c == '[') return decode_map_array(d, nd, v, depth);
+      return type_error(l, nd->kind);
+    case TY_STRING: return decode_string(d, v, depth);
+    default: return decode_primitive(d, nd, v);
+  }
+}
+
+static void format_path(js_decoder_t *d, char *out, size_t cap) {
+  size_t o = 0;
+  out[0] = '\0';
+  for (uint32_t k = d->npath; k-- > 0 && o + 1 < cap;) {
+    const path_el_t *e = &d->path[k];
+    int w;
+    if (e->name)
+      w = snprintf(out + o, cap - o, "%s%.*s", o ? "." : "", (int)e->len, e->name);
+    else
+      w = snprintf(out + o, cap - o, "[%lld]", (long long)e->index);
+    if (w < 0) break;
+    o += (size_t)w;
+    if (o >= cap) o = cap - 1;
+  }
+}
+
+int js_decode_chunk(js_decoder_t *d, const char *p, size_t n, bool more, ty_batch_t *b,
+                    size_t *consumed, fl_err_t *err) {
+  js_lex_t *l = &d->lx;
+  l->base = l->p = p;
+  l->end = p + n;
+  l->line = d->line;
+  l->line_off = d->carry;
+  l->ecode = 0;
+  l->eof = false;
+  uint32_t rows = b->ncols ? b->cols[0]->len : b->nrows;
+  int rc = FL_OK;
+  const char *stop = p;
+  for (;;) {
+    js__ws(l);
+    stop = l->p;
+    if (l->p >= l->end || rows >= TY_BATCH_ROWS) break;
+    uint64_t line0 = l->line;
+    ptrdiff_t off0 = l->line_off;
+    d->npath = 0;
+    if (*l->p != '{')
+      rc = js__fail(l, FL_EPARSE, l->p, "expected a JSON object at the start of a row");
+    else
+      rc = decode_object(d, &d->root, b->cols, NULL, 1);
+    if (rc) {
+      for (uint32_t c = 0; c < b->ncols; c++) tp_vec_truncate(b->cols[c], rows);
+      if (l->eof && more) {
+        rc = FL_OK;
+        l->line = line0;
+        l->line_off = off0;
+        break;
+      }
+      char path[512];
+      format_path(d, path, sizeof path);
+      js__eof_at_row(l, stop, line0, off0);
+      js__report(l, path, err);
+      l->line = line0;
+      l->line_off = off0;
+      break;
+    }
+    rows++;
+  }
+  d->consumed = (size_t)(stop - p);
+  if (consumed) *consumed = d->consumed;
+  d->line = l->line;
+  d->carry = l->line_off - (ptrdiff_t)d->consumed;
+  b->nrows = rows;
+  return rc;
+}
+
+int js_decode(js_decoder_t *d, const char *p, size_t n, ty_batch_t *b, fl_err_t *err) {
+  return js_decode_chunk(d, p, n, false, b, NULL, err);
+}
