@@ -20,6 +20,8 @@
 #include "format/parquet/pq_int.h"
 
 #define PQ_MAX_PAGE_VALUES (1u << 24)
+/* Values one leaf may hold for one batch (nested rows can hold many). */
+#define PQ_MAX_BATCH_VALUES (1u << 25)
 
 enum { VK_FIXED, VK_BYTES, VK_DICT };
 
@@ -41,6 +43,8 @@ struct pq_col {
   bool dict_bytes;
   uint32_t dict_n;
   fl_buf_t dict_raw, dict_vals;
+  const uint8_t *dict_base; /* the dictionary page's bytes */
+  size_t dict_size;
   uint32_t *dict_start, *dict_len;
   size_t dict_cap, dict_cap2;
 
@@ -125,13 +129,14 @@ int pq__col_start(pq_col_t *c, io_reader_t *r, const pq_column_chunk_t *cc, uint
   c->has_dict = false;
   c->chunk_started = false;
   if (len > SIZE_MAX / 2) return fl_err_set(err, FL_ELIMIT, "column chunk too large");
-  if (len > c->chunk_cap) {
-    uint8_t *p = fl_try_realloc(c->chunk, (size_t)len);
+  /* 16 bytes of slack let string copies move whole words. */
+  if (len + 16 > c->chunk_cap) {
+    uint8_t *p = fl_try_realloc(c->chunk, (size_t)len + 16);
     if (!p)
       return fl_err_set(err, FL_ENOMEM, "column '%s': cannot hold a chunk of %llu bytes",
                         c->leaf->path, (unsigned long long)len);
     c->chunk = p;
-    c->chunk_cap = (size_t)len;
+    c->chunk_cap = (size_t)len + 16;
   }
   c->chunk_len = (size_t)len;
   int rc = len ? r->read_at(r, off, c->chunk, (size_t)len, err) : FL_OK;
@@ -326,7 +331,7 @@ static int load_dictionary(pq_col_t *c, const pq_page_header_t *h, fl_err_t *err
   bool is_bytes;
   fl_buf_t tmp;
   fl_buf_init(&tmp);
-  int rc = decode_plain(c, c->dict_raw.data, c->dict_raw.len, n, &tmp, &c->vbuf2, &fixed,
+  int rc = decode_plain(c, c->dict_base, c->dict_size, n, &tmp, &c->vbuf2, &fixed,
                         c->dict_start, c->dict_len, &is_bytes, err);
   if (!rc && !is_bytes) {
     /* Keep the converted values (they may point into the raw page). */
@@ -363,8 +368,10 @@ static int decode_levels(pq_col_t *c, pq_encoding_t enc, const uint8_t *p, size_
     return fl_err_set(err, FL_EUNSUPPORTED, "level encoding %s", pq_encoding_name(enc));
   }
   if (rc) return rc;
-  for (uint32_t i = 0; i < c->pn; i++)
-    if (out[i] > max) return fl_err_set(err, FL_ECORRUPT, "level %u above the maximum %d", out[i], max);
+  if ((uint32_t)max == (1u << bw) - 1) return FL_OK; /* no value of bw bits can exceed it */
+  uint16_t worst = 0;
+  for (uint32_t i = 0; i < c->pn; i++) worst = out[i] > worst ? out[i] : worst;
+  if (worst > max) return fl_err_set(err, FL_ECORRUPT, "level %u above the maximum %d", worst, max);
   return FL_OK;
 }
 
@@ -439,6 +446,7 @@ static int decode_values(pq_col_t *c, pq_encoding_t enc, const uint8_t *p, size_
       if (lf->ptype != PQ_BYTE_ARRAY && lf->ptype != PQ_FIXED_LEN_BYTE_ARRAY) break;
       fl_buf_clear(&c->bheap);
       if ((rc = pq_delta_byte_array(p, n, nv, &c->bheap, c->bstart, c->blen, err))) return rc;
+      fl_buf_reserve(&c->bheap, 16);
       c->bbase = c->bheap.data;
       if (lf->ptype == PQ_FIXED_LEN_BYTE_ARRAY) {
         fl_buf_clear(&c->vbuf);
@@ -488,10 +496,18 @@ bytes:
   return FL_OK;
 }
 
-/* Inflates [p, p+csize) into b (usize bytes). */
+/* Inflates [p, p+csize) into b (usize bytes); *out gets the bytes, which
+ * for uncompressed pages stay where they are in the chunk. */
 static int inflate_into(pq_col_t *c, const uint8_t *p, size_t csize, size_t usize, fl_buf_t *b,
-                        fl_err_t *err) {
+                        const uint8_t **out, fl_err_t *err) {
   fl_buf_clear(b);
+  if (c->codec == PQ_CODEC_UNCOMPRESSED) {
+    if (csize != usize)
+      return fl_err_set(err, FL_ECORRUPT, "uncompressed page has %zu bytes, expected %zu", csize,
+                        usize);
+    *out = p;
+    return FL_OK;
+  }
   if (usize > (size_t)1 << 31) return fl_err_set(err, FL_ELIMIT, "page of %zu bytes", usize);
   int rc = pq__decompress_check(c->codec, p, csize, usize, err);
   if (rc) return rc;
@@ -499,6 +515,7 @@ static int inflate_into(pq_col_t *c, const uint8_t *p, size_t csize, size_t usiz
   rc = pq_decompress(c->codec, p, csize, b->data, usize, err);
   if (rc) return rc;
   b->len = usize;
+  *out = b->data;
   return FL_OK;
 }
 
@@ -527,8 +544,8 @@ static int next_page(pq_col_t *c, fl_err_t *err) {
     if (h.type == PQ_PAGE_DICTIONARY) {
       if (!h.has_dictionary_page_header)
         return col_fail(c, FL_ECORRUPT, "dictionary page without its header", at, err);
-      if ((rc = inflate_into(c, data, csize, usize, &c->dict_raw, err)) ||
-          (rc = load_dictionary(c, &h, err)))
+      if ((rc = inflate_into(c, data, csize, usize, &c->dict_raw, &c->dict_base, err)) ||
+          (c->dict_size = usize, rc = load_dictionary(c, &h, err)))
         return fl_err_prefix(err, "column '%s', row group %u, page at offset %llu: ", lf->path, c->rg,
                              (unsigned long long)(c->chunk_off + at));
       continue;
@@ -554,22 +571,23 @@ static int next_page(pq_col_t *c, fl_err_t *err) {
     if (v1) {
       const pq_data_page_header_t *d = &h.data_page_header;
       enc = d->encoding;
-      if ((rc = inflate_into(c, data, csize, usize, &c->page, err))) goto fail;
+      const uint8_t *pg;
+      if ((rc = inflate_into(c, data, csize, usize, &c->page, &pg, err))) goto fail;
       size_t pos = 0, u = 0;
       if (lf->max_rep > 0) {
-        if ((rc = decode_levels(c, d->repetition_level_encoding, c->page.data, c->page.len, true,
+        if ((rc = decode_levels(c, d->repetition_level_encoding, pg, usize, true,
                                 lf->max_rep, c->prep, &u, err)))
           goto fail;
         pos += u;
       }
       if (lf->max_def > 0) {
-        if ((rc = decode_levels(c, d->definition_level_encoding, c->page.data + pos,
-                                c->page.len - pos, true, lf->max_def, c->pdef, &u, err)))
+        if ((rc = decode_levels(c, d->definition_level_encoding, pg + pos, usize - pos, true,
+                                lf->max_def, c->pdef, &u, err)))
           goto fail;
         pos += u;
       }
-      vp = c->page.data + pos;
-      vn = c->page.len - pos;
+      vp = pg + pos;
+      vn = usize - pos;
     } else {
       const pq_data_page_header_v2_t *d = &h.data_page_header_v2;
       enc = d->encoding;
@@ -587,8 +605,7 @@ static int next_page(pq_col_t *c, fl_err_t *err) {
       const uint8_t *body = data + rl + dl;
       size_t bc = csize - rl - dl, bu = usize - rl - dl;
       if (d->is_compressed && c->codec != PQ_CODEC_UNCOMPRESSED && bu > 0) {
-        if ((rc = inflate_into(c, body, bc, bu, &c->page, err))) goto fail;
-        vp = c->page.data;
+        if ((rc = inflate_into(c, body, bc, bu, &c->page, &vp, err))) goto fail;
         vn = bu;
       } else {
         vp = body;
@@ -612,9 +629,19 @@ static int next_page(pq_col_t *c, fl_err_t *err) {
   }
 }
 
+#define PQ_MAX_BATCH_HEAP ((size_t)1 << 30)
+
+static int heap_limit(pq_col_t *c, const ty_vec_t *v, size_t total, fl_err_t *err) {
+  if (total > PQ_MAX_BATCH_HEAP || v->heap_len + total > PQ_MAX_BATCH_HEAP)
+    return fl_err_set(err, FL_ELIMIT,
+                      "column '%s', row group %u: one batch's values exceed %zu bytes",
+                      c->leaf->path, c->rg, PQ_MAX_BATCH_HEAP);
+  return FL_OK;
+}
+
 /* Appends n dense values from the current page to v (validity not set). */
-static void emit(pq_col_t *c, uint32_t n, ty_vec_t *v) {
-  if (n == 0) return;
+static int emit(pq_col_t *c, uint32_t n, ty_vec_t *v, fl_err_t *err) {
+  if (n == 0) return FL_OK;
   uint32_t at = v->len;
   if (c->vk == VK_FIXED) {
     memcpy(v->data + (size_t)at * c->vw, c->vfixed + (size_t)c->pvpos * c->vw, (size_t)n * c->vw);
@@ -622,12 +649,18 @@ static void emit(pq_col_t *c, uint32_t n, ty_vec_t *v) {
     const uint32_t *st = c->bstart + c->pvpos, *ln = c->blen + c->pvpos;
     size_t total = 0;
     for (uint32_t i = 0; i < n; i++) total += ln[i];
-    ty_vec_reserve_heap(v, total);
+    if (heap_limit(c, v, total, err)) return FL_ELIMIT;
+    ty_vec_reserve_heap(v, total + 16);
     uint8_t *h = v->heap;
     size_t hl = v->heap_len;
     int32_t *off = v->offsets + at + 1;
+    const uint8_t *base = c->bbase;
     for (uint32_t i = 0; i < n; i++) {
-      memcpy(h + hl, c->bbase + st[i], ln[i]);
+      /* Sources keep 16 bytes of slack, so short values move as 16 bytes. */
+      if (ln[i] <= 16)
+        memcpy(h + hl, base + st[i], 16);
+      else
+        memcpy(h + hl, base + st[i], ln[i]);
       hl += ln[i];
       off[i] = (int32_t)hl;
     }
@@ -652,16 +685,20 @@ static void emit(pq_col_t *c, uint32_t n, ty_vec_t *v) {
     }
   } else {
     const uint32_t *ix = c->idx + c->pvpos;
-    const uint8_t *base = c->dict_raw.data;
+    const uint8_t *base = c->dict_base;
     size_t total = 0;
     for (uint32_t i = 0; i < n; i++) total += c->dict_len[ix[i]];
-    ty_vec_reserve_heap(v, total);
+    if (heap_limit(c, v, total, err)) return FL_ELIMIT;
+    ty_vec_reserve_heap(v, total + 16);
     uint8_t *h = v->heap;
     size_t hl = v->heap_len;
     int32_t *off = v->offsets + at + 1;
     for (uint32_t i = 0; i < n; i++) {
       uint32_t l = c->dict_len[ix[i]];
-      memcpy(h + hl, base + c->dict_start[ix[i]], l);
+      if (l <= 16)
+        memcpy(h + hl, base + c->dict_start[ix[i]], 16);
+      else
+        memcpy(h + hl, base + c->dict_start[ix[i]], l);
       hl += l;
       off[i] = (int32_t)hl;
     }
@@ -669,6 +706,7 @@ static void emit(pq_col_t *c, uint32_t n, ty_vec_t *v) {
   }
   c->pvpos += n;
   v->len = at + n;
+  return FL_OK;
 }
 
 static inline void set_bit(uint8_t *bm, uint32_t i, bool on) {
@@ -752,6 +790,36 @@ static void keep_levels(pq_col_t *c, uint32_t a, uint32_t b) {
   c->bn += n;
 }
 
+/*
+ * Skipping a flat column at a page boundary: data pages whose values all
+ * fall in the rows to skip are stepped over by their headers alone, never
+ * decompressed. Returns the rows skipped that way.
+ */
+static uint32_t skip_whole_pages(pq_col_t *c, uint32_t rows) {
+  uint32_t skipped = 0;
+  while (skipped < rows && c->pos < c->chunk_len) {
+    pq_page_header_t h;
+    size_t used = 0;
+    fl_err_t e2;
+    fl_arena_t *a = fl_arena_new(4096);
+    int rc = pq_meta_read_page_header(a, c->chunk + c->pos, c->chunk_len - c->pos, &h, &used, &e2);
+    fl_arena_free(a);
+    if (rc || (size_t)h.compressed_page_size > c->chunk_len - c->pos - used) break;
+    int32_t nv;
+    if (h.type == PQ_PAGE_DATA && h.has_data_page_header)
+      nv = h.data_page_header.num_values;
+    else if (h.type == PQ_PAGE_DATA_V2 && h.has_data_page_header_v2)
+      nv = h.data_page_header_v2.num_values;
+    else
+      break; /* dictionary pages and anything odd take the normal path */
+    if (nv < 0 || (uint32_t)nv > rows - skipped) break;
+    c->pos += used + (size_t)h.compressed_page_size;
+    skipped += (uint32_t)nv;
+    if (c->stats) c->stats->pages_skipped++;
+  }
+  return skipped;
+}
+
 /* Takes `rows` rows from the pages; v NULL skips them. */
 static int take_rows(pq_col_t *c, uint32_t rows, ty_vec_t *v, fl_err_t *err) {
   const pq_node_t *lf = c->leaf;
@@ -759,6 +827,10 @@ static int take_rows(pq_col_t *c, uint32_t rows, ty_vec_t *v, fl_err_t *err) {
   uint32_t got = 0;
   for (;;) {
     if (flat && got == rows) return FL_OK;
+    if (c->ppos == c->pn && flat && !v) {
+      got += skip_whole_pages(c, rows - got);
+      if (got == rows) return FL_OK;
+    }
     if (c->ppos == c->pn) {
       int rc = next_page(c, err);
       if (rc == 1) {
@@ -794,7 +866,7 @@ static int take_rows(pq_col_t *c, uint32_t rows, ty_vec_t *v, fl_err_t *err) {
       }
     }
     uint32_t ne = b - a, nv = ne, ns = ne;
-    if (lf->max_def > 0) {
+    if (lf->max_def > 0 && c->pnv != c->pn) {
       nv = 0;
       const uint16_t *d = c->pdef + a;
       for (uint32_t i = 0; i < ne; i++) nv += d[i] == lf->max_def;
@@ -808,8 +880,12 @@ static int take_rows(pq_col_t *c, uint32_t rows, ty_vec_t *v, fl_err_t *err) {
                         lf->path, c->rg);
     if (v) {
       uint32_t l0 = v->len;
+      if ((uint64_t)l0 + ns > PQ_MAX_BATCH_VALUES)
+        return fl_err_set(err, FL_ELIMIT, "column '%s', row group %u: more than %u values in %u rows",
+                          lf->path, c->rg, PQ_MAX_BATCH_VALUES, rows);
       ty_vec_reserve(v, l0 + ns);
-      emit(c, nv, v);
+      int rc = emit(c, nv, v, err);
+      if (rc) return rc;
       if (lf->max_def > 0)
         expand(c, v, l0, ns, nv, c->pdef + a, ne);
       else

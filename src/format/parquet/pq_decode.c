@@ -148,6 +148,8 @@ static void unpack64(const uint8_t *src, size_t srclen, int bw, uint32_t nv, uin
         uint32_t v = 0;                                                                           \
         for (size_t k = 0; k < vbytes; k++) v |= (uint32_t)p[pos + k] << (8 * k);                 \
         pos += vbytes;                                                                            \
+        if (bw < 32 && (v >> bw) != 0)                                                            \
+          return fl_err_set(err, FL_ECORRUPT, "%s: run value %u wider than %d bits", what, v, bw); \
         if (run == 0) continue;                                                                   \
         uint32_t take = run < want ? (uint32_t)run : want;                                        \
         T tv = (T)v;                                                                              \
@@ -337,7 +339,6 @@ int pq_delta_byte_array(const uint8_t *p, size_t n, uint32_t count, fl_buf_t *he
   if (rc) goto out;
   rc = pq_delta_length(p + used, n - used, count, start, slen, NULL, err);
   if (rc) goto out;
-  size_t base = heap->len;
   uint32_t prev_start = 0, prev_len = 0;
   for (uint32_t i = 0; i < count; i++) {
     int32_t pre = (int32_t)prefix[i];
@@ -347,8 +348,12 @@ int pq_delta_byte_array(const uint8_t *p, size_t n, uint32_t count, fl_buf_t *he
       goto out;
     }
     size_t total = (size_t)pre + slen[i];
-    if (heap->len + total > INT32_MAX) {
-      rc = fl_err_set(err, FL_ELIMIT, "DELTA_BYTE_ARRAY: values too large");
+    /* Shared prefixes let a few bytes stand for many; cap the expansion at
+     * what real data reaches so a hostile page cannot claim gigabytes. */
+    size_t cap = n > ((size_t)INT32_MAX >> 9) ? (size_t)INT32_MAX : n << 9;
+    if (cap < ((size_t)1 << 26)) cap = (size_t)1 << 26;
+    if (heap->len + total > cap) {
+      rc = fl_err_set(err, FL_ELIMIT, "DELTA_BYTE_ARRAY: values expand beyond %zu bytes", cap);
       goto out;
     }
     fl_buf_reserve(heap, total);
@@ -361,7 +366,6 @@ int pq_delta_byte_array(const uint8_t *p, size_t n, uint32_t count, fl_buf_t *he
     start[i] = (uint32_t)at;
     len[i] = (uint32_t)total;
   }
-  (void)base;
 out:
   fl_free(prefix);
   fl_free(slen);

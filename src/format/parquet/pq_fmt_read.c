@@ -25,16 +25,27 @@ static void fr_close(fmt_reader_t *fr) {
   fl_free(p);
 }
 
+/* Collects the ids of the schema's top-level fields. */
+static void collect_ids(const ty_type_t *t, int32_t **ids, uint32_t *n, uint32_t *cap) {
+  for (uint32_t i = 0; i < t->nfields; i++) {
+    if (*n == *cap) {
+      *cap = *cap ? *cap * 2 : 16;
+      *ids = fl_realloc(*ids, *cap * sizeof **ids);
+    }
+    (*ids)[(*n)++] = t->fields[i].id;
+  }
+}
+
 /* Opens a Parquet reader; opts->schema (optional) selects and orders the
- * top-level columns by field id. */
+ * columns by field id. */
 int pq_fmt_open_reader(io_fs_t *fs, const char *path, const fmt_read_opts_t *opts,
                        fmt_reader_t **out, fl_err_t *err) {
   pq_read_opts_t po = {0};
   int32_t *ids = NULL;
   if (opts && opts->schema) {
-    uint32_t n = opts->schema->root.nfields;
-    ids = fl_malloc((n ? n : 1) * sizeof *ids);
-    for (uint32_t i = 0; i < n; i++) ids[i] = opts->schema->root.fields[i].id;
+    uint32_t n = 0, cap = 0;
+    collect_ids(&opts->schema->root, &ids, &n, &cap);
+    if (!ids) ids = fl_malloc(sizeof *ids);
     po.field_ids = ids;
     po.nfield_ids = n;
   }

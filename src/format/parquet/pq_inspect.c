@@ -72,7 +72,7 @@ static void text_schema(FILE *out, const pq_file_meta_t *m) {
     const pq_schema_element_t *e = &m->schema[i];
     fprintf(out, "%*s", 2 * depth + 2, "");
     if (e->has_num_children && e->num_children > 0)
-      fprintf(out, "%s group %s", i ? rep_name(e) : "message", e->name);
+      fprintf(out, "%s%s%s", i ? rep_name(e) : "message", i ? " group " : " ", e->name);
     else
       fprintf(out, "%s %s %s", rep_name(e), e->has_type ? pq_type_name(e->type) : "?", e->name);
     if (e->has_type && e->type == PQ_FIXED_LEN_BYTE_ARRAY) fprintf(out, " (length %d)", e->type_length);
@@ -86,6 +86,43 @@ static void text_schema(FILE *out, const pq_file_meta_t *m) {
     }
     while (depth > 0 && left[depth - 1] == 0) depth--;
   }
+}
+
+/* Iceberg view: one line per field with its id, nested fields indented. */
+static void text_fields(FILE *out, const ty_type_t *t, int depth, fl_buf_t *tmp) {
+  for (uint32_t i = 0; i < t->nfields; i++) {
+    const ty_field_t *f = &t->fields[i];
+    fl_buf_clear(tmp);
+    if (ty_is_nested(f->type))
+      fl_buf_append_str(tmp, ty_kind_name(f->type->kind));
+    else
+      ty_type_format(f->type, tmp);
+    fl_buf_append_u8(tmp, 0);
+    fprintf(out, "%*s%d: %s %s%s\n", 2 * depth + 2, "", f->id, f->name, (char *)tmp->data,
+            f->required ? " not null" : "");
+    if (ty_is_nested(f->type)) text_fields(out, f->type, depth + 1, tmp);
+  }
+}
+
+static json_t *json_fields(const ty_type_t *t, fl_buf_t *tmp) {
+  json_t *arr = json_array();
+  for (uint32_t i = 0; i < t->nfields; i++) {
+    const ty_field_t *f = &t->fields[i];
+    json_t *o = json_object();
+    json_object_set_new(o, "id", json_integer(f->id));
+    json_object_set_new(o, "name", json_string(f->name));
+    json_object_set_new(o, "required", json_boolean(f->required));
+    fl_buf_clear(tmp);
+    if (ty_is_nested(f->type))
+      fl_buf_append_str(tmp, ty_kind_name(f->type->kind));
+    else
+      ty_type_format(f->type, tmp);
+    fl_buf_append_u8(tmp, 0);
+    json_object_set_new(o, "type", json_string((char *)tmp->data));
+    if (ty_is_nested(f->type)) json_object_set_new(o, "fields", json_fields(f->type, tmp));
+    json_array_append_new(arr, o);
+  }
+  return arr;
 }
 
 static json_t *j_str(const char *s) { return s ? json_string(s) : json_null(); }
@@ -117,6 +154,8 @@ int pq_fmt_inspect(io_fs_t *fs, const char *path, bool json, FILE *out, fl_err_t
     fprintf(out, "parquet schema:\n");
     text_schema(out, m);
     fprintf(out, "iceberg schema:\n  %s\n", (char *)b.data);
+    fprintf(out, "iceberg fields:\n");
+    text_fields(out, &sc->root, 0, &s1);
     if (m->nkey_value) {
       fprintf(out, "key_value_metadata:\n");
       for (uint32_t i = 0; i < m->nkey_value; i++) {
@@ -179,6 +218,7 @@ int pq_fmt_inspect(io_fs_t *fs, const char *path, bool json, FILE *out, fl_err_t
     json_object_set_new(root, "created_by", j_str(m->created_by));
     json_object_set_new(root, "num_rows", json_integer(m->num_rows));
     json_object_set_new(root, "iceberg_schema", json_string((char *)b.data));
+    json_object_set_new(root, "iceberg_fields", json_fields(&sc->root, &s1));
     json_t *els = json_array();
     for (uint32_t i = 0; i < m->nschema; i++) {
       const pq_schema_element_t *e = &m->schema[i];

@@ -64,6 +64,14 @@ typedef struct pq_schema {
  */
 int pq__schema_from_file(fl_arena_t *a, const pq_file_meta_t *m, pq_schema_t **out, fl_err_t *err);
 
+/* Whether node n or one of its descendants has field id `id`. */
+bool pq__node_has_id(const pq_node_t *n, int32_t id);
+/* A copy of n keeping only the fields listed in ids and the parents on
+ * their way (a listed field keeps its whole subtree); NULL when none of
+ * them is under n. Types are rebuilt in the arena. */
+const pq_node_t *pq__node_prune(fl_arena_t *a, const pq_node_t *n, const int32_t *ids,
+                                uint32_t nids);
+
 /* pq_column_reader.c: reads one column chunk's pages. */
 typedef struct pq_col pq_col_t;
 pq_col_t *pq__col_new(const pq_node_t *leaf, pq_read_stats_t *stats);
@@ -94,6 +102,11 @@ int pq__decompress_check(pq_codec_t codec, const uint8_t *in, size_t n, size_t o
 /* pq_prune.c: true when the row group's statistics prove no row matches. */
 bool pq__prune_row_group(const pq_schema_t *s, const pq_row_group_t *rg, const pq_pred_term_t *t,
                          uint32_t n);
+/* pq_prune.c: the row ranges [start, end) (pairs, fl_malloc'd) of a row
+ * group that pages' column indexes leave possible; the whole row group
+ * when no index applies. Index problems never fail the read. */
+int pq__prune_pages(io_reader_t *io, const pq_schema_t *s, const pq_row_group_t *rg,
+                    const pq_pred_term_t *t, uint32_t n, int64_t **ranges, uint32_t *nranges);
 /* Decodes a statistics value of leaf n into v (false: not usable). */
 bool pq__stat_value(const pq_node_t *n, const uint8_t *p, size_t len, ty_value_t *v);
 

@@ -936,10 +936,7 @@ static int rd_column_index(tr_t *t, pq_column_index_t *ci) {
 int pq_meta_read_file(fl_arena_t *a, const uint8_t *p, size_t n, pq_file_meta_t *out,
                       fl_err_t *err) {
   tr_t t = {.p = p, .n = n, .a = a, .err = err, .what = "parquet footer"};
-  int rc = rd_file_meta(&t, out);
-  if (rc) return rc;
-  /* Cross-check the row groups against the schema. */
-  return FL_OK;
+  return rd_file_meta(&t, out);
 }
 
 int pq_meta_read_page_header(fl_arena_t *a, const uint8_t *p, size_t n, pq_page_header_t *out,

@@ -36,7 +36,9 @@ struct pq_reader {
   pq_read_opts_t opts;
   uint32_t rg;        /* next row group to start */
   bool in_rg;
-  int64_t rg_left;
+  int64_t rg_pos;     /* next row of the current row group */
+  int64_t *ranges;    /* row ranges of the current row group to read */
+  uint32_t nranges, range_i;
   pq_read_stats_t stats;
 };
 
@@ -54,6 +56,7 @@ void pq_reader_close(pq_reader_t *r) {
   if (r->cols)
     for (uint32_t i = 0; i < r->ps->nleaves; i++) pq__col_free(r->cols[i]);
   fl_free(r->cols);
+  fl_free(r->ranges);
   fl_free(r->leaf_vecs);
   fl_free(r->need_leaf);
   ty_batch_free(r->batch);
@@ -139,21 +142,23 @@ static int open_io(io_reader_t *io, const pq_read_opts_t *opts, pq_reader_t **ou
   /* Projection. */
   const pq_node_t *root = &r->ps->root;
   if (r->opts.field_ids) {
-    r->ntop = r->opts.nfield_ids;
-    r->top = fl_arena_alloc(r->a, (r->ntop ? r->ntop : 1) * sizeof *r->top);
-    for (uint32_t i = 0; i < r->ntop; i++) {
+    /* Output columns: the top-level ancestors of the ids, in the order of
+     * their first mention, each pruned to the fields asked for. */
+    r->top = fl_arena_alloc(r->a, (r->opts.nfield_ids ? r->opts.nfield_ids : 1) * sizeof *r->top);
+    r->ntop = 0;
+    for (uint32_t i = 0; i < r->opts.nfield_ids; i++) {
+      int32_t id = r->opts.field_ids[i];
       const pq_node_t *hit = NULL;
-      for (uint32_t k = 0; k < root->nchildren; k++)
-        if (root->children[k]->field.id == r->opts.field_ids[i]) hit = root->children[k];
+      for (uint32_t k = 0; k < root->nchildren && !hit; k++)
+        if (pq__node_has_id(root->children[k], id)) hit = root->children[k];
       if (!hit) {
-        const ty_field_t *f = ty_schema_find_id(r->ps->schema, r->opts.field_ids[i]);
-        rc = fl_err_set(err, f ? FL_EUNSUPPORTED : FL_ENOTFOUND,
-                        f ? "field id %d is nested: only top-level columns can be projected"
-                          : "no field with id %d in the file",
-                        r->opts.field_ids[i]);
+        rc = fl_err_set(err, FL_ENOTFOUND, "no field with id %d in the file", id);
         goto err;
       }
-      r->top[i] = hit;
+      bool dup = false;
+      for (uint32_t k = 0; k < r->ntop; k++) dup |= r->top[k]->field.id == hit->field.id;
+      if (dup) continue;
+      r->top[r->ntop++] = pq__node_prune(r->a, hit, r->opts.field_ids, r->opts.nfield_ids);
     }
   } else {
     r->ntop = root->nchildren;
@@ -224,7 +229,12 @@ static int start_row_group(pq_reader_t *r, uint32_t g, fl_err_t *err) {
 int pq_reader_next(pq_reader_t *r, ty_batch_t **out, fl_err_t *err) {
   int rc;
   *out = NULL;
-  while (!r->in_rg || r->rg_left == 0) {
+  while (!r->in_rg || r->range_i >= r->nranges) {
+    if (r->in_rg) {
+      /* Rows after the last range were never read. */
+      const pq_row_group_t *cur = &r->meta.row_groups[r->rg - 1];
+      r->stats.rows_skipped += (uint64_t)(cur->num_rows - r->rg_pos);
+    }
     r->in_rg = false;
     if (r->rg >= r->meta.nrow_groups) return FL_OK;
     uint32_t g = r->rg++;
@@ -235,16 +245,35 @@ int pq_reader_next(pq_reader_t *r, ty_batch_t **out, fl_err_t *err) {
       r->stats.rows_skipped += (uint64_t)rg->num_rows;
       continue;
     }
+    fl_free(r->ranges);
+    r->ranges = NULL;
+    if (r->opts.npred) {
+      pq__prune_pages(r->io, r->ps, rg, r->opts.pred, r->opts.npred, &r->ranges, &r->nranges);
+    } else {
+      r->ranges = fl_malloc(2 * sizeof(int64_t));
+      r->ranges[0] = 0;
+      r->ranges[1] = rg->num_rows;
+      r->nranges = 1;
+    }
+    r->range_i = 0;
+    r->rg_pos = 0;
+    if (r->nranges == 0) {
+      r->stats.row_groups_skipped++;
+      r->stats.rows_skipped += (uint64_t)rg->num_rows;
+      continue;
+    }
     if ((rc = start_row_group(r, g, err))) goto fail;
     r->stats.row_groups_read++;
     r->in_rg = true;
-    r->rg_left = rg->num_rows;
   }
-  uint32_t n = r->rg_left < TY_BATCH_ROWS ? (uint32_t)r->rg_left : TY_BATCH_ROWS;
+  int64_t lo = r->ranges[2 * r->range_i], hi = r->ranges[2 * r->range_i + 1];
+  if (lo < r->rg_pos) lo = r->rg_pos;
+  uint32_t skip = (uint32_t)(lo - r->rg_pos);
+  uint32_t n = hi - lo < TY_BATCH_ROWS ? (uint32_t)(hi - lo) : TY_BATCH_ROWS;
   ty_batch_reset(r->batch);
   for (uint32_t i = 0; i < r->ps->nleaves; i++) {
     if (!r->cols[i]) continue;
-    if ((rc = pq__col_read(r->cols[i], 0, n, r->leaf_vecs[i], err))) goto fail;
+    if ((rc = pq__col_read(r->cols[i], skip, n, r->leaf_vecs[i], err))) goto fail;
   }
   for (uint32_t i = 0; i < r->ntop; i++) {
     ty_vec_t *v = r->batch->cols[i];
@@ -256,8 +285,10 @@ int pq_reader_next(pq_reader_t *r, ty_batch_t **out, fl_err_t *err) {
     }
   }
   r->batch->nrows = n;
-  r->rg_left -= n;
+  r->rg_pos = lo + n;
+  if (r->rg_pos >= hi) r->range_i++;
   r->stats.rows_read += n;
+  r->stats.rows_skipped += skip;
   *out = r->batch;
   return FL_OK;
 fail:

@@ -39,7 +39,9 @@ typedef struct pq_pred_term {
 } pq_pred_term_t;
 
 typedef struct pq_read_opts {
-  /* Top-level columns to read, by field id, in output order; NULL: all. */
+  /* Fields to read by id; NULL: all. Top-level ids select whole columns
+   * in that order; nested ids select sub-fields, their top-level column
+   * appearing (pruned to what was asked) at its first mention. */
   const int32_t *field_ids;
   uint32_t nfield_ids;
   /* Terms that must all hold; used for pruning only (rows of row groups

@@ -397,3 +397,68 @@ int pq__schema_from_file(fl_arena_t *a, const pq_file_meta_t *m, pq_schema_t **o
   *out = s;
   return FL_OK;
 }
+
+static bool id_listed(int32_t id, const int32_t *ids, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (ids[i] == id) return true;
+  return false;
+}
+
+bool pq__node_has_id(const pq_node_t *n, int32_t id) {
+  if (n->field.id == id) return true;
+  for (uint32_t i = 0; i < n->nchildren; i++)
+    if (pq__node_has_id(n->children[i], id)) return true;
+  return false;
+}
+
+/* Rebuilds the type of a copied node from its (final) children. */
+static void own_type(fl_arena_t *a, pq_node_t *n) {
+  uint32_t nc = n->nchildren;
+  pq_node_t **kids = n->children;
+  switch (n->kind) {
+    case PQ_NODE_STRUCT: {
+      ty_field_t *f = fl_arena_alloc(a, (nc ? nc : 1) * sizeof *f);
+      for (uint32_t i = 0; i < nc; i++) f[i] = kids[i]->field;
+      n->field.type = ty_struct_new(a, f, nc);
+      break;
+    }
+    case PQ_NODE_LIST:
+      n->field.type = ty_list_new(a, kids[0]->field.id, kids[0]->field.required, kids[0]->field.type);
+      break;
+    case PQ_NODE_MAP:
+      n->field.type = ty_map_new(a, kids[0]->field.id, kids[0]->field.type, kids[1]->field.id,
+                                 kids[1]->field.required, kids[1]->field.type);
+      break;
+    case PQ_NODE_LEAF: break;
+  }
+}
+
+const pq_node_t *pq__node_prune(fl_arena_t *a, const pq_node_t *n, const int32_t *ids, uint32_t nids) {
+  if (id_listed(n->field.id, ids, nids)) return n;
+  if (n->kind == PQ_NODE_LEAF) return NULL;
+  pq_node_t *c = fl_arena_memdup(a, n, sizeof *n);
+  c->children = fl_arena_zalloc(a, (n->nchildren ? n->nchildren : 1) * sizeof *c->children);
+  uint32_t k = 0;
+  if (n->kind == PQ_NODE_STRUCT) {
+    for (uint32_t i = 0; i < n->nchildren; i++) {
+      const pq_node_t *p = pq__node_prune(a, n->children[i], ids, nids);
+      if (p) c->children[k++] = (pq_node_t *)p;
+    }
+    if (k == 0) return NULL;
+  } else if (n->kind == PQ_NODE_LIST) {
+    const pq_node_t *p = pq__node_prune(a, n->children[0], ids, nids);
+    if (!p) return NULL;
+    c->children[k++] = (pq_node_t *)p;
+  } else {
+    /* Maps keep their whole key and prune the value. */
+    const pq_node_t *pk = pq__node_prune(a, n->children[0], ids, nids);
+    const pq_node_t *pv = pq__node_prune(a, n->children[1], ids, nids);
+    if (!pk && !pv) return NULL;
+    c->children[k++] = n->children[0];
+    c->children[k++] = (pq_node_t *)(pv ? pv : n->children[1]);
+  }
+  c->nchildren = k;
+  c->first_leaf = c->children[0]->first_leaf;
+  own_type(a, c);
+  return c;
+}
