@@ -15,6 +15,7 @@
 #include "base/alloc.h"
 #include "format/json/json_decoder.h"
 #include "format/text_parse.h"
+#include "io/window.h"
 
 #define MAX_ROW_BYTES ((size_t)1 << 30)
 
@@ -30,12 +31,9 @@ typedef struct csv_field {
 
 typedef struct csv_reader {
   fmt_reader_t base;
-  io_reader_t *in;
+  io_window_t win;
   fl_arena_t *arena;
   ty_batch_t *batch;
-  char *buf;
-  size_t cap, start, len;
-  uint64_t file_off;
   bool done;
   char delim;
   uint64_t line; /* physical line of buf[start] */
@@ -49,34 +47,6 @@ typedef struct csv_reader {
   fl_buf_t scratch, wrap;
 } csv_reader_t;
 
-static bool at_eof(const csv_reader_t *r) { return r->file_off >= r->in->size; }
-
-static int fill(csv_reader_t *r, fl_err_t *err) {
-  if (r->start) {
-    memmove(r->buf, r->buf + r->start, r->len - r->start);
-    r->len -= r->start;
-    r->start = 0;
-  }
-  if (r->len == r->cap) {
-    if (r->cap >= MAX_ROW_BYTES)
-      return fl_err_set(err, FL_ELIMIT, "%s: line %llu: a row is longer than %zu bytes", r->in->path,
-                        (unsigned long long)r->line, MAX_ROW_BYTES);
-    char *nb = fl_try_realloc(r->buf, r->cap * 2);
-    if (!nb) return fl_err_set(err, FL_ENOMEM, "%s: no memory for a %zu-byte row", r->in->path, r->cap * 2);
-    r->buf = nb;
-    r->cap *= 2;
-  }
-  uint64_t left = r->in->size - r->file_off;
-  size_t want = r->cap - r->len;
-  if (want > left) want = (size_t)left;
-  if (want) {
-    int rc = r->in->read_at(r->in, r->file_off, r->buf + r->len, want, err);
-    if (rc) return fl_err_prefix(err, "%s: ", r->in->path);
-    r->len += want;
-    r->file_off += want;
-  }
-  return FL_OK;
-}
 
 static void add_field(csv_reader_t *r, const csv_field_t *f) {
   if (r->nf == r->fcap) {
@@ -115,7 +85,7 @@ static int split_row(csv_reader_t *r, const char *p, const char *end, bool more,
         if (!x || (x + 1 == end && more)) {
           if (more) return FL_OK;
           return fl_err_set(err, FL_EPARSE, "%s: line %llu, column %zu: unterminated quoted field",
-                            r->in->path, (unsigned long long)f.line, f.col);
+                            r->win.in->path, (unsigned long long)f.line, f.col);
         }
         if (x + 1 < end && x[1] == '"') {
           f.dq = true;
@@ -129,7 +99,7 @@ static int split_row(csv_reader_t *r, const char *p, const char *end, bool more,
       if (q < end && *q != delim && *q != '\n' && *q != '\r')
         return fl_err_set(err, FL_EPARSE,
                           "%s: line %llu, column %zu: unexpected character after a closing quote",
-                          r->in->path, (unsigned long long)line, (size_t)(q - ls) + 1);
+                          r->win.in->path, (unsigned long long)line, (size_t)(q - ls) + 1);
     } else {
       f.p = q;
       while (q < end && *q != delim && *q != '\n' && *q != '\r') q++;
@@ -209,7 +179,7 @@ static int field_error(csv_reader_t *r, const csv_field_t *f, uint32_t c, int co
   size_t k = n < 40 ? n : 40;
   for (size_t i = 0; i < k; i++) shown[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
   shown[k] = '\0';
-  return fl_err_set(err, code, "%s: line %llu, column %zu: field '%s': %s%s%s%s%s", r->in->path,
+  return fl_err_set(err, code, "%s: line %llu, column %zu: field '%s': %s%s%s%s%s", r->win.in->path,
                     (unsigned long long)f->line, f->col, r->base.schema->root.fields[c].name, why,
                     s ? ", found \"" : "", s ? shown : "", s && n > k ? "..." : "", s ? "\"" : "");
 }
@@ -217,7 +187,7 @@ static int field_error(csv_reader_t *r, const csv_field_t *f, uint32_t c, int co
 /* Appends the split row to the batch, or cuts it back out on error. */
 static int apply_row(csv_reader_t *r, uint64_t row_line, fl_err_t *err) {
   if (r->nf != r->nfile_cols)
-    return fl_err_set(err, FL_EPARSE, "%s: line %llu: expected %u fields, found %zu", r->in->path,
+    return fl_err_set(err, FL_EPARSE, "%s: line %llu: expected %u fields, found %zu", r->win.in->path,
                       (unsigned long long)row_line, r->nfile_cols, r->nf);
   ty_batch_t *b = r->batch;
   uint32_t rows = b->nrows;
@@ -269,26 +239,26 @@ static int csv_next(fmt_reader_t *fr, ty_batch_t **out, fl_err_t *err) {
   ty_batch_reset(r->batch);
   int rc = FL_OK;
   while (r->batch->nrows < TY_BATCH_ROWS) {
-    if (r->start >= r->len) {
-      if (at_eof(r)) {
+    if (r->win.start >= r->win.len) {
+      if (io_window_at_eof(&r->win)) {
         r->done = true;
         break;
       }
-      if ((rc = fill(r, err))) goto fail;
+      if ((rc = io_window_fill(&r->win, err))) goto fail;
       continue;
     }
     const char *next;
     uint64_t line_after;
     bool whole;
-    if ((rc = split_row(r, r->buf + r->start, r->buf + r->len, !at_eof(r), r->line, &next,
+    if ((rc = split_row(r, r->win.buf + r->win.start, r->win.buf + r->win.len, !io_window_at_eof(&r->win), r->line, &next,
                         &line_after, &whole, err)))
       goto fail;
     if (!whole) {
-      if ((rc = fill(r, err))) goto fail;
+      if ((rc = io_window_fill(&r->win, err))) goto fail;
       continue;
     }
     uint64_t row_line = r->line;
-    r->start = (size_t)(next - r->buf);
+    r->win.start = (size_t)(next - r->win.buf);
     r->line = line_after;
     if (blank_row(r)) continue;
     if ((rc = apply_row(r, row_line, err))) goto fail;
@@ -306,8 +276,7 @@ static void csv_close_reader(fmt_reader_t *fr) {
   if (r->nested)
     for (uint32_t c = 0; r->batch && c < r->batch->ncols; c++) js_decoder_free(r->nested[c]);
   ty_batch_free(r->batch);
-  if (r->in) r->in->close(r->in);
-  fl_free(r->buf);
+  io_window_free(&r->win);
   fl_free(r->fields);
   fl_buf_free(&r->scratch);
   fl_buf_free(&r->wrap);
@@ -320,23 +289,23 @@ static void csv_close_reader(fmt_reader_t *fr) {
 static int peek_row(csv_reader_t *r, size_t *pos, uint64_t *line, bool *found, fl_err_t *err) {
   *found = false;
   for (;;) {
-    if (*pos >= r->len && at_eof(r)) return FL_OK;
+    if (*pos >= r->win.len && io_window_at_eof(&r->win)) return FL_OK;
     const char *next;
     uint64_t after;
     bool whole = false;
-    if (*pos < r->len) {
-      int rc = split_row(r, r->buf + *pos, r->buf + r->len, !at_eof(r), *line, &next, &after, &whole, err);
+    if (*pos < r->win.len) {
+      int rc = split_row(r, r->win.buf + *pos, r->win.buf + r->win.len, !io_window_at_eof(&r->win), *line, &next, &after, &whole, err);
       if (rc) return rc;
     }
     if (!whole) {
       /* fill() moves live bytes to the front: keep *pos relative. */
-      size_t keep = r->start;
-      int rc = fill(r, err);
+      size_t keep = r->win.start;
+      int rc = io_window_fill(&r->win, err);
       if (rc) return rc;
       *pos -= keep;
       continue;
     }
-    *pos = (size_t)(next - r->buf);
+    *pos = (size_t)(next - r->win.buf);
     *line = after;
     if (!blank_row(r)) {
       *found = true;
@@ -349,7 +318,7 @@ static int infer(csv_reader_t *r, uint32_t want, const char **names, uint32_t nc
                  ty_schema_t **out, fl_err_t *err) {
   unsigned *cls = fl_calloc(ncols ? ncols : 1, sizeof *cls);
   bool *seen = fl_calloc(ncols ? ncols : 1, sizeof *seen);
-  size_t pos = r->start;
+  size_t pos = r->win.start;
   uint64_t line = r->line;
   int rc = FL_OK;
   for (uint32_t rows = 0; rows < want;) {
@@ -357,7 +326,7 @@ static int infer(csv_reader_t *r, uint32_t want, const char **names, uint32_t nc
     if ((rc = peek_row(r, &pos, &line, &found, err))) goto done;
     if (!found) break;
     if (r->nf != ncols) {
-      rc = fl_err_set(err, FL_EPARSE, "%s: line %llu: expected %u fields, found %zu", r->in->path,
+      rc = fl_err_set(err, FL_EPARSE, "%s: line %llu: expected %u fields, found %zu", r->win.in->path,
                       (unsigned long long)(line - 1), ncols, r->nf);
       goto done;
     }
@@ -389,7 +358,6 @@ done:
 int csv_open_reader_io(io_reader_t *in, const fmt_read_opts_t *opts, fmt_reader_t **out,
                        fl_err_t *err) {
   csv_reader_t *r = fl_calloc(1, sizeof *r);
-  r->in = in;
   r->arena = fl_arena_new(0);
   r->line = 1;
   fl_buf_init(&r->scratch);
@@ -400,22 +368,17 @@ int csv_open_reader_io(io_reader_t *in, const fmt_read_opts_t *opts, fmt_reader_
   int rc;
   if (r->delim == '"' || r->delim == '\n' || r->delim == '\r') {
     rc = fl_err_set(err, FL_EINVALID, "%s: the delimiter cannot be a quote or a line break", in->path);
+    in->close(in);
     goto err;
   }
-  r->cap = csv__reader_chunk_bytes ? csv__reader_chunk_bytes : 1;
-  if (r->cap < 4) r->cap = 4;
-  r->buf = fl_try_malloc(r->cap);
-  if (!r->buf) {
-    rc = fl_err_set(err, FL_ENOMEM, "%s: no memory for the read buffer", in->path);
-    goto err;
-  }
-  if ((rc = fill(r, err))) goto err;
-  if (r->len >= 3 && memcmp(r->buf, "\xEF\xBB\xBF", 3) == 0) r->start = 3;
+  size_t chunk = csv__reader_chunk_bytes < 4 ? 4 : csv__reader_chunk_bytes;
+  if ((rc = io_window_open(&r->win, in, chunk, MAX_ROW_BYTES, err))) goto err;
+  if (r->win.len >= 3 && memcmp(r->win.buf, "\xEF\xBB\xBF", 3) == 0) r->win.start = 3;
 
   /* The first row: names, or just the field count. */
   const char **names = NULL;
   uint32_t nnames = 0;
-  size_t pos = r->start;
+  size_t pos = r->win.start;
   uint64_t line = r->line;
   bool found;
   if ((rc = peek_row(r, &pos, &line, &found, err))) goto err;
@@ -433,7 +396,7 @@ int csv_open_reader_io(io_reader_t *in, const fmt_read_opts_t *opts, fmt_reader_
       }
     }
     if (!opts->csv_no_header) {
-      r->start = pos;
+      r->win.start = pos;
       r->line = line;
     }
   }

@@ -10,6 +10,7 @@
 #include "format/format.h"
 #include "format/json/json_decoder.h"
 #include "format/json/json_int.h"
+#include "io/window.h"
 
 #define MAX_ROW_BYTES ((size_t)1 << 30)
 
@@ -17,46 +18,12 @@ size_t js__reader_chunk_bytes = (size_t)4 << 20;
 
 typedef struct js_reader {
   fmt_reader_t base;
-  io_reader_t *in;
+  io_window_t win;
   fl_arena_t *arena; /* the inferred schema */
   js_decoder_t *dec;
   ty_batch_t *batch;
-  char *buf;
-  size_t cap, start, len; /* live bytes are buf[start, len) */
-  uint64_t file_off;      /* next byte of the file to read */
   bool done;
 } js_reader_t;
-
-/* Moves the live bytes to the front and reads more after them, growing the
- * buffer when it is full of one unfinished row. */
-static int fill(js_reader_t *r, fl_err_t *err) {
-  if (r->start) {
-    memmove(r->buf, r->buf + r->start, r->len - r->start);
-    r->len -= r->start;
-    r->start = 0;
-  }
-  if (r->len == r->cap) {
-    if (r->cap >= MAX_ROW_BYTES)
-      return fl_err_set(err, FL_ELIMIT, "%s: a row is longer than %zu bytes", r->in->path,
-                        MAX_ROW_BYTES);
-    char *nb = fl_try_realloc(r->buf, r->cap * 2);
-    if (!nb) return fl_err_set(err, FL_ENOMEM, "%s: no memory for a %zu-byte row", r->in->path, r->cap * 2);
-    r->buf = nb;
-    r->cap *= 2;
-  }
-  uint64_t left = r->in->size - r->file_off;
-  size_t want = r->cap - r->len;
-  if (want > left) want = (size_t)left;
-  if (want) {
-    int rc = r->in->read_at(r->in, r->file_off, r->buf + r->len, want, err);
-    if (rc) return fl_err_prefix(err, "%s: ", r->in->path);
-    r->len += want;
-    r->file_off += want;
-  }
-  return FL_OK;
-}
-
-static bool at_eof(const js_reader_t *r) { return r->file_off >= r->in->size; }
 
 static int js_next(fmt_reader_t *fr, ty_batch_t **out, fl_err_t *err) {
   js_reader_t *r = (js_reader_t *)fr;
@@ -65,19 +32,19 @@ static int js_next(fmt_reader_t *fr, ty_batch_t **out, fl_err_t *err) {
   ty_batch_reset(r->batch);
   for (;;) {
     size_t used;
-    bool more = !at_eof(r);
-    int rc = js_decode_chunk(r->dec, r->buf + r->start, r->len - r->start, more, r->batch, &used, err);
-    r->start += used;
+    bool more = !io_window_at_eof(&r->win);
+    int rc = js_decode_chunk(r->dec, r->win.buf + r->win.start, r->win.len - r->win.start, more, r->batch, &used, err);
+    r->win.start += used;
     if (rc) {
       r->done = true;
-      return fl_err_prefix(err, "%s: ", r->in->path);
+      return fl_err_prefix(err, "%s: ", r->win.in->path);
     }
     if (r->batch->nrows >= TY_BATCH_ROWS) break;
     if (!more) {
       r->done = true;
       break;
     }
-    if ((rc = fill(r, err))) {
+    if ((rc = io_window_fill(&r->win, err))) {
       r->done = true;
       return rc;
     }
@@ -91,28 +58,19 @@ static void js_close_reader(fmt_reader_t *fr) {
   if (!r) return;
   ty_batch_free(r->batch);
   js_decoder_free(r->dec);
-  if (r->in) r->in->close(r->in);
-  fl_free(r->buf);
+  io_window_free(&r->win);
   fl_arena_free(r->arena);
   fl_free(r);
 }
 
 int js_fmt_open_reader(io_fs_t *fs, const char *path, const fmt_read_opts_t *opts,
                        fmt_reader_t **out, fl_err_t *err) {
+  io_reader_t *in;
+  int rc = fs->open_read(fs, path, &in, err);
+  if (rc) return rc;
   js_reader_t *r = fl_calloc(1, sizeof *r);
-  int rc = fs->open_read(fs, path, &r->in, err);
-  if (rc) {
-    fl_free(r);
-    return rc;
-  }
   r->arena = fl_arena_new(0);
-  r->cap = js__reader_chunk_bytes ? js__reader_chunk_bytes : 1;
-  r->buf = fl_try_malloc(r->cap);
-  if (!r->buf) {
-    js_close_reader(&r->base);
-    return fl_err_set(err, FL_ENOMEM, "%s: no memory for the read buffer", path);
-  }
-  if ((rc = fill(r, err))) goto err;
+  if ((rc = io_window_open(&r->win, in, js__reader_chunk_bytes, MAX_ROW_BYTES, err))) goto err;
   const ty_schema_t *schema = opts->schema;
   if (!schema) {
     uint32_t want = opts->infer_rows ? opts->infer_rows : 1000, rows = 0;
@@ -120,18 +78,18 @@ int js_fmt_open_reader(io_fs_t *fs, const char *path, const fmt_read_opts_t *opt
     /* Sample from the buffer, reading more while it holds fewer rows than
      * wanted and the file goes on (bounded by the row-size limit). */
     for (;;) {
-      rc = js__infer(r->buf, r->len, want, !at_eof(r), r->arena, &s, &rows, err);
+      rc = js__infer(r->win.buf, r->win.len, want, !io_window_at_eof(&r->win), r->arena, &s, &rows, err);
       if (rc) {
         fl_err_prefix(err, "%s: ", path);
         goto err;
       }
-      if (rows >= want || at_eof(r) || r->cap >= (size_t)64 << 20) break;
-      if (r->len < r->cap) {
-        if ((rc = fill(r, err))) goto err;
+      if (rows >= want || io_window_at_eof(&r->win) || r->win.cap >= (size_t)64 << 20) break;
+      if (r->win.len < r->win.cap) {
+        if ((rc = io_window_fill(&r->win, err))) goto err;
         continue;
       }
       /* Full buffer, too few rows: grow it by reading on. */
-      if ((rc = fill(r, err))) goto err;
+      if ((rc = io_window_fill(&r->win, err))) goto err;
     }
     schema = s;
   }

@@ -14,24 +14,10 @@
 #include <string.h>
 
 #include "format/parquet/pq_meta.h"
+#include "format/parquet/pq_thrift.h"
 
 #define TR_MAX_DEPTH 64
 
-enum {
-  CT_STOP = 0,
-  CT_TRUE = 1,
-  CT_FALSE = 2,
-  CT_BYTE = 3,
-  CT_I16 = 4,
-  CT_I32 = 5,
-  CT_I64 = 6,
-  CT_DOUBLE = 7,
-  CT_BINARY = 8,
-  CT_LIST = 9,
-  CT_SET = 10,
-  CT_MAP = 11,
-  CT_STRUCT = 12,
-};
 
 typedef struct tr {
   const uint8_t *p;
