@@ -8,7 +8,7 @@ packages=(
   clang-14 libclang-rt-14-dev            # libFuzzer and sanitizers for the fuzz targets
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev   # Parquet and Avro codecs
   libjansson-dev                          # JSON for metadata and schemas
-  python3 python3-venv
+  python3 python3-venv time                 # time: peak memory of floe in tests
 )
 
 missing=()
