@@ -130,10 +130,89 @@ bool fl_parse_time(const char *s, size_t n, int64_t *micros) {
   return parse_clock(s, n, &pos, 6, micros) && pos == n;
 }
 
+/* 10^p and INT64_MAX / (86400 * 10^p) for p = 0..9 (the overflow guard). */
+static const int64_t unit_pow10[10] = {1,      10,      100,      1000,      10000,
+                                       100000, 1000000, 10000000, 100000000, 1000000000};
+#define FL_DAY_LIMIT(p) (INT64_MAX / (86400LL * (p)))
+static const int64_t day_limit[10] = {
+    FL_DAY_LIMIT(1LL),      FL_DAY_LIMIT(10LL),      FL_DAY_LIMIT(100LL),
+    FL_DAY_LIMIT(1000LL),   FL_DAY_LIMIT(10000LL),   FL_DAY_LIMIT(100000LL),
+    FL_DAY_LIMIT(1000000LL), FL_DAY_LIMIT(10000000LL), FL_DAY_LIMIT(100000000LL),
+    FL_DAY_LIMIT(1000000000LL)};
+#undef FL_DAY_LIMIT
+
+static inline unsigned dig2(const char *p) {
+  return (unsigned)(p[0] - '0') * 10 + (unsigned)(p[1] - '0');
+}
+
+static inline bool is_dig(char c) { return (unsigned)(c - '0') <= 9; }
+
+/*
+ * The common fixed layout YYYY-MM-DD(T|t| )HH:MM:SS[.f{1,9}][Z|z|(+|-)HH:MM]
+ * with 0 <= precision <= 9. Returns true with the same result the general
+ * parser gives; false means "not this layout or not valid", and the
+ * general parser then decides.
+ */
+static bool parse_timestamp_fixed(const char *s, size_t n, int precision, int64_t *out,
+                                  bool *has_zone) {
+  if (n < 19 || precision < 0 || precision > 9) return false;
+  if (s[4] != '-' || s[7] != '-' || s[13] != ':' || s[16] != ':') return false;
+  if (s[10] != 'T' && s[10] != 't' && s[10] != ' ') return false;
+  static const unsigned char dpos[14] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
+  for (int k = 0; k < 14; k++)
+    if (!is_dig(s[dpos[k]])) return false;
+  size_t i = 19;
+  int64_t frac = 0;
+  if (i < n && s[i] == '.') {
+    i++;
+    int nd = 0;
+    while (i < n && is_dig(s[i])) {
+      if (nd >= 9) return false;
+      if (nd < precision) frac = frac * 10 + (s[i] - '0');
+      nd++;
+      i++;
+    }
+    if (nd == 0) return false;
+    int kept = nd < precision ? nd : precision;
+    frac *= unit_pow10[precision - kept];
+  }
+  int64_t offset_min = 0;
+  bool zone = false;
+  if (i < n) {
+    if (n - i == 1 && (s[i] == 'Z' || s[i] == 'z')) {
+      zone = true;
+    } else if (n - i == 6 && (s[i] == '+' || s[i] == '-') && is_dig(s[i + 1]) &&
+               is_dig(s[i + 2]) && s[i + 3] == ':' && is_dig(s[i + 4]) && is_dig(s[i + 5])) {
+      unsigned oh = dig2(s + i + 1), om = dig2(s + i + 4);
+      if (oh > 18 || om > 59) return false;
+      offset_min = (int64_t)(oh * 60 + om);
+      if (s[i] == '-') offset_min = -offset_min;
+      zone = true;
+    } else {
+      return false;
+    }
+  }
+  int64_t y = (int64_t)(dig2(s) * 100 + dig2(s + 2));
+  unsigned mo = dig2(s + 5), d = dig2(s + 8);
+  unsigned h = dig2(s + 11), mi = dig2(s + 14), sec = dig2(s + 17);
+  if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo)) return false;
+  if (h > 23 || mi > 59 || sec > 60) return false;
+  if (sec == 60) sec = 59;
+  int64_t days = fl_days_from_civil(y, mo, d);
+  int64_t unit = unit_pow10[precision];
+  int64_t lim = day_limit[precision];
+  if (days > lim - 1 || days < -lim + 1) return false;
+  int64_t tod = ((int64_t)(h * 60 + mi) * 60 + sec) * unit + frac;
+  *out = days * 86400 * unit + tod - offset_min * 60 * unit;
+  *has_zone = zone;
+  return true;
+}
+
 bool fl_parse_timestamp(const char *s, size_t n, int precision, int64_t *out, bool *has_zone) {
   size_t i;
   int64_t days, tod = 0;
   *has_zone = false;
+  if (parse_timestamp_fixed(s, n, precision, out, has_zone)) return true;
   if (!parse_date_prefix(s, n, &i, &days)) return false;
   if (i < n && (s[i] == 'T' || s[i] == 't' || s[i] == ' ')) {
     i++;

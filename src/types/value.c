@@ -89,7 +89,53 @@ size_t ty_decimal_format(fl_i128 unscaled, int scale, char *buf, size_t cap) {
   return n;
 }
 
+/* 10^0 .. 10^38 (the digit loops below compare against them). */
+static const fl_i128 g_pow10[39] = {
+    1ULL,
+    10ULL,
+    100ULL,
+    1000ULL,
+    10000ULL,
+    100000ULL,
+    1000000ULL,
+    10000000ULL,
+    100000000ULL,
+    1000000000ULL,
+    10000000000ULL,
+    100000000000ULL,
+    1000000000000ULL,
+    10000000000000ULL,
+    100000000000000ULL,
+    1000000000000000ULL,
+    10000000000000000ULL,
+    100000000000000000ULL,
+    1000000000000000000ULL,
+    10000000000000000000ULL,
+    (fl_i128)10000000000000000000ULL * 10ULL,
+    (fl_i128)10000000000000000000ULL * 100ULL,
+    (fl_i128)10000000000000000000ULL * 1000ULL,
+    (fl_i128)10000000000000000000ULL * 10000ULL,
+    (fl_i128)10000000000000000000ULL * 100000ULL,
+    (fl_i128)10000000000000000000ULL * 1000000ULL,
+    (fl_i128)10000000000000000000ULL * 10000000ULL,
+    (fl_i128)10000000000000000000ULL * 100000000ULL,
+    (fl_i128)10000000000000000000ULL * 1000000000ULL,
+    (fl_i128)10000000000000000000ULL * 10000000000ULL,
+    (fl_i128)10000000000000000000ULL * 100000000000ULL,
+    (fl_i128)10000000000000000000ULL * 1000000000000ULL,
+    (fl_i128)10000000000000000000ULL * 10000000000000ULL,
+    (fl_i128)10000000000000000000ULL * 100000000000000ULL,
+    (fl_i128)10000000000000000000ULL * 1000000000000000ULL,
+    (fl_i128)10000000000000000000ULL * 10000000000000000ULL,
+    (fl_i128)10000000000000000000ULL * 100000000000000000ULL,
+    (fl_i128)10000000000000000000ULL * 1000000000000000000ULL,
+    (fl_i128)10000000000000000000ULL * 10000000000000000000ULL,
+};
+
+static const fl_i128 *pow10_table(void) { return g_pow10; }
+
 fl_i128 ty_decimal_max(int precision) {
+  if (precision >= 0 && precision <= 38) return pow10_table()[precision] - 1;
   fl_i128 m = 1;
   for (int i = 0; i < precision; i++) m *= 10;
   return m - 1;
@@ -102,11 +148,29 @@ bool ty_decimal_parse(const char *s, size_t n, int precision, int scale, bool ro
   if (i < n && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
   /* Collect digits, remembering where the point is. */
   fl_i128 v = 0;
-  int frac_digits = 0, sig = 0;
+  int frac_digits = 0;
   bool seen_point = false, any = false;
   int extra_first = -1; /* first digit beyond the scale, for rounding */
   bool extra_nonzero = false;
-  fl_i128 limit = ty_decimal_max(38);
+  /* v * 10 + d stays within 10^38 - 1 exactly when v <= 10^37 - 1. */
+  const fl_i128 lim37 = pow10_table()[37] - 1;
+  /* Leading digits accumulate in 64 bits (no 128-bit arithmetic) while
+   * they cannot overflow; the general loop below takes over after. */
+  uint64_t w = 0;
+  for (; i < n && w < 100000000000000000ULL; i++) {
+    char c = s[i];
+    if (c == '.') {
+      if (seen_point) return false;
+      seen_point = true;
+      continue;
+    }
+    if (c < '0' || c > '9') break;
+    any = true;
+    if (seen_point && frac_digits >= scale) break; /* the general loop handles it */
+    if (seen_point) frac_digits++;
+    w = w * 10 + (uint64_t)(c - '0');
+  }
+  v = (fl_i128)w;
   for (; i < n; i++) {
     char c = s[i];
     if (c == '.') {
@@ -124,9 +188,8 @@ bool ty_decimal_parse(const char *s, size_t n, int precision, int scale, bool ro
       continue;
     }
     if (seen_point) frac_digits++;
-    if (v > (limit - (c - '0')) / 10) return false;
+    if (v > lim37) return false;
     v = v * 10 + (c - '0');
-    if (v) sig++;
   }
   if (!any) return false;
   int exp = 0;
@@ -147,7 +210,7 @@ bool ty_decimal_parse(const char *s, size_t n, int precision, int scale, bool ro
   /* Scale v (which has frac_digits fraction digits) to the target scale. */
   int shift = scale - frac_digits + exp;
   for (; shift > 0; shift--) {
-    if (v > limit / 10) return false;
+    if (v > lim37) return false;
     v *= 10;
   }
   for (; shift < 0; shift++) {
@@ -160,7 +223,6 @@ bool ty_decimal_parse(const char *s, size_t n, int precision, int scale, bool ro
     if (!round) return false;
     if (extra_first >= 5) v += 1;
   }
-  (void)sig;
   if (v > ty_decimal_max(precision)) return false;
   *out = neg ? -v : v;
   return true;
