@@ -301,6 +301,12 @@ static void stats_update(col_t *c, stats_t *s, const uint32_t *idx, size_t n) {
           s->has = true;
           continue;
         }
+        /* A first byte strictly between the bounds' first bytes decides
+         * both comparisons without a memcmp call (the common case on
+         * high-cardinality strings). */
+        if (len && s->bmin.len && s->bmax.len && p[0] > s->bmin.data[0] &&
+            p[0] < s->bmax.data[0])
+          continue;
         if (bytes_cmp(p, len, s->bmin.data, s->bmin.len) < 0) buf_set(&s->bmin, p, len);
         else if (bytes_cmp(p, len, s->bmax.data, s->bmax.len) > 0) buf_set(&s->bmax, p, len);
       }
