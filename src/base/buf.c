@@ -127,7 +127,7 @@ int fl_rd_uvarint(fl_rd_t *r, uint64_t *out, fl_err_t *err) {
 }
 
 int fl_rd_zvarint(fl_rd_t *r, int64_t *out, fl_err_t *err) {
-  uint64_t u;
+  uint64_t u = 0;
   int rc = fl_rd_uvarint(r, &u, err);
   if (rc) return rc;
   *out = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
