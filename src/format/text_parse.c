@@ -157,38 +157,45 @@ bool tp_parse_float(const char *s, size_t n, float *out) {
   return true;
 }
 
+int tp_utf8_seq_len(const uint8_t *p, const uint8_t *end) {
+  unsigned c = p[0];
+  if (c < 0x80) return 1;
+  int len;
+  uint32_t cp;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  for (int k = 1; k < len; k++) {
+    if (p + k >= end) return -1;
+    if ((p[k] & 0xC0) != 0x80) return 0;
+    cp = cp << 6 | (p[k] & 0x3F);
+  }
+  /* Overlong forms, surrogates and values past U+10FFFF. */
+  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return len;
+}
+
 size_t tp_utf8_valid_prefix(const uint8_t *p, size_t n) {
   size_t i = 0;
   while (i < n) {
-    uint8_t c = p[i];
-    if (c < 0x80) {
+    if (p[i] < 0x80) {
       i++;
       continue;
     }
-    size_t len;
-    uint32_t cp;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      cp = c & 0x07;
-    } else {
-      return i;
-    }
-    if (n - i < len) return i;
-    for (size_t k = 1; k < len; k++) {
-      if ((p[i + k] & 0xC0) != 0x80) return i;
-      cp = cp << 6 | (p[i + k] & 0x3F);
-    }
-    /* Overlong forms, surrogates and values past U+10FFFF. */
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return i;
-    i += len;
+    int len = tp_utf8_seq_len(p + i, p + n);
+    if (len <= 0) return i;
+    i += (size_t)len;
   }
   return n;
 }

@@ -47,6 +47,9 @@ bool tp_parse_float(const char *s, size_t n, float *out);
 
 /* Length of the valid UTF-8 prefix of p[0,n); n when all of it is valid. */
 size_t tp_utf8_valid_prefix(const uint8_t *p, size_t n);
+/* Length of the UTF-8 sequence at p (1 for ASCII), 0 when it is invalid
+ * (overlong, surrogate, past U+10FFFF), -1 when end cuts it off. */
+int tp_utf8_seq_len(const uint8_t *p, const uint8_t *end);
 
 /* Inference classes: a bit set for each type the text parses as. */
 enum {

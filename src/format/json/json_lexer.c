@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "format/json/json_int.h"
+#include "format/text_parse.h"
 
 int js__fail(js_lex_t *l, int code, const char *pos, const char *fmt, ...) {
   if (l->ecode) return l->ecode;
@@ -35,34 +36,6 @@ static inline uint64_t special8(uint64_t v) {
 }
 
 static inline bool special1(unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; }
-
-/* Length of the UTF-8 sequence at p (0: invalid, -1: cut off by the end). */
-static int utf8_len(const unsigned char *p, const unsigned char *end) {
-  unsigned c = p[0];
-  int len;
-  uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  for (int k = 1; k < len; k++) {
-    if (p + k >= end) return -1;
-    if ((p[k] & 0xC0) != 0x80) return 0;
-    cp = cp << 6 | (p[k] & 0x3F);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return len;
-}
 
 static int hex4(const char *p, uint32_t *out) {
   uint32_t v = 0;
@@ -130,7 +103,7 @@ int js__scan_string(js_lex_t *l, const char **s, size_t *n, bool *esc) {
     } else if (c < 0x20) {
       return js__fail(l, FL_EPARSE, p, "control character 0x%02x in a string (must be escaped)", c);
     } else if (c >= 0x80) {
-      int k = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+      int k = tp_utf8_seq_len((const uint8_t *)p, (const uint8_t *)end);
       if (k < 0) return js__fail_eof(l, "a string");
       if (k == 0) return js__fail(l, FL_EPARSE, p, "invalid UTF-8 in a string");
       p += k;
