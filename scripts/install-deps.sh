@@ -8,6 +8,8 @@ packages=(
   clang-14 libclang-rt-14-dev            # libFuzzer and sanitizers for the fuzz targets
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev   # Parquet and Avro codecs
   libjansson-dev                          # JSON for metadata and schemas
+  libsqlite3-dev libpq-dev                # the embedded SQLite catalog and the PostgreSQL one
+  postgresql                              # a real server the catalog tests start on loopback
   python3 python3-venv time                 # time: peak memory of floe in tests
 )
 

@@ -33,6 +33,14 @@ typedef struct local_writer {
   char *tmp;
 } local_writer_t;
 
+/* Iceberg metadata names local files as URIs ("file:///wh/t/x.avro",
+ * Java's "file:/wh/t/x.avro"); the POSIX calls want the path part. */
+static const char *local_path(const char *p) {
+  if (strncmp(p, "file://", 7) == 0) return p + 7;
+  if (strncmp(p, "file:", 5) == 0) return p + 5;
+  return p;
+}
+
 static int errno_error(fl_err_t *err, const char *op, const char *path) {
   int e = errno;
   int code = e == ENOENT ? FL_ENOTFOUND : e == EEXIST ? FL_EEXISTS : FL_EIO;
@@ -68,6 +76,7 @@ static void local_reader_close(io_reader_t *r) {
 }
 
 static int local_open_read(io_fs_t *fs, const char *path, io_reader_t **out, fl_err_t *err) {
+  path = local_path(path);
   (void)fs;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno_error(err, "opening", path);
@@ -142,6 +151,7 @@ static void local_abort(io_writer_t *w) {
 }
 
 static int local_mkdirs(io_fs_t *fs, const char *path, fl_err_t *err) {
+  path = local_path(path);
   (void)fs;
   char *p = fl_strdup(path);
   for (char *s = p + 1; *s; s++) {
@@ -162,6 +172,7 @@ static int local_mkdirs(io_fs_t *fs, const char *path, fl_err_t *err) {
 
 static int local_create(io_fs_t *fs, const char *path, bool exclusive, io_writer_t **out,
                         fl_err_t *err) {
+  path = local_path(path);
   static atomic_uint counter;
   const char *slash = strrchr(path, '/');
   if (slash && slash != path) {
@@ -193,12 +204,14 @@ static int local_create(io_fs_t *fs, const char *path, bool exclusive, io_writer
 }
 
 static int local_remove(io_fs_t *fs, const char *path, fl_err_t *err) {
+  path = local_path(path);
   (void)fs;
   if (unlink(path) != 0 && errno != ENOENT) return errno_error(err, "deleting", path);
   return FL_OK;
 }
 
 static int local_exists(io_fs_t *fs, const char *path, bool *out, fl_err_t *err) {
+  path = local_path(path);
   (void)fs;
   (void)err;
   struct stat st;
@@ -246,6 +259,7 @@ static int walk(const char *dir, entry_list_t *l, fl_err_t *err) {
 }
 
 static int local_list(io_fs_t *fs, const char *prefix, io_entry_t **out, size_t *n, fl_err_t *err) {
+  prefix = local_path(prefix);
   (void)fs;
   entry_list_t l = {0};
   int rc = walk(prefix, &l, err);

@@ -65,6 +65,11 @@ struct ty_field {
   bool required;
   const ty_type_t *type;
   const char *doc; /* may be NULL */
+  /* Iceberg v3 defaults (NULL: none): initial_default is what rows of
+   * files written before the field existed read as; write_default what a
+   * writer fills in when a row omits the field. */
+  const struct ty_value *initial_default;
+  const struct ty_value *write_default;
 };
 
 typedef struct ty_schema {
