@@ -1,0 +1,76 @@
+/*
+ * ice_maint.h - snapshot management and table maintenance (layer 5,
+ * iceberg).
+ *
+ * Ref operations (each one metadata commit through ice_commit_meta_edit):
+ * rollback main to an ancestor snapshot or to the snapshot current at a
+ * time; set main to any snapshot; cherry-pick an append (or overwrite
+ * without conflicts) snapshot onto main; create/replace/drop branches and
+ * tags; fast-forward a branch to another whose head descends from it.
+ *
+ * Expiry removes snapshots that no ref needs: every ref keeps its head;
+ * a branch keeps the ancestors within its min-snapshots-to-keep (default
+ * history.expire.min-snapshots-to-keep = 1) and max-snapshot-age-ms
+ * (history.expire.max-snapshot-age-ms, 5 days), overridden by the
+ * caller's older_than / retain_last; refs older than max-ref-age-ms go
+ * (never main). After the metadata commit, files that only the expired
+ * snapshots reached - manifest lists, manifests, data and delete files -
+ * are deleted; files any kept snapshot reaches are never touched.
+ *
+ * Orphan removal lists everything under the table location and deletes
+ * files no metadata reaches (current and logged metadata files, every
+ * snapshot's manifest list, manifests and files) that are older than a
+ * threshold, so in-flight commits of other writers are safe.
+ */
+#ifndef FL_ICEBERG_ICE_MAINT_H
+#define FL_ICEBERG_ICE_MAINT_H
+
+#include "iceberg/ice_table.h"
+
+int ice_rollback_to_snapshot(ice_table_t *t, int64_t snapshot_id, fl_err_t *err);
+int ice_rollback_to_time(ice_table_t *t, int64_t ts_ms, fl_err_t *err);
+int ice_set_current_snapshot(ice_table_t *t, int64_t snapshot_id, fl_err_t *err);
+int ice_cherry_pick(ice_table_t *t, int64_t snapshot_id, fl_err_t *err);
+
+/* Creates (or with replace, moves) a branch / tag to snapshot_id (-1: main's
+ * head). FL_EEXISTS when it exists and replace is false. */
+int ice_create_branch(ice_table_t *t, const char *name, int64_t snapshot_id, bool replace,
+                      fl_err_t *err);
+int ice_create_tag(ice_table_t *t, const char *name, int64_t snapshot_id, bool replace,
+                   fl_err_t *err);
+/* Drops a branch or tag; main cannot be dropped. */
+int ice_drop_ref(ice_table_t *t, const char *name, fl_err_t *err);
+/* Moves branch `name` to the head of `to` when that head descends from it. */
+int ice_fast_forward(ice_table_t *t, const char *name, const char *to, fl_err_t *err);
+
+typedef struct ice_expire_opts {
+  int64_t older_than_ms; /* -1: now - history.expire.max-snapshot-age-ms */
+  int32_t retain_last;   /* -1: history.expire.min-snapshots-to-keep */
+  bool dry_run;          /* compute and report, delete nothing */
+} ice_expire_opts_t;
+
+typedef struct ice_expire_result {
+  uint64_t snapshots_expired;
+  uint64_t manifest_lists_deleted, manifests_deleted, data_files_deleted, delete_files_deleted;
+} ice_expire_result_t;
+
+int ice_expire_snapshots(ice_table_t *t, const ice_expire_opts_t *o, ice_expire_result_t *res,
+                         fl_err_t *err);
+
+typedef struct ice_orphan_result {
+  uint64_t files_seen, orphans_deleted, bytes_deleted;
+} ice_orphan_result_t;
+
+/* Deletes unreachable files under the table location older than older_than_ms
+ * (file modification time); dry_run only counts. Listed orphan paths go to
+ * fn when set. */
+int ice_remove_orphans(ice_table_t *t, int64_t older_than_ms, bool dry_run,
+                       void (*fn)(const char *path, void *arg), void *arg,
+                       ice_orphan_result_t *res, fl_err_t *err);
+
+/* Every file path the table's metadata reaches (metadata files, lists,
+ * manifests, data and delete files), normalised to local paths, in a. */
+int ice_reachable_files(const ice_table_t *t, fl_arena_t *a, const char ***out, size_t *n,
+                        fl_err_t *err);
+
+#endif
