@@ -258,6 +258,35 @@ static int hexval(char c) {
   return -1;
 }
 
+/* The scale BigDecimal gives decimal text: fraction digits minus the
+ * exponent; INT32_MIN for text it cannot be. */
+static int64_t text_scale(const char *s, size_t n) {
+  size_t i = 0;
+  int64_t frac = 0;
+  while (i < n && s[i] != '.' && s[i] != 'e' && s[i] != 'E') i++;
+  if (i < n && s[i] == '.')
+    for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) frac++;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    i++;
+    bool neg = i < n && s[i] == '-';
+    if (i < n && (s[i] == '-' || s[i] == '+')) i++;
+    if (i == n) return INT32_MIN;
+    int64_t e = 0;
+    for (; i < n; i++) {
+      if (s[i] < '0' || s[i] > '9' || e > 1000) return INT32_MIN;
+      e = e * 10 + (s[i] - '0');
+    }
+    frac -= neg ? -e : e;
+  }
+  return frac;
+}
+
+/* Whether timestamp text ends in a zero offset ("+00:00", "-00:00", "Z"). */
+static bool utc_suffix(const char *s, size_t n) {
+  if (n >= 1 && (s[n - 1] == 'Z' || s[n - 1] == 'z')) return true;
+  return n >= 6 && (memcmp(s + n - 6, "+00:00", 6) == 0 || memcmp(s + n - 6, "-00:00", 6) == 0);
+}
+
 static int bad_json(fl_err_t *err, const char *what, const ty_type_t *t, const char *expect) {
   return fl_err_set(err, FL_EPARSE, "%s: a %s default must be %s", what ? what : "value",
                     kind_text(t), expect);
@@ -297,7 +326,10 @@ int ice_value_from_json(fl_arena_t *a, const ty_type_t *t, const json_t *j, cons
       out->u.f64 = json_number_value(j);
     return FL_OK;
   case TY_DECIMAL:
-    if (!s || !ty_decimal_parse(s, n, t->precision, t->scale, false, &out->u.i128))
+    /* Java's SingleValueParser insists on the type's scale ("14.20" for
+     * decimal(9,2), not "14.2"). */
+    if (!s || text_scale(s, n) != t->scale ||
+        !ty_decimal_parse(s, n, t->precision, t->scale, false, &out->u.i128))
       return bad_json(err, what, t, "a string holding a decimal of that precision and scale");
     return FL_OK;
   case TY_DATE:
@@ -315,9 +347,10 @@ int ice_value_from_json(fl_arena_t *a, const ty_type_t *t, const json_t *j, cons
     bool tz = t->kind == TY_TIMESTAMPTZ || t->kind == TY_TIMESTAMPTZ_NS;
     bool ns = t->kind == TY_TIMESTAMP_NS || t->kind == TY_TIMESTAMPTZ_NS;
     bool has_zone = false;
-    if (!s || !fl_parse_timestamp(s, n, ns ? 9 : 6, &out->u.i64, &has_zone) || has_zone != tz)
+    if (!s || !fl_parse_timestamp(s, n, ns ? 9 : 6, &out->u.i64, &has_zone) || has_zone != tz ||
+        (tz && !utc_suffix(s, n)))
       return bad_json(err, what, t,
-                      tz ? "a string \"YYYY-MM-DDTHH:MM:SS[.f]+00:00\" with an offset"
+                      tz ? "a string \"YYYY-MM-DDTHH:MM:SS[.f]+00:00\" in UTC"
                          : "a string \"YYYY-MM-DDTHH:MM:SS[.f]\" without an offset");
     return FL_OK;
   }
