@@ -71,8 +71,10 @@ int ice_sort_order_parse(fl_arena_t *a, const char *text, const ty_schema_t *sch
                          int32_t order_id, ice_sort_order_t **out, fl_err_t *err);
 
 /*
- * Appends the partition path of a tuple: "ts_day=2024-01-05/id_bucket=3"
- * with names and human values URL-escaped as Java does.
+ * Appends the partition path of a tuple: "ts_day=2024-01-05/id_bucket_16=3"
+ * with names and human values (ice_transform_human) URL-escaped as Java's
+ * URLEncoder does (letters, digits and ".-*_" kept, space as '+', other
+ * bytes %XX). values has one entry per spec field.
  */
 void ice_spec_partition_path(const ice_spec_t *s, const ty_type_t *partition_type,
                              const ty_value_t *values, fl_buf_t *out);

@@ -64,7 +64,9 @@ bool ice_transform_can_apply(const ice_transform_t *t, const ty_type_t *src);
 /*
  * Result type: identity and truncate keep the source type, bucket gives
  * int, year/month/hour give int, day gives date, void keeps the source
- * type. NULL when the transform cannot apply to src.
+ * type. NULL when the transform cannot apply to src. Unknown transforms
+ * give string (as Java and PyIceberg type them), so partition tuples
+ * written by newer engines still read.
  */
 const ty_type_t *ice_transform_result_type(const ice_transform_t *t, const ty_type_t *src);
 
@@ -86,8 +88,12 @@ int32_t ice_bucket_hash(const ty_type_t *src, const ty_value_t *v);
 /*
  * Human text of a transform result, as Java's Transform.toHumanString:
  * year "2024", month "2024-03", day "2024-03-05", hour "2024-03-05-13",
- * identity/truncate the value's text (ty_value_format), bucket the number,
- * null "null". result_type is ice_transform_result_type's answer.
+ * identity/truncate the value's text as Java prints it (times and
+ * timestamps as LocalTime/LocalDateTime.toString: "22:31", "22:31:08.5" ->
+ * "22:31:08.500", tz types with "Z"; binary and fixed in base64; decimals
+ * as BigDecimal.toString), bucket the number, null "null". Months before
+ * 1970 use floor division ("1969-12"), as PyIceberg does (Java prints
+ * "1970-00" there). result_type is ice_transform_result_type's answer.
  */
 void ice_transform_human(const ice_transform_t *t, const ty_type_t *result_type,
                          const ty_value_t *v, fl_buf_t *out);
@@ -101,14 +107,20 @@ bool ice_transform_equal(const ice_transform_t *a, const ice_transform_t *b);
 
 /*
  * Whether values of `fine` determine values of `coarse` on the same
- * source (day satisfies month, identity satisfies everything ordered...),
- * used to decide that data already partitioned by one spec needs no split.
+ * source, used to decide that data already partitioned by one spec needs
+ * no split: identity determines everything, every transform determines
+ * void, hour > day > month > year, bucket[N] determines bucket[M] when M
+ * divides N; truncate only its own width; unknown transforms only
+ * themselves.
  */
 bool ice_transform_satisfies(const ice_transform_t *fine, const ice_transform_t *coarse);
 
 /* The default partition field name for a transform of a source column,
- * as Java names them: "id" for identity, "id_bucket_16", "name_trunc_4",
- * "ts_year", "ts_month", "ts_day", "ts_hour", "x_null" for void. */
+ * as PyIceberg and Java's UpdatePartitionSpec (Spark's ALTER TABLE ADD
+ * PARTITION FIELD) name them: "id" for identity, "id_bucket_16",
+ * "name_trunc_4", "ts_year", "ts_month", "ts_day", "ts_hour", "x_null" for
+ * void, "x_<text>" for unknown transforms. (Java's PartitionSpec.Builder
+ * alone omits the parameter: "id_bucket", "name_trunc".) */
 const char *ice_transform_field_name(fl_arena_t *a, const ice_transform_t *t, const char *source);
 
 #endif
