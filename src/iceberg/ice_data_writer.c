@@ -40,6 +40,7 @@
 #define DEFAULT_TRUNCATE 16
 #define DEFAULT_MAX_INFERRED 100
 #define MAX_PATH_DEPTH 32
+#define ROLL_CHECK_ROWS 256
 
 typedef enum { M_NONE, M_COUNTS, M_TRUNCATE, M_FULL } mode_kind_t;
 
@@ -129,6 +130,7 @@ struct ice_dw {
   /* finished files */
   ice_data_file_t *files;
   size_t nfiles, files_cap;
+  uint32_t ident[ROLL_CHECK_ROWS];
   bool failed;
 };
 
@@ -642,25 +644,39 @@ static part_t *largest_open(ice_dw_t *w, uint64_t *total) {
   return best;
 }
 
-/* Writes rows of b (its indexes in rows) into p's file, rolling at the target size. */
-static int part_write(ice_dw_t *w, part_t *p, const ty_batch_t *b, uint32_t *rows, uint32_t n,
-                      fl_err_t *err) {
+/*
+ * Writes rows of b (its indexes in rows; NULL: rows 0..n) into p's file,
+ * in slices of ROLL_CHECK_ROWS so that the file rolls near the target size
+ * and the Parquet writer cuts row groups near theirs.
+ */
+static int part_write(ice_dw_t *w, part_t *p, const ty_batch_t *b, const uint32_t *rows,
+                      uint32_t n, fl_err_t *err) {
   int rc;
-  if (!p->pw) {
-    while (w->nopen >= w->max_open) {
-      uint64_t total;
-      part_t *big = largest_open(w, &total);
-      if (!big || (rc = file_close(w, big, NULL, err))) return big ? rc : FL_OK;
+  for (uint32_t off = 0; off < n;) {
+    if (!p->pw) {
+      while (w->nopen >= w->max_open) {
+        uint64_t total;
+        part_t *big = largest_open(w, &total);
+        if (!big) break;
+        if ((rc = file_close(w, big, NULL, err))) return rc;
+      }
+      if ((rc = file_open(w, p, err))) return rc;
     }
-    if ((rc = file_open(w, p, err))) return rc;
+    uint32_t take = n - off < ROLL_CHECK_ROWS ? n - off : ROLL_CHECK_ROWS;
+    ty_batch_t view = *b;
+    if (rows) {
+      view.sel = (uint32_t *)rows + off;
+    } else {
+      for (uint32_t i = 0; i < take; i++) w->ident[i] = off + i;
+      view.sel = w->ident;
+    }
+    view.nsel = take;
+    if ((rc = pq_writer_write(p->pw, &view, err))) return rc;
+    off += take;
+    uint64_t written, buf;
+    pq_writer_size(p->pw, &written, &buf);
+    if (written + buf >= w->target_bytes && (rc = file_close(w, p, NULL, err))) return rc;
   }
-  ty_batch_t view = *b;
-  view.sel = rows;
-  view.nsel = n;
-  if ((rc = pq_writer_write(p->pw, &view, err))) return rc;
-  uint64_t written, buf;
-  pq_writer_size(p->pw, &written, &buf);
-  if (written + buf >= w->target_bytes) return file_close(w, p, NULL, err);
   return FL_OK;
 }
 
