@@ -47,6 +47,7 @@ typedef struct fmt_write_opts {
   uint64_t row_group_bytes;  /* Parquet: 0 = 128 MiB */
   uint64_t page_bytes;       /* Parquet: 0 = 1 MiB */
   uint64_t dict_page_bytes;  /* Parquet: dictionary size before falling back to PLAIN; 0 = 1 MiB */
+  uint32_t page_rows;        /* Parquet: rows per data page at most; 0 = 20,000 */
   bool no_dictionary;        /* Parquet: write PLAIN only */
   bool data_page_v2;         /* Parquet: data pages v2 instead of v1 */
   char csv_delimiter;        /* CSV: 0 = ',' */

@@ -120,6 +120,7 @@ struct pq_writer {
   pq_codec_t codec;
   int level;
   uint64_t page_bytes, rg_row_limit, rg_byte_limit, dict_bytes;
+  uint32_t page_row_limit;
   bool no_dict, v2;
   col_t *cols;
   uint32_t *slice_rows; /* per top-level column */
@@ -1099,6 +1100,7 @@ int pq_writer_open(io_fs_t *fs, const char *path, const ty_schema_t *schema,
   w->rg_row_limit = opts->row_group_rows ? opts->row_group_rows : 1048576;
   w->rg_byte_limit = opts->row_group_bytes ? opts->row_group_bytes : (128u << 20);
   w->dict_bytes = opts->dict_page_bytes ? opts->dict_page_bytes : (1u << 20);
+  w->page_row_limit = opts->page_rows ? opts->page_rows : PAGE_ROW_LIMIT;
   w->no_dict = opts->no_dictionary;
   w->v2 = opts->data_page_v2;
   w->cols = fl_calloc(sch.nleaves, sizeof *w->cols);
@@ -1152,7 +1154,7 @@ static int write_rows(pq_writer_t *w, const ty_batch_t *b, const uint32_t *rows,
         if (rc) return rc;
         uint64_t est = page_estimate(c);
         if (est > before && est - before > grown) grown = est - before;
-        if (est >= w->page_bytes || c->page_rows >= PAGE_ROW_LIMIT) {
+        if (est >= w->page_bytes || c->page_rows >= w->page_row_limit) {
           if ((rc = flush_page(w, c, err))) return rc;
         }
       }
@@ -1327,6 +1329,11 @@ void pq_writer_abort(pq_writer_t *w) { pq_writer_free(w); }
 const pq_row_group_t *pq__writer_row_groups(const pq_writer_t *w, uint32_t *n) {
   *n = w->nrgs;
   return w->rgs;
+}
+
+void pq_writer_size(const pq_writer_t *w, uint64_t *written, uint64_t *buffered) {
+  *written = w->pos;
+  *buffered = w->closed ? 0 : row_group_estimate(w);
 }
 
 const pq_file_metrics_t *pq_writer_metrics(const pq_writer_t *w) {

@@ -41,6 +41,14 @@ int pq_writer_write(pq_writer_t *w, const ty_batch_t *b, fl_err_t *err);
  */
 int pq_writer_close(pq_writer_t *w, fl_err_t *err);
 
+/*
+ * How large the file is growing: *written the bytes already in the file,
+ * *buffered an estimate of the open row group held in memory (encoded,
+ * before compression), which is also what the writer's memory grows with.
+ * Writers that roll files at a target size compare written + buffered.
+ */
+void pq_writer_size(const pq_writer_t *w, uint64_t *written, uint64_t *buffered);
+
 /* Discards the partial file and frees the writer. */
 void pq_writer_abort(pq_writer_t *w);
 
