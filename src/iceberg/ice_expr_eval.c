@@ -130,7 +130,7 @@ static inline bool row_null(const col_ref_t *c, uint32_t r) {
 
 static int eval_pred(const ice_expr_t *p, const ty_schema_t *schema, const ty_batch_t *b,
                      const uint32_t *rows, uint32_t m, uint8_t *out, fl_err_t *err) {
-  col_ref_t c;
+  col_ref_t c = {0};
   int rc = find_col(schema, b, p->field_id, &c, err);
   if (rc) return rc;
   ice_op_t op = p->op;

@@ -57,10 +57,11 @@ const char *ice_table_path(const ice_table_t *t, fl_arena_t *a, const char *path
 char *ice_metadata_file_name(fl_arena_t *a, const char *location, const char *prev);
 
 /*
- * Writes m as the table's next metadata file and swaps it in. On
- * FL_ECONFLICT the file is deleted again and the table is left as it was
- * (refresh and retry are the caller's). On success t->meta becomes m
- * (the table takes ownership) and metadata_location the new file.
+ * Writes m as the table's next metadata file and swaps it in. Takes
+ * ownership of m in every case: on success t->meta becomes m (the old
+ * metadata is freed) and metadata_location the new file; on failure
+ * (FL_ECONFLICT included) m is freed, the written file deleted again and
+ * the table left as it was (refresh and retry are the caller's).
  */
 int ice_table_commit_meta(ice_table_t *t, ice_meta_t *m, fl_err_t *err);
 

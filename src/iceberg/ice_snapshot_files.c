@@ -1,0 +1,90 @@
+/*
+ * ice_snapshot_files.c - the manifests and live file entries of a snapshot
+ * (layer 5, iceberg).
+ *
+ * Scans, commits and maintenance all start from the same two questions:
+ * which manifests does a snapshot list, and which files are live in it.
+ * v2 snapshots name a manifest list; v1 snapshots may list their manifests
+ * inline, in which case the manifests' own headers give spec and content
+ * and sequence numbers are 0.
+ */
+#include <string.h>
+
+#include "iceberg/ice_commit.h"
+
+int ice_snapshot_manifests(const ice_table_t *t, fl_arena_t *a, const ice_snapshot_t *s,
+                           ice_manifest_file_t **out, size_t *n, fl_err_t *err) {
+  *out = NULL;
+  *n = 0;
+  if (s->manifest_list) {
+    const char *path = ice_table_path(t, a, s->manifest_list);
+    int rc = ice_manifest_list_read(t->fs, a, path, out, n, err);
+    if (rc) return fl_err_prefix(err, "snapshot %lld: ", (long long)s->snapshot_id);
+    return FL_OK;
+  }
+  ice_manifest_file_t *m = fl_arena_zalloc(a, sizeof *m * (s->nmanifests_v1 ? s->nmanifests_v1 : 1));
+  for (uint32_t i = 0; i < s->nmanifests_v1; i++) {
+    m[i].path = s->manifests_v1[i];
+    m[i].length = -1;
+    m[i].spec_id = -1; /* taken from the manifest header when read */
+    m[i].content = 0;
+    m[i].sequence_number = 0;
+    m[i].min_sequence_number = 0;
+    m[i].added_snapshot_id = s->snapshot_id;
+    m[i].added_files = m[i].existing_files = m[i].deleted_files = -1;
+    m[i].added_rows = m[i].existing_rows = m[i].deleted_rows = -1;
+    m[i].first_row_id = -1;
+  }
+  *out = m;
+  *n = s->nmanifests_v1;
+  return FL_OK;
+}
+
+/* The partition type a manifest's entries are read with: the spec's
+ * partition struct over the current schema, or NULL (the manifest's own
+ * Avro schema) when the spec is unknown or no longer fits the schema. */
+static const ty_type_t *partition_type_of(const ice_table_t *t, fl_arena_t *a, int32_t spec_id) {
+  if (spec_id < 0) return NULL;
+  const ice_spec_t *spec = ice_meta_spec_by_id(t->meta, spec_id);
+  if (!spec) return NULL;
+  const ty_type_t *pt = NULL;
+  fl_err_t ignored;
+  if (ice_spec_partition_type(a, spec, ice_meta_schema(t->meta), &pt, &ignored)) return NULL;
+  return pt;
+}
+
+int ice__read_manifest(const ice_table_t *t, fl_arena_t *a, const ice_manifest_file_t *mf,
+                       ice_manifest_entry_t **out, size_t *n, fl_err_t *err) {
+  ice_manifest_file_t copy = *mf;
+  copy.path = ice_table_path(t, a, mf->path);
+  return ice_manifest_read(t->fs, a, &copy, partition_type_of(t, a, mf->spec_id), out, n, err);
+}
+
+int ice_snapshot_entries(const ice_table_t *t, fl_arena_t *a, const ice_snapshot_t *s,
+                         ice_manifest_entry_t **out, size_t *n, fl_err_t *err) {
+  ice_manifest_file_t *mfs;
+  size_t nm;
+  int rc = ice_snapshot_manifests(t, a, s, &mfs, &nm, err);
+  if (rc) return rc;
+  size_t cap = 64, len = 0;
+  ice_manifest_entry_t *all = fl_arena_alloc(a, cap * sizeof *all);
+  for (size_t i = 0; i < nm; i++) {
+    ice_manifest_entry_t *es;
+    size_t ne;
+    rc = ice__read_manifest(t, a, &mfs[i], &es, &ne, err);
+    if (rc) return rc;
+    for (size_t j = 0; j < ne; j++) {
+      if (es[j].status == ICE_STATUS_DELETED) continue;
+      if (len == cap) {
+        ice_manifest_entry_t *bigger = fl_arena_alloc(a, 2 * cap * sizeof *all);
+        memcpy(bigger, all, len * sizeof *all);
+        all = bigger;
+        cap *= 2;
+      }
+      all[len++] = es[j];
+    }
+  }
+  *out = all;
+  *n = len;
+  return FL_OK;
+}
