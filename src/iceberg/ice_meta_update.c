@@ -369,10 +369,14 @@ int ice_meta_add_schema(ice_meta_t *m, const ty_schema_t *s, int32_t *id, fl_err
   return FL_OK;
 }
 
+/* Same fields, ids and names (a renamed partition field makes a new spec,
+ * as Java's compatibleWith compares names). */
 static bool spec_same_ids(const ice_spec_t *a, const ice_spec_t *b) {
   if (!ice_spec_compatible(a, b)) return false;
   for (uint32_t i = 0; i < a->nfields; i++)
-    if (a->fields[i].field_id != b->fields[i].field_id) return false;
+    if (a->fields[i].field_id != b->fields[i].field_id ||
+        strcmp(a->fields[i].name ? a->fields[i].name : "", b->fields[i].name ? b->fields[i].name : "") != 0)
+      return false;
   return true;
 }
 
