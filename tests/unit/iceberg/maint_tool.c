@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if __has_include("iceberg/ice_meta.c") && __has_include("iceberg/ice_manifest.c") && \
-    __has_include("iceberg/ice_schema_json.c")
+#if __has_include("iceberg/ice_meta_read.c") && __has_include("iceberg/ice_schema_json.c") && \
+    (__has_include("iceberg/ice_manifest.c") || __has_include("iceberg/ice_manifest_read.c"))
 
 #include <jansson.h>
 
