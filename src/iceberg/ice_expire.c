@@ -29,6 +29,9 @@
  * snapshot's manifests must succeed (else nothing is deleted); an expired
  * snapshot's unreadable list or manifest is skipped.
  *
+ * Statistics files (Puffin) of removed snapshots go too, unless a kept
+ * statistics entry names the same file.
+ *
  * A table with gc.enabled=false may share files with other tables:
  * expiry refuses to run on it, as the reference implementation does.
  */
@@ -64,6 +67,8 @@ typedef struct plan {
   const char **remove_refs;
   uint32_t nremove_refs;
   ice_snapshot_t *expired; /* copies of the removed snapshots */
+  const char **stats;      /* statistics files of the removed snapshots */
+  uint32_t nstats;
 } plan_t;
 
 static int64_t index_of(const plan_t *p, uint32_t n, int64_t id) {
@@ -188,10 +193,47 @@ static int make_plan(plan_t *p, const ice_meta_t *m, fl_err_t *err) {
   return FL_OK;
 }
 
+static bool removed_id(const plan_t *p, int64_t id) {
+  for (uint32_t j = 0; j < p->nremove; j++)
+    if (p->remove_ids[j] == id) return true;
+  return false;
+}
+
+/* The statistics and partition-statistics files of metadata m (kept as raw
+ * JSON); with p, only those of snapshots the plan removes. */
+static void each_stats_file(const ice_meta_t *m, const plan_t *p,
+                            void (*fn)(const char *path, void *arg), void *arg) {
+  if (!m->extra || !json_is_object(m->extra)) return;
+  static const char *const keys[] = {"statistics", "partition-statistics"};
+  for (size_t k = 0; k < 2; k++) {
+    json_t *arr = json_object_get(m->extra, keys[k]);
+    if (!json_is_array(arr)) continue;
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e) {
+      const char *path = json_string_value(json_object_get(e, "statistics-path"));
+      json_t *sid = json_object_get(e, "snapshot-id");
+      if (!path) continue;
+      if (p && !(json_is_integer(sid) && removed_id(p, json_integer_value(sid)))) continue;
+      fn(path, arg);
+    }
+  }
+}
+
+static void note_stats(const char *path, void *arg) {
+  plan_t *p = arg;
+  const char **bigger = fl_arena_alloc(p->a, (p->nstats + 1) * sizeof *bigger);
+  if (p->nstats) memcpy(bigger, p->stats, p->nstats * sizeof *bigger);
+  bigger[p->nstats++] = fl_arena_strdup(p->a, path);
+  p->stats = bigger;
+}
+
 static int expire_edit(ice_meta_t *m, void *arg, fl_err_t *err) {
   plan_t *p = arg;
   int rc = make_plan(p, m, err);
   if (rc) return rc;
+  p->nstats = 0;
+  each_stats_file(m, p, note_stats, p);
   for (uint32_t i = 0; i < p->nremove_refs; i++) {
     rc = ice_meta_remove_ref(m, p->remove_refs[i], err);
     if (rc) return rc;
@@ -248,6 +290,17 @@ static void sweep_list(const char *path, void *arg) {
   sweep_one(s, path, &s->kept->lists);
 }
 
+typedef struct stats_ctx {
+  const ice_table_t *t;
+  fl_arena_t *a;
+  fl_strset_t kept;
+} stats_ctx_t;
+
+static void keep_stats(const char *path, void *arg) {
+  stats_ctx_t *sc = arg;
+  fl_strset_add_str(&sc->kept, ice__norm_path(sc->t, sc->a, path));
+}
+
 /*
  * Deletes (or counts) the files the expired snapshots reached and no kept
  * snapshot of m does. Snapshots of m whose ids are in the plan's removal
@@ -264,13 +317,9 @@ static int clean_files(const ice_table_t *t, const ice_meta_t *m, const plan_t *
   size_t nkept = 0, kept_cap = 0, ngone = 0, gone_cap = 0;
   int rc = FL_OK;
 
-  for (uint32_t i = 0; i < m->nsnapshots && !rc; i++) {
-    bool removed = false;
-    for (uint32_t j = 0; j < p->nremove && !removed; j++)
-      removed = p->remove_ids[j] == m->snapshots[i].snapshot_id;
-    if (!removed)
+  for (uint32_t i = 0; i < m->nsnapshots && !rc; i++)
+    if (!removed_id(p, m->snapshots[i].snapshot_id))
       rc = ice__reach_snapshot(t, a, &kept, &m->snapshots[i], &kept_mfs, &nkept, &kept_cap, err);
-  }
   if (rc) goto out;
   /* The manifests of expired snapshots that no kept snapshot lists. */
   for (uint32_t i = 0; i < p->nremove; i++) {
@@ -315,6 +364,19 @@ static int clean_files(const ice_table_t *t, const ice_meta_t *m, const plan_t *
   s.count = 0;
   ice__strset_each(&gone.lists, sweep_list, &s);
   res->manifest_lists_deleted += s.count;
+  /* Statistics files of expired snapshots that no kept entry names. */
+  if (!dry_run && p->nstats) {
+    stats_ctx_t sc = {.t = t, .a = a};
+    fl_strset_init(&sc.kept);
+    each_stats_file(m, NULL, keep_stats, &sc);
+    for (uint32_t i = 0; i < p->nstats; i++) {
+      const char *path = ice__norm_path(t, a, p->stats[i]);
+      if (fl_strset_has_str(&sc.kept, path)) continue;
+      fl_err_t ignored;
+      t->fs->remove(t->fs, path, &ignored);
+    }
+    fl_strset_free(&sc.kept);
+  }
   rc = s.rc;
 out:
   ice__reach_free(&kept);
