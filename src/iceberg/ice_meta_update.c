@@ -389,8 +389,24 @@ int ice_meta_add_spec(ice_meta_t *m, const ice_spec_t *s, int32_t *id, fl_err_t 
   ice_spec_t *c = ice__spec_copy(m->arena, s);
   int32_t last = m->last_partition_id;
   for (uint32_t i = 0; i < c->nfields; i++) {
-    if (c->fields[i].field_id < 1000) c->fields[i].field_id = ++last;
-    else if (c->fields[i].field_id > last) last = c->fields[i].field_id;
+    ice_partition_field_t *f = &c->fields[i];
+    /* A field some spec already has (same source and transform) keeps its
+     * id, as Java's UpdatePartitionSpec recycles them; ids that are unset
+     * (below 1000) or taken by another field get the next free one. */
+    bool reused = false, taken = false;
+    for (uint32_t k = 0; k < m->nspecs && !reused; k++)
+      for (uint32_t j = 0; j < m->specs[k]->nfields && !reused; j++) {
+        const ice_partition_field_t *g = &m->specs[k]->fields[j];
+        if (g->source_id == f->source_id && ice_transform_equal(&g->transform, &f->transform)) {
+          f->field_id = g->field_id;
+          reused = true;
+        } else if (g->field_id == f->field_id) {
+          taken = true;
+        }
+      }
+    if (reused) continue;
+    if (f->field_id < 1000 || taken) f->field_id = ++last;
+    else if (f->field_id > last) last = f->field_id;
   }
   const ice_spec_t *found = NULL;
   int32_t max_id = -1;
