@@ -570,8 +570,10 @@ TEST(every_prefix_fails_cleanly) {
 static int mutate(const char *file, const char *key, const char *sub, json_t *value, fl_err_t *err) {
   size_t n;
   char *text = slurp(rust_fixture(file), &n);
+  if (!text) return fl_err_set(err, FL_ENOTFOUND, "fixture %s is missing", file);
   json_t *root = json_loadb(text, n, 0, NULL);
   fl_free(text);
+  if (!root) return fl_err_set(err, FL_EINTERNAL, "fixture %s is not JSON", file);
   json_t *target = root;
   if (sub) {
     target = json_object_get(root, key);
