@@ -494,9 +494,12 @@ int ice_meta_add_snapshot(ice_meta_t *m, const ice_snapshot_t *s, fl_err_t *err)
   ice_snapshot_t *c = &m->snapshots[m->nsnapshots++];
   ice__snapshot_copy(m->arena, c, s);
   if (m->format_version < 2) c->sequence_number = 0;
-  if (m->format_version >= 3 && m->next_row_id >= 0) {
+  /* v3 row lineage: a snapshot that says how many rows it added gets the
+   * table's next row id as its first, and the table's counter moves on. */
+  if (m->format_version >= 3 && m->next_row_id >= 0 && c->added_rows >= 0) {
     if (c->first_row_id < 0) c->first_row_id = m->next_row_id;
-    if (c->added_rows > 0) m->next_row_id = c->first_row_id + c->added_rows;
+    if (c->first_row_id + c->added_rows > m->next_row_id)
+      m->next_row_id = c->first_row_id + c->added_rows;
   }
   if (c->sequence_number > m->last_sequence_number) m->last_sequence_number = c->sequence_number;
   if (c->timestamp_ms > m->last_updated_ms) m->last_updated_ms = c->timestamp_ms;

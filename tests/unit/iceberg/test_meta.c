@@ -975,3 +975,28 @@ TEST(write_is_exclusive) {
   ice_meta_free(m);
   fl_arena_free(a);
 }
+
+TEST(v3_row_lineage_counts_on) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  ty_schema_t *s;
+  CHECK_OK(ty_schema_parse(a, "a int", &s, &err), &err);
+  ice_kv_t v3[] = {{"format-version", "3"}};
+  ice_meta_t *m;
+  CHECK_OK(ice_meta_new(s, NULL, NULL, "/v3", v3, 1, &m, &err), &err);
+  CHECK_EQ(m->format_version, 3);
+  CHECK_EQ(m->next_row_id, 0);
+  ice_kv_t sum[] = {{"operation", "append"}};
+  ice_snapshot_t s1 = snap(1, -1, 1, m->last_updated_ms + 1, sum, 1);
+  s1.added_rows = 10;
+  CHECK_OK(ice_meta_add_snapshot(m, &s1, &err), &err);
+  ice_snapshot_t s2 = snap(2, 1, 2, m->last_updated_ms + 2, sum, 1);
+  s2.added_rows = 5;
+  CHECK_OK(ice_meta_add_snapshot(m, &s2, &err), &err);
+  CHECK_EQ(ice_meta_snapshot(m, 1)->first_row_id, 0);
+  CHECK_EQ(ice_meta_snapshot(m, 2)->first_row_id, 10);
+  CHECK_EQ(m->next_row_id, 15);
+  CHECK_ROUND_TRIP(m);
+  ice_meta_free(m);
+  fl_arena_free(a);
+}
