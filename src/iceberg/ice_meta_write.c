@@ -59,7 +59,8 @@ json_t *ice_sort_order_to_json(const ice_sort_order_t *so) {
     json_object_set_new(fo, "transform", transform_json(&f->transform));
     json_object_set_new(fo, "source-id", json_integer(f->source_id));
     json_object_set_new(fo, "direction", json_string(f->descending ? "desc" : "asc"));
-    json_object_set_new(fo, "null-order", json_string(f->nulls_first ? "nulls-first" : "nulls-last"));
+    json_object_set_new(fo, "null-order",
+                        json_string(f->nulls_first ? "nulls-first" : "nulls-last"));
     json_array_append_new(arr, fo);
   }
   json_object_set_new(o, "fields", arr);
@@ -68,7 +69,8 @@ json_t *ice_sort_order_to_json(const ice_sort_order_t *so) {
 
 static json_t *snapshot_json(const ice_meta_t *m, const ice_snapshot_t *s) {
   json_t *o = json_object();
-  if (m->format_version >= 2) json_object_set_new(o, "sequence-number", json_integer(s->sequence_number));
+  if (m->format_version >= 2)
+    json_object_set_new(o, "sequence-number", json_integer(s->sequence_number));
   json_object_set_new(o, "snapshot-id", json_integer(s->snapshot_id));
   if (s->parent_id >= 0) json_object_set_new(o, "parent-snapshot-id", json_integer(s->parent_id));
   json_object_set_new(o, "timestamp-ms", json_integer(s->timestamp_ms));
@@ -106,7 +108,8 @@ static json_t *refs_json(const ice_meta_t *m) {
       json_object_set_new(ro, "min-snapshots-to-keep", json_integer(r->min_snapshots_to_keep));
     if (!r->is_tag && r->max_snapshot_age_ms >= 0)
       json_object_set_new(ro, "max-snapshot-age-ms", json_integer(r->max_snapshot_age_ms));
-    if (r->max_ref_age_ms >= 0) json_object_set_new(ro, "max-ref-age-ms", json_integer(r->max_ref_age_ms));
+    if (r->max_ref_age_ms >= 0)
+      json_object_set_new(ro, "max-ref-age-ms", json_integer(r->max_ref_age_ms));
     json_object_set_new(o, r->name, ro);
   }
   return o;
@@ -131,13 +134,15 @@ static json_t *meta_json(const ice_meta_t *m) {
     json_object_set_new(o, "schema", ice_schema_to_json(ice_meta_schema(m)));
   json_object_set_new(o, "current-schema-id", json_integer(m->current_schema_id));
   json_t *arr = json_array();
-  for (uint32_t i = 0; i < m->nschemas; i++) json_array_append_new(arr, ice_schema_to_json(m->schemas[i]));
+  for (uint32_t i = 0; i < m->nschemas; i++)
+    json_array_append_new(arr, ice_schema_to_json(m->schemas[i]));
   json_object_set_new(o, "schemas", arr);
   if (m->format_version == 1 && ice_meta_spec(m))
     json_object_set_new(o, "partition-spec", ice_spec_fields_to_json(ice_meta_spec(m)));
   json_object_set_new(o, "default-spec-id", json_integer(m->default_spec_id));
   arr = json_array();
-  for (uint32_t i = 0; i < m->nspecs; i++) json_array_append_new(arr, ice_spec_to_json(m->specs[i]));
+  for (uint32_t i = 0; i < m->nspecs; i++)
+    json_array_append_new(arr, ice_spec_to_json(m->specs[i]));
   json_object_set_new(o, "partition-specs", arr);
   json_object_set_new(o, "last-partition-id", json_integer(m->last_partition_id));
   json_object_set_new(o, "default-sort-order-id", json_integer(m->default_sort_order_id));
@@ -153,7 +158,8 @@ static json_t *meta_json(const ice_meta_t *m) {
   json_object_set_new(o, "current-snapshot-id", json_integer(cur ? cur->snapshot_id : -1));
   json_object_set_new(o, "refs", refs_json(m));
   arr = json_array();
-  for (uint32_t i = 0; i < m->nsnapshots; i++) json_array_append_new(arr, snapshot_json(m, &m->snapshots[i]));
+  for (uint32_t i = 0; i < m->nsnapshots; i++)
+    json_array_append_new(arr, snapshot_json(m, &m->snapshots[i]));
   json_object_set_new(o, "snapshots", arr);
   json_object_set_new(o, "statistics", extra_or_empty(m, "statistics"));
   json_object_set_new(o, "partition-statistics", extra_or_empty(m, "partition-statistics"));
@@ -181,13 +187,13 @@ static json_t *meta_json(const ice_meta_t *m) {
 
 int ice_meta_to_json(const ice_meta_t *m, fl_buf_t *out, fl_err_t *err) {
   if (!m->location || !ice_meta_schema(m) || !ice_meta_spec(m) || !ice_meta_sort_order(m))
-    return fl_err_set(err, FL_EINVALID,
-                      "table metadata lacks a location, current schema, default spec or sort order");
+    return fl_err_set(
+        err, FL_EINVALID,
+        "table metadata lacks a location, current schema, default spec or sort order");
   json_t *j = meta_json(m);
   char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   json_decref(j);
-  if (!text)
-    return fl_err_set(err, FL_EINVALID, "table metadata has text that is not valid UTF-8");
+  if (!text) return fl_err_set(err, FL_EINVALID, "table metadata has text that is not valid UTF-8");
   fl_buf_append_str(out, text);
   free(text);
   return FL_OK;

@@ -53,12 +53,14 @@ static json_t *dump(const ice_meta_t *m) {
   json_object_set_new(o, "current-schema-id", json_integer(m->current_schema_id));
   json_object_set_new(o, "current-schema", ice_schema_to_json(ice_meta_schema(m)));
   json_t *arr = json_array();
-  for (uint32_t i = 0; i < m->nschemas; i++) json_array_append_new(arr, ice_schema_to_json(m->schemas[i]));
+  for (uint32_t i = 0; i < m->nschemas; i++)
+    json_array_append_new(arr, ice_schema_to_json(m->schemas[i]));
   json_object_set_new(o, "schemas", arr);
   json_object_set_new(o, "default-spec-id", json_integer(m->default_spec_id));
   json_object_set_new(o, "default-spec", ice_spec_to_json(ice_meta_spec(m)));
   arr = json_array();
-  for (uint32_t i = 0; i < m->nspecs; i++) json_array_append_new(arr, ice_spec_to_json(m->specs[i]));
+  for (uint32_t i = 0; i < m->nspecs; i++)
+    json_array_append_new(arr, ice_spec_to_json(m->specs[i]));
   json_object_set_new(o, "partition-specs", arr);
   json_object_set_new(o, "last-partition-id", json_integer(m->last_partition_id));
   json_object_set_new(o, "default-sort-order-id", json_integer(m->default_sort_order_id));
@@ -75,11 +77,14 @@ static json_t *dump(const ice_meta_t *m) {
     const ice_snapshot_t *s = &m->snapshots[i];
     json_t *so = json_object();
     json_object_set_new(so, "snapshot-id", json_integer(s->snapshot_id));
-    json_object_set_new(so, "parent-snapshot-id", s->parent_id >= 0 ? json_integer(s->parent_id) : json_null());
+    json_object_set_new(so, "parent-snapshot-id",
+                        s->parent_id >= 0 ? json_integer(s->parent_id) : json_null());
     json_object_set_new(so, "sequence-number", json_integer(s->sequence_number));
     json_object_set_new(so, "timestamp-ms", json_integer(s->timestamp_ms));
-    json_object_set_new(so, "manifest-list", s->manifest_list ? json_string(s->manifest_list) : json_null());
-    json_object_set_new(so, "schema-id", s->schema_id >= 0 ? json_integer(s->schema_id) : json_null());
+    json_object_set_new(so, "manifest-list",
+                        s->manifest_list ? json_string(s->manifest_list) : json_null());
+    json_object_set_new(so, "schema-id",
+                        s->schema_id >= 0 ? json_integer(s->schema_id) : json_null());
     json_object_set_new(so, "operation", json_string(ice_snapshot_operation(s)));
     json_object_set_new(so, "summary", kv_json(s->summary, s->nsummary));
     json_t *asof = json_null();
@@ -95,11 +100,14 @@ static json_t *dump(const ice_meta_t *m) {
     json_t *ro = json_object();
     json_object_set_new(ro, "snapshot-id", json_integer(r->snapshot_id));
     json_object_set_new(ro, "type", json_string(r->is_tag ? "tag" : "branch"));
-    json_object_set_new(ro, "max-ref-age-ms", r->max_ref_age_ms >= 0 ? json_integer(r->max_ref_age_ms) : json_null());
-    json_object_set_new(ro, "max-snapshot-age-ms",
-                        r->max_snapshot_age_ms >= 0 ? json_integer(r->max_snapshot_age_ms) : json_null());
-    json_object_set_new(ro, "min-snapshots-to-keep",
-                        r->min_snapshots_to_keep >= 0 ? json_integer(r->min_snapshots_to_keep) : json_null());
+    json_object_set_new(ro, "max-ref-age-ms",
+                        r->max_ref_age_ms >= 0 ? json_integer(r->max_ref_age_ms) : json_null());
+    json_object_set_new(
+        ro, "max-snapshot-age-ms",
+        r->max_snapshot_age_ms >= 0 ? json_integer(r->max_snapshot_age_ms) : json_null());
+    json_object_set_new(
+        ro, "min-snapshots-to-keep",
+        r->min_snapshots_to_keep >= 0 ? json_integer(r->min_snapshots_to_keep) : json_null());
     json_object_set_new(refs, r->name, ro);
   }
   json_object_set_new(o, "refs", refs);
@@ -162,14 +170,22 @@ static int cmd_create(int argc, char **argv) {
       fprintf(stderr, "meta_tool: %s needs a value\n", k);
       return 2;
     }
-    if (!strcmp(k, "--location")) location = v;
-    else if (!strcmp(k, "--schema")) schema_text = v;
-    else if (!strcmp(k, "--spec")) spec_text = v;
-    else if (!strcmp(k, "--spec2")) spec2 = v;
-    else if (!strcmp(k, "--sort")) sort_text = v;
-    else if (!strcmp(k, "--add-column")) add_column = v;
-    else if (!strcmp(k, "--identifier")) identifier = v;
-    else if (!strcmp(k, "--snapshots")) nsnaps = atoi(v);
+    if (!strcmp(k, "--location"))
+      location = v;
+    else if (!strcmp(k, "--schema"))
+      schema_text = v;
+    else if (!strcmp(k, "--spec"))
+      spec_text = v;
+    else if (!strcmp(k, "--spec2"))
+      spec2 = v;
+    else if (!strcmp(k, "--sort"))
+      sort_text = v;
+    else if (!strcmp(k, "--add-column"))
+      add_column = v;
+    else if (!strcmp(k, "--identifier"))
+      identifier = v;
+    else if (!strcmp(k, "--snapshots"))
+      nsnaps = atoi(v);
     else if (!strcmp(k, "--prop") && nprops < 32) {
       const char *eq = strchr(v, '=');
       if (!eq) {
@@ -219,9 +235,11 @@ static int cmd_create(int argc, char **argv) {
     ty_field_t *fields = fl_arena_zalloc(a, (cur->root.nfields + 1) * sizeof *fields);
     memcpy(fields, cur->root.fields, cur->root.nfields * sizeof *fields);
     /* The new column takes the id after the nested ids the type got. */
-    fields[cur->root.nfields] = (ty_field_t){
-        .id = next, .name = fl_arena_strndup(a, add_column, (size_t)(sp - add_column)), .type = t,
-        .doc = "added later"};
+    fields[cur->root.nfields] =
+        (ty_field_t){.id = next,
+                     .name = fl_arena_strndup(a, add_column, (size_t)(sp - add_column)),
+                     .type = t,
+                     .doc = "added later"};
     ty_schema_t *evolved = ty_schema_new(a, 0, fields, cur->root.nfields + 1);
     evolved->nidentifiers = cur->nidentifiers;
     evolved->identifier_ids = cur->identifier_ids;
@@ -243,14 +261,10 @@ static int cmd_create(int argc, char **argv) {
     char added[32], tot[32];
     snprintf(added, sizeof added, "%d", 10 * (i + 1));
     snprintf(tot, sizeof tot, "%" PRId64, total);
-    ice_kv_t sum[] = {{"operation", "append"},
-                      {"added-records", added},
-                      {"total-records", tot},
-                      {"added-data-files", "1"},
-                      {"total-data-files", "1"},
-                      {"total-delete-files", "0"},
-                      {"total-position-deletes", "0"},
-                      {"total-equality-deletes", "0"},
+    ice_kv_t sum[] = {{"operation", "append"},         {"added-records", added},
+                      {"total-records", tot},          {"added-data-files", "1"},
+                      {"total-data-files", "1"},       {"total-delete-files", "0"},
+                      {"total-position-deletes", "0"}, {"total-equality-deletes", "0"},
                       {"total-files-size", "1000"}};
     const char *ml = fl_arena_sprintf(a, "%s/metadata/snap-%" PRId64 "-1-x.avro", m->location, id);
     ice_snapshot_t s = {.snapshot_id = id,
@@ -264,18 +278,29 @@ static int cmd_create(int argc, char **argv) {
                         .first_row_id = -1,
                         .added_rows = -1};
     if (ice_meta_add_snapshot(m, &s, &err)) return fail(&err);
-    ice_ref_t main = {.name = "main", .snapshot_id = id, .max_ref_age_ms = -1,
-                      .max_snapshot_age_ms = -1, .min_snapshots_to_keep = -1};
+    ice_ref_t main = {.name = "main",
+                      .snapshot_id = id,
+                      .max_ref_age_ms = -1,
+                      .max_snapshot_age_ms = -1,
+                      .min_snapshots_to_keep = -1};
     if (ice_meta_set_ref(m, &main, ts, &err)) return fail(&err);
     if (first < 0) first = id;
     parent = id;
   }
   if (nsnaps > 0) {
-    ice_ref_t tag = {.name = "first", .snapshot_id = first, .is_tag = true,
-                     .max_ref_age_ms = 86400000, .max_snapshot_age_ms = -1, .min_snapshots_to_keep = -1};
-    ice_ref_t br = {.name = "audit", .snapshot_id = parent, .max_ref_age_ms = -1,
-                    .max_snapshot_age_ms = 3600000, .min_snapshots_to_keep = 2};
-    if (ice_meta_set_ref(m, &tag, ts, &err) || ice_meta_set_ref(m, &br, ts, &err)) return fail(&err);
+    ice_ref_t tag = {.name = "first",
+                     .snapshot_id = first,
+                     .is_tag = true,
+                     .max_ref_age_ms = 86400000,
+                     .max_snapshot_age_ms = -1,
+                     .min_snapshots_to_keep = -1};
+    ice_ref_t br = {.name = "audit",
+                    .snapshot_id = parent,
+                    .max_ref_age_ms = -1,
+                    .max_snapshot_age_ms = 3600000,
+                    .min_snapshots_to_keep = 2};
+    if (ice_meta_set_ref(m, &tag, ts, &err) || ice_meta_set_ref(m, &br, ts, &err))
+      return fail(&err);
   }
   ice_meta_log_previous(m, fl_arena_sprintf(a, "%s/metadata/00000-prev.metadata.json", m->location),
                         m->last_updated_ms, m->last_updated_ms + 1);
@@ -290,6 +315,7 @@ int main(int argc, char **argv) {
   if (argc >= 3 && !strcmp(argv[1], "dump")) return cmd_dump(argv[2]);
   if (argc >= 4 && !strcmp(argv[1], "rewrite")) return cmd_rewrite(argv[2], argv[3]);
   if (argc >= 3 && !strcmp(argv[1], "create")) return cmd_create(argc - 2, argv + 2);
-  fprintf(stderr, "usage: meta_tool dump FILE | rewrite IN OUT | create OUT --location L --schema S ...\n");
+  fprintf(stderr,
+          "usage: meta_tool dump FILE | rewrite IN OUT | create OUT --location L --schema S ...\n");
   return 2;
 }

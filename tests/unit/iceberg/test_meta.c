@@ -136,7 +136,8 @@ static const char *meta_diff(const ice_meta_t *a, const ice_meta_t *b) {
   for (uint32_t i = 0; i < a->nrefs; i++) {
     const ice_ref_t *x = &a->refs[i], *y = ice_meta_ref(b, a->refs[i].name);
     if (!y || x->snapshot_id != y->snapshot_id || x->is_tag != y->is_tag ||
-        x->max_ref_age_ms != y->max_ref_age_ms || x->max_snapshot_age_ms != y->max_snapshot_age_ms ||
+        x->max_ref_age_ms != y->max_ref_age_ms ||
+        x->max_snapshot_age_ms != y->max_snapshot_age_ms ||
         x->min_snapshots_to_keep != y->min_snapshots_to_keep)
       return "ref";
   }
@@ -188,14 +189,14 @@ out:
   return diff;
 }
 
-#define CHECK_ROUND_TRIP(m)                                              \
-  do {                                                                   \
-    fl_err_t rt_err = {0};                                               \
-    const char *rt_diff = round_trip((m), &rt_err);                      \
-    if (rt_diff) {                                                       \
+#define CHECK_ROUND_TRIP(m)                                                 \
+  do {                                                                      \
+    fl_err_t rt_err = {0};                                                  \
+    const char *rt_diff = round_trip((m), &rt_err);                         \
+    if (rt_diff) {                                                          \
       t_fail(__FILE__, __LINE__, "round trip: %s %s", rt_diff, rt_err.msg); \
-      return;                                                            \
-    }                                                                    \
+      return;                                                               \
+    }                                                                       \
   } while (0)
 
 /* ---- the iceberg-rust fixtures ---- */
@@ -359,7 +360,8 @@ TEST(rust_invalid_files_fail_clearly) {
   } cases[] = {
       /* v3 needs "schemas" like v2 (Java: "schemas must exist in format v3"). */
       {"TableMetadataUnsupportedVersion.json", FL_ECORRUPT, "schemas: missing"},
-      {"TableMetadataV2CurrentSchemaNotFound.json", FL_ECORRUPT, "current-schema-id: no schema with id 2"},
+      {"TableMetadataV2CurrentSchemaNotFound.json", FL_ECORRUPT,
+       "current-schema-id: no schema with id 2"},
       {"TableMetadataV2MissingLastPartitionId.json", FL_ECORRUPT, "last-partition-id: missing"},
       {"TableMetadataV2MissingPartitionSpecs.json", FL_ECORRUPT, "partition-specs: missing"},
       {"TableMetadataV2MissingSchemas.json", FL_ECORRUPT, "schemas: missing"},
@@ -398,7 +400,8 @@ TEST(every_rust_fixture_is_judged) {
       if (rc == FL_OK) t_fail(__FILE__, __LINE__, "%s parsed", line);
       invalid++;
     } else {
-      if (rc) t_fail(__FILE__, __LINE__, "%s: %s", line, err.msg);
+      if (rc)
+        t_fail(__FILE__, __LINE__, "%s: %s", line, err.msg);
       else {
         const char *d = round_trip(m, &err);
         if (d) t_fail(__FILE__, __LINE__, "%s: round trip: %s %s", line, d, err.msg);
@@ -478,10 +481,11 @@ TEST(duckdb_partition_evolution_and_defaults) {
   fl_err_t err = {0};
   ice_meta_t *m;
   /* A PyIceberg table whose later schemas add columns with defaults. */
-  CHECK_OK(read_meta(duck_fixture("add_columns_with_defaults/default.db/add_columns_with_defaults/"
-                                  "metadata/00003-3f1801a5-7dfb-4072-b14a-39cd12f9279b.metadata.json"),
-                     &m, &err),
-           &err);
+  CHECK_OK(
+      read_meta(duck_fixture("add_columns_with_defaults/default.db/add_columns_with_defaults/"
+                             "metadata/00003-3f1801a5-7dfb-4072-b14a-39cd12f9279b.metadata.json"),
+                &m, &err),
+      &err);
   CHECK(m->nschemas >= 2);
   CHECK_EQ(m->current_schema_id, m->schemas[m->nschemas - 1]->schema_id);
   int defaults = 0;
@@ -502,9 +506,10 @@ TEST(gzip_metadata_reads_like_plain) {
   CHECK(ice_meta_schema(gz)->root.nfields >= 16);
   CHECK(gz->nsnapshots >= 1);
   ice_meta_free(gz);
-  CHECK_OK(read_meta(duck_fixture("iceberg/lineitem_iceberg_gz_no_hint/metadata/v1.gz.metadata.json"),
-                     &gz, &err),
-           &err);
+  CHECK_OK(
+      read_meta(duck_fixture("iceberg/lineitem_iceberg_gz_no_hint/metadata/v1.gz.metadata.json"),
+                &gz, &err),
+      &err);
   ice_meta_free(gz);
 
   /* Compress a plain file ourselves and compare the two readings. */
@@ -567,7 +572,8 @@ TEST(every_prefix_fails_cleanly) {
 }
 
 /* Replaces the value at a path of the parsed fixture and parses it again. */
-static int mutate(const char *file, const char *key, const char *sub, json_t *value, fl_err_t *err) {
+static int mutate(const char *file, const char *key, const char *sub, json_t *value,
+                  fl_err_t *err) {
   size_t n;
   char *text = slurp(rust_fixture(file), &n);
   if (!text) return fl_err_set(err, FL_ENOTFOUND, "fixture %s is missing", file);
@@ -580,8 +586,10 @@ static int mutate(const char *file, const char *key, const char *sub, json_t *va
     if (json_is_array(target)) target = json_array_get(target, json_array_size(target) - 1);
     key = sub;
   }
-  if (value) json_object_set_new(target, key, value);
-  else json_object_del(target, key);
+  if (value)
+    json_object_set_new(target, key, value);
+  else
+    json_object_del(target, key);
   char *out = json_dumps(root, 0);
   json_decref(root);
   ice_meta_t *m = NULL;
@@ -593,8 +601,8 @@ static int mutate(const char *file, const char *key, const char *sub, json_t *va
 
 TEST(wrong_types_give_errors_with_paths) {
   static const char *required[] = {
-      "format-version", "table-uuid",   "location",        "last-sequence-number",
-      "last-updated-ms", "last-column-id", "current-schema-id", "schemas",
+      "format-version",  "table-uuid",      "location",          "last-sequence-number",
+      "last-updated-ms", "last-column-id",  "current-schema-id", "schemas",
       "default-spec-id", "partition-specs", "last-partition-id", "default-sort-order-id",
       "sort-orders"};
   for (size_t i = 0; i < sizeof required / sizeof *required; i++) {
@@ -611,7 +619,8 @@ TEST(wrong_types_give_errors_with_paths) {
                     : json_object(),
                 &err);
     if (rc != FL_ECORRUPT || !strstr(err.msg, required[i]))
-      t_fail(__FILE__, __LINE__, "wrong type for %s: %s %s", required[i], fl_code_name(rc), err.msg);
+      t_fail(__FILE__, __LINE__, "wrong type for %s: %s %s", required[i], fl_code_name(rc),
+             err.msg);
   }
   static const struct {
     const char *key, *sub;
@@ -629,7 +638,8 @@ TEST(wrong_types_give_errors_with_paths) {
       {"snapshots", "summary", "{\"added-files\": \"1\"}", FL_ECORRUPT, "summary.operation"},
       {"snapshots", "summary", "{\"operation\": \"append\", \"n\": 1}", FL_ECORRUPT, "summary.n"},
       {"snapshot-log", "snapshot-id", "[]", FL_ECORRUPT, "snapshot-log[1].snapshot-id"},
-      {"metadata-log", NULL, "[{\"timestamp-ms\": 1}]", FL_ECORRUPT, "metadata-log[0].metadata-file"},
+      {"metadata-log", NULL, "[{\"timestamp-ms\": 1}]", FL_ECORRUPT,
+       "metadata-log[0].metadata-file"},
       {"properties", NULL, "{\"a\": 1}", FL_ECORRUPT, "properties.a"},
       {"properties", NULL, "[]", FL_ECORRUPT, "properties"},
       {"current-snapshot-id", NULL, "12345", FL_ECORRUPT, "current-snapshot-id: no snapshot"},
@@ -640,21 +650,26 @@ TEST(wrong_types_give_errors_with_paths) {
       {"refs", NULL, "{\"t\": {\"snapshot-id\": 3051729675574597004, \"type\": \"leaf\"}}",
        FL_ECORRUPT, "refs.t.type"},
       {"refs", NULL, "{\"t\": {\"type\": \"tag\"}}", FL_ECORRUPT, "refs.t.snapshot-id: missing"},
-      {"partition-specs", "fields", "[{\"name\": \"x\", \"transform\": \"bucket[0]\", "
-                                    "\"source-id\": 1, \"field-id\": 1000}]",
+      {"partition-specs", "fields",
+       "[{\"name\": \"x\", \"transform\": \"bucket[0]\", "
+       "\"source-id\": 1, \"field-id\": 1000}]",
        FL_ECORRUPT, "partition-specs[0]: fields[0].transform"},
-      {"partition-specs", "fields", "[{\"name\": \"x\", \"transform\": \"identity\", "
-                                    "\"source-id\": 1}]",
+      {"partition-specs", "fields",
+       "[{\"name\": \"x\", \"transform\": \"identity\", "
+       "\"source-id\": 1}]",
        FL_ECORRUPT, "fields[0].field-id: missing"},
-      {"partition-specs", "fields", "[{\"name\": \"x\", \"transform\": \"identity\", "
-                                    "\"source-id\": 77, \"field-id\": 1000}]",
+      {"partition-specs", "fields",
+       "[{\"name\": \"x\", \"transform\": \"identity\", "
+       "\"source-id\": 77, \"field-id\": 1000}]",
        FL_ECORRUPT, "source id 77"},
-      {"sort-orders", "fields", "[{\"transform\": \"identity\", \"source-id\": 2, "
-                                "\"direction\": \"up\", \"null-order\": \"nulls-first\"}]",
+      {"sort-orders", "fields",
+       "[{\"transform\": \"identity\", \"source-id\": 2, "
+       "\"direction\": \"up\", \"null-order\": \"nulls-first\"}]",
        FL_ECORRUPT, "sort-orders[0]: fields[0].direction"},
       {"sort-orders", "fields", "[]", FL_ECORRUPT, "unsorted order must have id 0"},
-      {"schemas", "fields", "[{\"id\": 1, \"name\": \"x\", \"required\": true, \"type\": \"variant\"}]",
-       FL_EUNSUPPORTED, "schemas[1]"},
+      {"schemas", "fields",
+       "[{\"id\": 1, \"name\": \"x\", \"required\": true, \"type\": \"variant\"}]", FL_EUNSUPPORTED,
+       "schemas[1]"},
       {"schemas", "schema-id", "0", FL_ECORRUPT, "schema id 0 is used twice"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -678,8 +693,9 @@ TEST(wrong_types_give_errors_with_paths) {
 
 static ice_meta_t *new_table(fl_arena_t *a, fl_err_t *err) {
   ty_schema_t *s;
-  if (ty_schema_parse(a, "id long not null, ts timestamptz, tags list<string>, "
-                         "p struct<x: double, y: double not null>, name string",
+  if (ty_schema_parse(a,
+                      "id long not null, ts timestamptz, tags list<string>, "
+                      "p struct<x: double, y: double not null>, name string",
                       &s, err))
     return NULL;
   /* Scramble the ids so that the new table must renumber them. */
@@ -738,12 +754,27 @@ TEST(new_table_gets_fresh_ids) {
   fl_buf_init(&b);
   CHECK_OK(ice_meta_to_json(m, &b, &err), &err);
   fl_buf_append_u8(&b, 0);
-  static const char *order[] = {
-      "format-version", "table-uuid", "location", "last-sequence-number", "last-updated-ms",
-      "last-column-id", "current-schema-id", "schemas", "default-spec-id", "partition-specs",
-      "last-partition-id", "default-sort-order-id", "sort-orders", "properties",
-      "current-snapshot-id", "refs", "snapshots", "statistics", "partition-statistics",
-      "snapshot-log", "metadata-log"};
+  static const char *order[] = {"format-version",
+                                "table-uuid",
+                                "location",
+                                "last-sequence-number",
+                                "last-updated-ms",
+                                "last-column-id",
+                                "current-schema-id",
+                                "schemas",
+                                "default-spec-id",
+                                "partition-specs",
+                                "last-partition-id",
+                                "default-sort-order-id",
+                                "sort-orders",
+                                "properties",
+                                "current-snapshot-id",
+                                "refs",
+                                "snapshots",
+                                "statistics",
+                                "partition-statistics",
+                                "snapshot-log",
+                                "metadata-log"};
   const char *at = (const char *)b.data;
   for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
     char key[64];
@@ -811,7 +842,7 @@ TEST(snapshots_refs_and_logs) {
   ice_snapshot_t s1 = snap(11, -1, 1, t0, sum, 2);
   CHECK_OK(ice_meta_add_snapshot(m, &s1, &err), &err);
   CHECK_EQ(m->last_sequence_number, 1);
-  CHECK_STR(m->snapshots[0].summary[0].key, "operation"); /* operation first */
+  CHECK_STR(m->snapshots[0].summary[0].key, "operation");      /* operation first */
   CHECK_ERR(ice_meta_add_snapshot(m, &s1, &err), FL_EINVALID); /* same id */
   ice_snapshot_t stale = snap(12, 11, 1, t0 + 1, sum, 2);
   CHECK_ERR(ice_meta_add_snapshot(m, &stale, &err), FL_EINVALID); /* sequence not above last */
@@ -828,8 +859,12 @@ TEST(snapshots_refs_and_logs) {
   CHECK_OK(ice_meta_set_ref(m, &mainr, t0 + 100, &err), &err);
   CHECK_EQ(m->nsnapshot_log, 2);
   CHECK_EQ(ice_meta_current_snapshot(m)->snapshot_id, 12);
-  ice_ref_t tag = {.name = "v1", .snapshot_id = 11, .is_tag = true, .max_ref_age_ms = 1000,
-                   .max_snapshot_age_ms = -1, .min_snapshots_to_keep = -1};
+  ice_ref_t tag = {.name = "v1",
+                   .snapshot_id = 11,
+                   .is_tag = true,
+                   .max_ref_age_ms = 1000,
+                   .max_snapshot_age_ms = -1,
+                   .min_snapshots_to_keep = -1};
   CHECK_OK(ice_meta_set_ref(m, &tag, t0 + 101, &err), &err);
   CHECK_EQ(m->nsnapshot_log, 2); /* only main moves the log */
   ice_ref_t missing = branch("b", 999);
@@ -907,8 +942,10 @@ TEST(schema_spec_and_order_updates_reuse) {
   CHECK_OK(ice_meta_add_spec(m, same, &id, &err), &err);
   CHECK_EQ(id, 0);
   CHECK_EQ(m->default_spec_id, 0);
-  ice_spec_t bad = {.spec_id = 0, .nfields = 1,
-                    .fields = &(ice_partition_field_t){.source_id = 77, .field_id = 1005, .name = "q"}};
+  ice_spec_t bad = {
+      .spec_id = 0,
+      .nfields = 1,
+      .fields = &(ice_partition_field_t){.source_id = 77, .field_id = 1005, .name = "q"}};
   CHECK_ERR(ice_meta_add_spec(m, &bad, &id, &err), FL_EINVALID);
 
   /* Sort orders: unsorted is 0; an equal order is reused. */

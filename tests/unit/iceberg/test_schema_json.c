@@ -78,9 +78,15 @@ TEST(primitive_spellings_round_trip) {
 
 TEST(malformed_and_unknown_types) {
   fl_arena_t *a = fl_arena_new(0);
-  static const char *corrupt[] = {"\"decimal(39,2)\"", "\"decimal(5,6)\"", "\"decimal(0,0)\"",
-                                  "\"decimal(9)\"",    "\"decimal(9,2\"",  "\"fixed[0]\"",
-                                  "\"fixed[x]\"",      "\"fixed[4]x\"",    "7",
+  static const char *corrupt[] = {"\"decimal(39,2)\"",
+                                  "\"decimal(5,6)\"",
+                                  "\"decimal(0,0)\"",
+                                  "\"decimal(9)\"",
+                                  "\"decimal(9,2\"",
+                                  "\"fixed[0]\"",
+                                  "\"fixed[x]\"",
+                                  "\"fixed[4]x\"",
+                                  "7",
                                   "{\"type\": \"list\", \"element-id\": 1, \"element\": \"int\"}",
                                   "{\"type\": \"map\", \"key-id\": 1, \"key\": \"int\", "
                                   "\"value-id\": 2, \"value\": \"int\"}"};
@@ -123,7 +129,8 @@ static const char *nested_schema =
     "{\"id\":10,\"name\":\"when\",\"required\":false,\"type\":\"timestamptz\","
     "\"initial-default\":\"2017-11-16T22:31:08.000001+00:00\"}]},\"initial-default\":{}},"
     "{\"id\":11,\"name\":\"flag\",\"required\":false,\"type\":\"boolean\",\"write-default\":true},"
-    "{\"id\":12,\"name\":\"h\",\"required\":false,\"type\":\"fixed[2]\",\"initial-default\":\"0aff\"}"
+    "{\"id\":12,\"name\":\"h\",\"required\":false,\"type\":\"fixed[2]\",\"initial-default\":"
+    "\"0aff\"}"
     "]}";
 
 TEST(nested_schema_with_ids_docs_and_defaults) {
@@ -194,8 +201,9 @@ TEST(schema_differences_are_seen) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
   ty_schema_t *x, *y;
-  const char *base = "{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"a\",\"required\":true,"
-                     "\"type\":\"int\"%s}]}";
+  const char *base =
+      "{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"a\",\"required\":true,"
+      "\"type\":\"int\"%s}]}";
   char t1[256], t2[256];
   snprintf(t1, sizeof t1, base, "");
   snprintf(t2, sizeof t2, base, ",\"doc\":\"d\"");
@@ -224,10 +232,11 @@ TEST(bad_schemas_are_rejected) {
       {"{\"type\":\"struct\",\"fields\":[{\"id\":\"1\",\"name\":\"a\",\"required\":true,\"type\":"
        "\"int\"}]}",
        FL_ECORRUPT, "fields[0].id"},
-      {"{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":7,\"required\":true,\"type\":\"int\"}]}",
+      {"{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":7,\"required\":true,\"type\":\"int\"}]"
+       "}",
        FL_ECORRUPT, "fields[0].name"},
-      {"{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"a\",\"required\":true}]}", FL_ECORRUPT,
-       "fields[0].type"},
+      {"{\"type\":\"struct\",\"fields\":[{\"id\":1,\"name\":\"a\",\"required\":true}]}",
+       FL_ECORRUPT, "fields[0].type"},
       {"{\"type\":\"struct\",\"fields\":{}}", FL_ECORRUPT, "fields"},
       {"{\"type\":\"list\",\"fields\":[]}", FL_ECORRUPT, "struct"},
       {"[]", FL_ECORRUPT, "schema object"},
