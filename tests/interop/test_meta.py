@@ -91,7 +91,7 @@ def assert_same(md, dump):
     assert md.format_version == dump["format-version"]
     assert str(md.table_uuid) == dump["table-uuid"]
     assert md.location == dump["location"]
-    assert md.last_sequence_number == dump["last-sequence-number"]
+    assert getattr(md, "last_sequence_number", 0) == dump["last-sequence-number"]
     assert md.last_updated_ms == dump["last-updated-ms"]
     assert md.last_column_id == dump["last-column-id"]
     assert md.current_schema_id == dump["current-schema-id"]
@@ -174,7 +174,23 @@ def test_pyiceberg_reads_what_floe_writes(tmp_path):
     assert table.snapshot_by_name("first").snapshot_id == md.snapshots[0].snapshot_id
 
 
-def test_floe_writes_unpartitioned_table_pyiceberg_reads(tmp_path):
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_floe_writes_unpartitioned_table_pyiceberg_reads(tmp_path, version):
+    out = tmp_path / "00000-floe.metadata.json"
+    dump = tool("create", out, "--location", f"file://{tmp_path}/u", "--schema", "a int, b string",
+                "--prop", f"format-version={version}", "--snapshots", "1")
+    md = TableMetadataUtil.parse_raw(out.read_text())
+    assert md.format_version == version
+    assert_same(md, dump)
+    assert md.current_snapshot_id == dump["snapshots"][0]["snapshot-id"]
+    if version == 1:
+        # v1 keeps the deprecated single schema and spec for older readers.
+        raw = json.loads(out.read_text())
+        assert raw["schema"]["fields"][0]["name"] == "a" and raw["partition-spec"] == []
+        assert "sequence-number" not in raw["snapshots"][0]
+
+
+def test_floe_writes_empty_table_pyiceberg_reads(tmp_path):
     out = tmp_path / "00000-floe.metadata.json"
     dump = tool("create", out, "--location", f"file://{tmp_path}/u", "--schema", "a int, b string")
     md = TableMetadataUtil.parse_raw(out.read_text())
