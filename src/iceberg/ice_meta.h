@@ -115,7 +115,8 @@ int ice_meta_parse(const char *json, size_t len, const char *what, ice_meta_t **
 int ice_meta_read(io_fs_t *fs, const char *path, ice_meta_t **out, fl_err_t *err);
 /* Appends the JSON text (format v2 layout with every required field). */
 int ice_meta_to_json(const ice_meta_t *m, fl_buf_t *out, fl_err_t *err);
-/* Writes the metadata to path atomically and exclusively (FL_EEXISTS when taken). */
+/* Writes the metadata to path atomically and exclusively (FL_EEXISTS when taken),
+ * gzip-compressed when path ends in ".gz.metadata.json". */
 int ice_meta_write(io_fs_t *fs, const char *path, const ice_meta_t *m, fl_err_t *err);
 void ice_meta_free(ice_meta_t *m);
 

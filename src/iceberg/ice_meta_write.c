@@ -11,10 +11,13 @@
  * current-snapshot-id (-1 when none), refs, snapshots, statistics,
  * partition-statistics, snapshot-log, metadata-log, then next-row-id (v3)
  * and the keys kept verbatim from the file that was read. The file is
- * published atomically and exclusively through the io_fs_t back end.
+ * published atomically and exclusively through the io_fs_t back end,
+ * gzip-compressed when its name ends in ".gz.metadata.json" (the name
+ * Java gives files under write.metadata.compression-codec=gzip).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "iceberg/ice_meta.h"
 #include "iceberg/ice_meta_int.h"
@@ -199,10 +202,42 @@ int ice_meta_to_json(const ice_meta_t *m, fl_buf_t *out, fl_err_t *err) {
   return FL_OK;
 }
 
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Gzip-compresses b in place (Java's write.metadata.compression-codec=gzip). */
+static int gzip_buf(fl_buf_t *b, const char *path, fl_err_t *err) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK)
+    return fl_err_set(err, FL_EINTERNAL, "%s: cannot start zlib", path);
+  fl_buf_t out;
+  fl_buf_init(&out);
+  fl_buf_reserve(&out, deflateBound(&z, b->len) + 32);
+  z.next_in = b->data;
+  z.avail_in = (uInt)b->len;
+  z.next_out = out.data;
+  z.avail_out = (uInt)out.cap;
+  int zr = deflate(&z, Z_FINISH);
+  out.len = z.total_out;
+  deflateEnd(&z);
+  if (zr != Z_STREAM_END) {
+    fl_buf_free(&out);
+    return fl_err_set(err, FL_EINTERNAL, "%s: gzip compression failed", path);
+  }
+  fl_buf_free(b);
+  *b = out;
+  return FL_OK;
+}
+
 int ice_meta_write(io_fs_t *fs, const char *path, const ice_meta_t *m, fl_err_t *err) {
   fl_buf_t b;
   fl_buf_init(&b);
   int rc = ice_meta_to_json(m, &b, err);
+  if (!rc && ends_with(path, ".gz.metadata.json")) rc = gzip_buf(&b, path, err);
   if (rc) goto out;
   io_writer_t *w;
   rc = fs->create(fs, path, true, &w, err);

@@ -1009,6 +1009,16 @@ TEST(write_is_exclusive) {
   CHECK_OK(read_meta(path, &back, &err), &err);
   CHECK(meta_diff(m, back) == NULL);
   ice_meta_free(back);
+  /* A .gz.metadata.json name gets gzip bytes that read back the same. */
+  snprintf(path, sizeof path, "%s/00001-x.gz.metadata.json", t_tmpdir());
+  CHECK_OK(ice_meta_write(io_local_fs(), path, m, &err), &err);
+  size_t n;
+  char *raw = slurp(path, &n);
+  CHECK(raw && n > 2 && (uint8_t)raw[0] == 0x1f && (uint8_t)raw[1] == 0x8b);
+  fl_free(raw);
+  CHECK_OK(read_meta(path, &back, &err), &err);
+  CHECK(meta_diff(m, back) == NULL);
+  ice_meta_free(back);
   ice_meta_free(m);
   fl_arena_free(a);
 }
