@@ -1047,3 +1047,61 @@ TEST(v3_row_lineage_counts_on) {
   ice_meta_free(m);
   fl_arena_free(a);
 }
+
+TEST(removing_snapshots_drops_their_statistics) {
+  size_t n;
+  char *text = slurp(rust_fixture("TableMetadataV2Valid.json"), &n);
+  CHECK(text);
+  json_t *root = json_loadb(text, n, 0, NULL);
+  fl_free(text);
+  CHECK(root);
+  json_t *stats =
+      json_pack("[{s:I, s:s, s:I, s:I, s:[]}, {s:I, s:s, s:I, s:I, s:[]}]", "snapshot-id",
+                (json_int_t)3051729675574597004LL, "statistics-path", "s3://a/stats1.puffin",
+                "file-size-in-bytes", (json_int_t)10, "file-footer-size-in-bytes", (json_int_t)5,
+                "blob-metadata", "snapshot-id", (json_int_t)3055729675574597004LL,
+                "statistics-path", "s3://a/stats2.puffin", "file-size-in-bytes", (json_int_t)10,
+                "file-footer-size-in-bytes", (json_int_t)5, "blob-metadata");
+  json_object_set_new(root, "statistics", stats);
+  json_object_set_new(
+      root, "partition-statistics",
+      json_pack("[{s:I, s:s, s:I}]", "snapshot-id", (json_int_t)3051729675574597004LL,
+                "statistics-path", "s3://a/p.parquet", "file-size-in-bytes", (json_int_t)3));
+  char *out = json_dumps(root, 0);
+  json_decref(root);
+  fl_err_t err = {0};
+  ice_meta_t *m;
+  CHECK_OK(ice_meta_parse(out, strlen(out), "stats.json", &m, &err), &err);
+  free(out);
+  CHECK_ROUND_TRIP(m);
+  ice_meta_t *c = ice_meta_clone(m);
+  ice_meta_free(m);
+  /* Without a snapshot log, time travel walks main's ancestry. */
+  ice_meta_t *nolog = ice_meta_clone(c);
+  nolog->nsnapshot_log = 0;
+  CHECK_EQ(ice_meta_snapshot_as_of(nolog, 1515100955770LL + 1)->snapshot_id, 3051729675574597004LL);
+  CHECK_EQ(ice_meta_snapshot_as_of(nolog, 1555100955770LL)->snapshot_id, 3055729675574597004LL);
+  CHECK(ice_meta_snapshot_as_of(nolog, 0) == NULL);
+  ice_meta_free(nolog);
+
+  int64_t gone[] = {3051729675574597004LL};
+  ice_meta_remove_snapshots(c, gone, 1);
+  CHECK_EQ(c->nsnapshots, 1);
+  CHECK_EQ(c->current_snapshot_id, 3055729675574597004LL);
+  CHECK_EQ(json_array_size(json_object_get(c->extra, "statistics")), 1);
+  CHECK_STR(json_string_value(json_object_get(
+                json_array_get(json_object_get(c->extra, "statistics"), 0), "statistics-path")),
+            "s3://a/stats2.puffin");
+  CHECK_EQ(json_array_size(json_object_get(c->extra, "partition-statistics")), 0);
+  CHECK_EQ(c->nsnapshot_log, 1);
+  CHECK_ROUND_TRIP(c);
+  /* Removing the current snapshot leaves the table without one. */
+  int64_t cur[] = {3055729675574597004LL};
+  ice_meta_remove_snapshots(c, cur, 1);
+  CHECK_EQ(c->current_snapshot_id, -1);
+  CHECK(ice_meta_ref(c, "main") == NULL);
+  CHECK_EQ(c->nsnapshot_log, 0);
+  CHECK_EQ(json_array_size(json_object_get(c->extra, "statistics")), 0);
+  CHECK_ROUND_TRIP(c);
+  ice_meta_free(c);
+}
