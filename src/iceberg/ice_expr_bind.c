@@ -385,6 +385,5 @@ static int bind_tree(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
 int ice_expr_bind(fl_arena_t *a, const ice_expr_t *e, const ty_schema_t *schema,
                   bool case_sensitive, ice_expr_t **out, fl_err_t *err) {
   binder_t b = {.a = a, .schema = schema, .case_sensitive = case_sensitive, .err = err};
-  ice_expr_t *pushed = ice_expr_rewrite_not(a, e);
-  return bind_tree(&b, pushed, out);
+  return bind_tree(&b, e, out);
 }
