@@ -589,6 +589,92 @@ TEST(expire_gc_disabled) {
   fx_close(&f);
 }
 
+/* Writes a position delete file against data file `of`, rows 0 and 1. */
+static int write_deletes(fx_t *f, const char *of, ice_data_file_t *out, fl_err_t *err) {
+  ice_dw_opts_t o = {.content = ICE_CONTENT_POSITION_DELETES};
+  ice_dw_t *w;
+  int rc = ice_dw_open(f->t->fs, f->t->meta->location, ice_meta_schema(f->t->meta), &o, &w, err);
+  if (rc) return rc;
+  rc = ice_dw_delete_position(w, of, 0, err);
+  if (!rc) rc = ice_dw_delete_position(w, of, 1, err);
+  ice_data_file_t *files = NULL;
+  size_t nf = 0;
+  if (!rc) rc = ice_dw_close(w, f->a, &files, &nf, err);
+  if (rc) {
+    ice_dw_abort(w);
+    return rc;
+  }
+  ice_dw_free(w);
+  if (nf != 1) return fl_err_set(err, FL_EINTERNAL, "expected one delete file, got %zu", nf);
+  *out = files[0];
+  return FL_OK;
+}
+
+TEST(expire_delete_files) {
+  fl_err_t err;
+  fx_t f;
+  CHECK_OK(fx_open(&f, "deletes", false, NULL, 0, &err), &err);
+  const char *a_path;
+  int64_t s1;
+  CHECK_OK(append(&f, NULL, 10, &a_path, &s1, &err), &err);
+  /* s2: position deletes on a; s3: a and its deletes compacted into a2. */
+  ice_data_file_t d;
+  CHECK_OK(write_deletes(&f, a_path, &d, &err), &err);
+  ice_change_t rd = {.kind = ICE_CHANGE_ROW_DELTA, .add = &d, .nadd = 1, .base_snapshot_id = -1};
+  ice_commit_result_t r2, r3;
+  CHECK_OK(ice_commit(f.t, &rd, &r2, &err), &err);
+  ice_data_file_t a2;
+  CHECK_OK(write_file(&f, 8, &a2, &err), &err);
+  const char *gone[2] = {a_path, d.path};
+  ice_change_t rw = {.kind = ICE_CHANGE_REWRITE, .add = &a2, .nadd = 1, .remove = gone,
+                     .nremove = 2, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(f.t, &rw, &r3, &err), &err);
+  census_t c;
+  CHECK_OK(take_census(&f, &c, &err), &err);
+  ice_expire_opts_t o = {.older_than_ms = ice__now_ms() + 1000, .retain_last = 1};
+  ice_expire_result_t res;
+  CHECK_OK(ice_expire_snapshots(f.t, &o, &res, &err), &err);
+  CHECK_EQ(res.snapshots_expired, 2);
+  CHECK(has_snapshot(&f, r3.snapshot_id));
+  CHECK_FILES(&f, &c, false, &res);
+  CHECK_EQ(res.delete_files_deleted, 1);
+  CHECK_EQ(res.data_files_deleted, 1);
+  CHECK(!exists(d.path) && !exists(a_path) && exists(a2.path));
+  CHECK_OK(scan_all(&f, &err), &err);
+  fx_close(&f);
+}
+
+/* A stale table handle: the swap loses, the plan is made again on the new
+ * head, and the snapshot the other writer added (and its files) stays. */
+TEST(expire_after_lost_race) {
+  fl_err_t err;
+  fx_t f;
+  CHECK_OK(fx_open(&f, "race", false, NULL, 0, &err), &err);
+  const char *p1, *p2;
+  int64_t s1, s2;
+  CHECK_OK(append(&f, NULL, 3, &p1, &s1, &err), &err);
+  CHECK_OK(overwrite(&f, p1, 3, &p2, &s2, &err), &err);
+  ice_table_t *stale;
+  ice_committer_t cm = {.ctx = &f.cat, .current = mem_current, .swap = mem_swap};
+  CHECK_OK(ice_table_load(io_local_fs(), "db.maint", f.cat.loc, &cm, &stale, &err), &err);
+  /* Another writer commits s3 replacing p2. */
+  const char *p3;
+  int64_t s3;
+  CHECK_OK(overwrite(&f, p2, 3, &p3, &s3, &err), &err);
+  int swaps = f.cat.swaps;
+  ice_expire_opts_t o = {.older_than_ms = ice__now_ms() + 1000, .retain_last = 1};
+  ice_expire_result_t res;
+  CHECK_OK(ice_expire_snapshots(stale, &o, &res, &err), &err);
+  CHECK_EQ(f.cat.swaps, swaps + 1);
+  CHECK_EQ(stale->meta->nsnapshots, 1);
+  CHECK(ice_meta_snapshot(stale->meta, s3));
+  CHECK_EQ(res.snapshots_expired, 2);
+  CHECK(!exists(p1) && !exists(p2) && exists(p3));
+  CHECK_EQ(res.data_files_deleted, 2);
+  ice_table_free(stale);
+  fx_close(&f);
+}
+
 /* ---- orphans ---- */
 
 static void make_file(const char *path, int64_t age_ms) {
