@@ -20,7 +20,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-TOOL = ROOT / "build" / "tests" / "maint_tool"
+TOOL = pathlib.Path(os.environ.get("FLOE_MAINT_TOOL", ROOT / "build" / "tests" / "maint_tool"))
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=True),
                 NestedField(2, "v", StringType(), required=False))
