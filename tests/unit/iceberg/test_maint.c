@@ -696,6 +696,45 @@ TEST(expire_without_refs) {
   fx_close(&f);
 }
 
+/* Bad input: a malformed retention property is named; an unreadable manifest
+ * list of a kept snapshot stops the cleanup (and orphan removal) before any
+ * file is deleted. */
+TEST(maint_bad_input) {
+  fl_err_t err;
+  fx_t f;
+  ice_kv_t props[] = {{"history.expire.min-snapshots-to-keep", "many"}};
+  CHECK_OK(fx_open(&f, "bad_prop", false, props, 1, &err), &err);
+  CHECK_OK(append(&f, NULL, 2, NULL, NULL, &err), &err);
+  CHECK_ERR(ice_expire_snapshots(f.t, NULL, NULL, &err), FL_EINVALID);
+  CHECK(strstr(err.msg, "history.expire.min-snapshots-to-keep"));
+  fx_close(&f);
+
+  CHECK_OK(fx_open(&f, "bad_list", false, NULL, 0, &err), &err);
+  int64_t s[4];
+  for (int i = 1; i <= 3; i++) CHECK_OK(append(&f, NULL, 2, NULL, &s[i], &err), &err);
+  const char *lists[4];
+  for (int i = 1; i <= 3; i++)
+    lists[i] = fl_arena_strdup(f.a, ice_meta_snapshot(f.t->meta, s[i])->manifest_list);
+  FILE *fp = fopen(strip_uri(lists[3]), "w");
+  CHECK(fp);
+  fputs("not avro", fp);
+  fclose(fp);
+  ice_expire_opts_t o = {.older_than_ms = ice__now_ms() + 1000, .retain_last = 1};
+  ice_expire_result_t res;
+  int rc = ice_expire_snapshots(f.t, &o, &res, &err);
+  CHECK(rc != FL_OK);
+  CHECK(strstr(err.msg, "deleting their files failed"));
+  CHECK_EQ(res.snapshots_expired, 2);
+  CHECK_EQ(f.t->meta->nsnapshots, 1);
+  CHECK(exists(lists[1]) && exists(lists[2]));
+  CHECK_EQ(res.manifest_lists_deleted + res.manifests_deleted + res.data_files_deleted, 0);
+  ice_orphan_result_t orph;
+  CHECK(ice_remove_orphans(f.t, INT64_MAX, false, NULL, NULL, &orph, &err) != FL_OK);
+  CHECK(exists(lists[1]) && exists(lists[2]));
+  CHECK_EQ(orph.orphans_deleted, 0);
+  fx_close(&f);
+}
+
 /* ---- orphans ---- */
 
 static void make_file(const char *path, int64_t age_ms) {
