@@ -21,6 +21,8 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "base/alloc.h"
 #include "iceberg/ice_commit.h"
 #include "iceberg/ice_data_writer.h"
@@ -732,6 +734,57 @@ TEST(maint_bad_input) {
   CHECK(ice_remove_orphans(f.t, INT64_MAX, false, NULL, NULL, &orph, &err) != FL_OK);
   CHECK(exists(lists[1]) && exists(lists[2]));
   CHECK_EQ(orph.orphans_deleted, 0);
+  fx_close(&f);
+}
+
+static void make_file(const char *path, int64_t age_ms);
+
+typedef struct stats_arg {
+  int64_t snap;
+  const char *path;
+} stats_arg_t;
+
+static int add_stats(ice_meta_t *m, void *arg, fl_err_t *err) {
+  const stats_arg_t *a = arg;
+  (void)err;
+  json_t *arr = json_object_get(m->extra, "statistics");
+  if (!arr) {
+    arr = json_array();
+    json_object_set_new(m->extra, "statistics", arr);
+  }
+  json_t *e = json_object();
+  json_object_set_new(e, "snapshot-id", json_integer(a->snap));
+  json_object_set_new(e, "statistics-path", json_string(a->path));
+  json_object_set_new(e, "file-size-in-bytes", json_integer(6));
+  json_object_set_new(e, "file-footer-size-in-bytes", json_integer(2));
+  json_object_set_new(e, "blob-metadata", json_array());
+  json_array_append_new(arr, e);
+  return FL_OK;
+}
+
+/* Statistics files: reachable while their snapshot is, deleted with it. */
+TEST(expire_statistics_files) {
+  fl_err_t err;
+  fx_t f;
+  CHECK_OK(fx_open(&f, "stats", false, NULL, 0, &err), &err);
+  int64_t s1, s2;
+  CHECK_OK(append(&f, NULL, 2, NULL, &s1, &err), &err);
+  CHECK_OK(append(&f, NULL, 2, NULL, &s2, &err), &err);
+  char p1[800], p2[800];
+  snprintf(p1, sizeof p1, "%s/metadata/s1.stats", f.dir);
+  snprintf(p2, sizeof p2, "%s/metadata/s2.stats", f.dir);
+  make_file(p1, 0);
+  make_file(p2, 0);
+  stats_arg_t a1 = {s1, p1}, a2 = {s2, p2};
+  CHECK_OK(ice_commit_meta_edit(f.t, add_stats, &a1, &err), &err);
+  CHECK_OK(ice_commit_meta_edit(f.t, add_stats, &a2, &err), &err);
+  ice_orphan_result_t orph;
+  CHECK_OK(ice_remove_orphans(f.t, INT64_MAX, true, NULL, NULL, &orph, &err), &err);
+  CHECK_EQ(orph.orphans_deleted, 0);
+  ice_expire_opts_t o = {.older_than_ms = ice__now_ms() + 1000, .retain_last = 1};
+  CHECK_OK(ice_expire_snapshots(f.t, &o, NULL, &err), &err);
+  CHECK(!exists(p1) && exists(p2));
+  CHECK_EQ(json_array_size(json_object_get(f.t->meta->extra, "statistics")), 1);
   fx_close(&f);
 }
 
