@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if __has_include("iceberg/ice_meta.c") && __has_include("iceberg/ice_schema_json.c")
+#if (__has_include("iceberg/ice_meta.c") || __has_include("iceberg/ice_meta_read.c")) && \
+    __has_include("iceberg/ice_schema_json.c")
 
 #include <jansson.h>
 #include <math.h>
