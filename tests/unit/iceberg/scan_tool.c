@@ -22,8 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if (__has_include("iceberg/ice_meta.c") || __has_include("iceberg/ice_meta_read.c")) && \
-    __has_include("iceberg/ice_schema_json.c")
+#if __has_include("iceberg/ice_meta_read.c") && __has_include("iceberg/ice_schema_json.c") && \
+    (__has_include("iceberg/ice_manifest.c") || __has_include("iceberg/ice_manifest_read.c")) && \
+    (__has_include("iceberg/ice_expr_project.c") || __has_include("iceberg/zz_local_stub.c"))
 
 #include <jansson.h>
 #include <math.h>
@@ -261,7 +262,8 @@ out:
 #else
 
 int main(void) {
-  fprintf(stderr, "scan_tool: the metadata and schema JSON modules are not in the tree yet\n");
+  fprintf(stderr, "scan_tool: the metadata, manifest and filter projection modules are not in "
+                  "the tree yet\n");
   return 77;
 }
 
