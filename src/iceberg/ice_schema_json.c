@@ -229,6 +229,7 @@ static bool read_num(const char **s, long *out) {
     (*s)++;
   }
   while (isspace((unsigned char)**s)) (*s)++;
+  *out = v;
   return true;
 }
 
