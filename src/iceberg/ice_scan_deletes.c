@@ -52,7 +52,7 @@ static int read_positions(ice_scan_t *s, const ice_manifest_entry_t *d, const ch
   term.value.u.bytes.p = (const uint8_t *)data_path;
   term.value.u.bytes.n = strlen(data_path);
   ice_file_read_t *f;
-  int rc = ice__file_open(s, path, top, 2, &term, 1, &f, err);
+  int rc = ice__file_open(s, path, NULL, top, 2, &term, 1, &f, err);
   if (rc) goto out;
   size_t plen = strlen(data_path);
   uint32_t *rows = fl_malloc(TY_BATCH_ROWS * sizeof *rows);
@@ -189,7 +189,8 @@ int ice__load_eq_set(ice_scan_t *s, ice_eq_set_t *set, fl_err_t *err) {
   fl_strset_init(&set->keys);
   set->loaded = true;
   ice_file_read_t *f = NULL;
-  int rc = ice__file_open(s, ice_table_path(s->t, a, d->path), top, kt->nfields, NULL, 0, &f, err);
+  int rc = ice__file_open(s, ice_table_path(s->t, a, d->path), d, top, kt->nfields, NULL, 0,
+                          &f, err);
   while (!rc) {
     ty_batch_t *raw;
     int64_t first;

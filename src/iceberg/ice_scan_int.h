@@ -99,12 +99,14 @@ void ice__eq_key(const ty_vec_t *const *cols, uint32_t ncols, uint32_t r, fl_buf
  * the file's and dropped where the file's type differs). Raw batches come
  * in the file's types; ice__file_convert turns chosen rows into a batch
  * of any schema made of the scan schema's fields (missing columns null or
- * initial-default, promoted types widened).
+ * initial-default, promoted types widened). df (NULL: none) gives the
+ * identity partition values that stand in for source columns the file
+ * lacks.
  */
 typedef struct ice_file_read ice_file_read_t;
-int ice__file_open(ice_scan_t *s, const char *path, const int32_t *top_ids, uint32_t ntop,
-                   const pq_pred_term_t *pred, uint32_t npred, ice_file_read_t **out,
-                   fl_err_t *err);
+int ice__file_open(ice_scan_t *s, const char *path, const ice_data_file_t *df,
+                   const int32_t *top_ids, uint32_t ntop, const pq_pred_term_t *pred,
+                   uint32_t npred, ice_file_read_t **out, fl_err_t *err);
 /* The next raw batch (file schema; NULL at the end) and its first row's position. */
 int ice__file_next(ice_file_read_t *f, ty_batch_t **raw, int64_t *first_pos, fl_err_t *err);
 /* Appends rows[0..n) of the raw batch, converted, to dst (its schema's columns). */

@@ -104,6 +104,7 @@ static bool file_has_ids(const pq_file_meta_t *fm) {
 
 typedef enum conv_op {
   CV_MISSING, /* initial default or null */
+  CV_CONST,   /* an identity partition value */
   CV_COPY,    /* same representation */
   CV_I32_I64,
   CV_F32_F64,
@@ -118,6 +119,7 @@ struct cnode {
   int32_t src;          /* index of the source among its parent's children (or raw columns) */
   uint32_t nkids;
   cnode_t *kids;
+  const ty_value_t *value; /* CV_CONST */
 };
 
 typedef struct conv_plan {
@@ -136,6 +138,11 @@ struct ice_file_read {
   const ty_schema_t *raw; /* the reader's projection */
   conv_plan_t plans[MAX_PLANS];
   uint32_t nplans;
+  /* Identity partition values standing in for source columns the file
+   * lacks (as Java and PyIceberg read them). */
+  uint32_t nconsts;
+  int32_t *const_ids;
+  const ty_value_t **const_vals;
 };
 
 static bool prim_compatible(const ty_type_t *src, const ty_type_t *dst, conv_op_t *op) {
@@ -190,6 +197,12 @@ static int build_node(ice_file_read_t *f, cnode_t *n, const ty_field_t *df, cons
   n->src = src;
   if (!st) {
     n->op = CV_MISSING;
+    for (uint32_t i = 0; i < f->nconsts; i++)
+      if (f->const_ids[i] == df->id && !ty_is_nested(df->type)) {
+        n->op = CV_CONST;
+        n->value = f->const_vals[i];
+        return FL_OK;
+      }
     if (df->required && !df->initial_default)
       return fl_err_set(err, FL_ECORRUPT,
                         "required column '%s' (id %d) is missing from the file and has no default",
@@ -292,6 +305,10 @@ static void conv_row(const cnode_t *n, ty_vec_t *dst, const ty_vec_t *src, uint3
     append_value(dst, n->df->initial_default);
     return;
   }
+  if (n->op == CV_CONST) {
+    append_value(dst, n->value);
+    return;
+  }
   if (ty_vec_is_null(src, i)) {
     ty_vec_append_null(dst);
     return;
@@ -315,7 +332,8 @@ static void conv_row(const cnode_t *n, ty_vec_t *dst, const ty_vec_t *src, uint3
         }
       ty_vec_append_list_end(dst);
       return;
-    case CV_MISSING: return;
+    case CV_MISSING:
+    case CV_CONST: return;
   }
 }
 
@@ -385,14 +403,28 @@ static void translate_terms(ice_file_read_t *f, const ty_schema_t *fs, const pq_
   *nout = k;
 }
 
-int ice__file_open(ice_scan_t *s, const char *path, const int32_t *top_ids, uint32_t ntop,
-                   const pq_pred_term_t *pred, uint32_t npred, ice_file_read_t **out,
-                   fl_err_t *err) {
+/* Identity-partitioned source columns of the data file's spec and their values. */
+static void set_consts(ice_file_read_t *f, const ice_data_file_t *df) {
+  const ice_spec_t *spec = ice_meta_spec_by_id(f->s->t->meta, df->spec_id);
+  if (!spec || spec->nfields != df->npartition) return;
+  f->const_ids = fl_arena_alloc(f->a, (spec->nfields ? spec->nfields : 1) * sizeof *f->const_ids);
+  f->const_vals = fl_arena_alloc(f->a, (spec->nfields ? spec->nfields : 1) * sizeof *f->const_vals);
+  for (uint32_t i = 0; i < spec->nfields; i++) {
+    if (spec->fields[i].transform.kind != ICE_T_IDENTITY) continue;
+    f->const_ids[f->nconsts] = spec->fields[i].source_id;
+    f->const_vals[f->nconsts++] = &df->partition[i];
+  }
+}
+
+int ice__file_open(ice_scan_t *s, const char *path, const ice_data_file_t *df,
+                   const int32_t *top_ids, uint32_t ntop, const pq_pred_term_t *pred,
+                   uint32_t npred, ice_file_read_t **out, fl_err_t *err) {
   *out = NULL;
   ice_file_read_t *f = fl_calloc(1, sizeof *f);
   f->s = s;
   f->a = fl_arena_new(0);
   f->path = fl_arena_strdup(f->a, path);
+  if (df) set_consts(f, df);
   /* A first open reads only the footer: whether the file carries field
    * ids, which of the wanted columns it has, which terms can prune. */
   pq_reader_t *probe;
@@ -601,7 +633,7 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   uint32_t nterms = 0;
   if (s->filter) ice_expr_pq_terms(ts->a, s->filter, &terms, &nterms);
   const char *path = ice_table_path(s->t, ts->a, df->path);
-  rc = ice__file_open(s, path, top, ntop, terms, nterms, &ts->f, err);
+  rc = ice__file_open(s, path, df, top, ntop, terms, nterms, &ts->f, err);
   if (rc) return fl_err_prefix(err, "table %s: ", s->t->ident);
   ts->rows = fl_malloc(TY_BATCH_ROWS * sizeof *ts->rows);
   ts->sel = fl_malloc(TY_BATCH_ROWS * sizeof *ts->sel);

@@ -9,7 +9,7 @@
 
 #if __has_include("iceberg/ice_meta_read.c") && __has_include("iceberg/ice_schema_json.c") && \
     (__has_include("iceberg/ice_manifest.c") || __has_include("iceberg/ice_manifest_read.c")) && \
-    (__has_include("iceberg/ice_expr_project.c") || __has_include("iceberg/zz_local_stub.c"))
+    (__has_include("iceberg/ice_expr_project.c"))
 
 #include <stdlib.h>
 
@@ -17,14 +17,6 @@
 #include "iceberg/ice_commit.h"
 #include "iceberg/ice_data_writer.h"
 #include "iceberg/ice_scan.h"
-
-#define CHECK_OK(expr, e)                                          \
-  do {                                                             \
-    if ((expr) != 0) {                                             \
-      t_fail(__FILE__, __LINE__, "%s: %s", #expr, (e)->msg);       \
-      return;                                                      \
-    }                                                              \
-  } while (0)
 
 /* ---- a table in a temporary folder with an in-memory catalog ---- */
 
