@@ -403,6 +403,82 @@ static void translate_terms(ice_file_read_t *f, const ty_schema_t *fs, const pq_
   *nout = k;
 }
 
+/* ---- one file handle for both opens, its tail kept in memory ---- */
+
+/*
+ * A data file is opened twice (the footer decides what the second open
+ * asks for), so the underlying reader is shared and the file's last bytes
+ * - the footer, usually the page indexes, the whole of a small file - are
+ * read once and served from memory after that.
+ */
+#define TAIL_BYTES (64u << 10)
+
+typedef struct shared_io {
+  io_reader_t *in;
+  int refs;
+  uint8_t *tail;
+  uint64_t tail_off;
+  size_t tail_len;
+} shared_io_t;
+
+typedef struct tail_reader {
+  io_reader_t base;
+  shared_io_t *sh;
+} tail_reader_t;
+
+static void shared_unref(shared_io_t *sh) {
+  if (--sh->refs > 0) return;
+  sh->in->close(sh->in);
+  fl_free(sh->tail);
+  fl_free(sh);
+}
+
+static int tail_read_at(io_reader_t *r, uint64_t off, void *buf, size_t n, fl_err_t *err) {
+  shared_io_t *sh = ((tail_reader_t *)r)->sh;
+  if (sh->tail && off >= sh->tail_off && n <= sh->tail_len &&
+      off - sh->tail_off <= sh->tail_len - n) {
+    memcpy(buf, sh->tail + (off - sh->tail_off), n);
+    return FL_OK;
+  }
+  return sh->in->read_at(sh->in, off, buf, n, err);
+}
+
+static void tail_close(io_reader_t *r) {
+  shared_unref(((tail_reader_t *)r)->sh);
+  fl_free(r);
+}
+
+static int shared_open(io_fs_t *fs, const char *path, shared_io_t **out, fl_err_t *err) {
+  io_reader_t *in;
+  int rc = fs->open_read(fs, path, &in, err);
+  if (rc) return rc;
+  shared_io_t *sh = fl_calloc(1, sizeof *sh);
+  sh->in = in;
+  sh->refs = 1;
+  sh->tail_len = in->size < TAIL_BYTES ? (size_t)in->size : TAIL_BYTES;
+  sh->tail_off = in->size - sh->tail_len;
+  if (sh->tail_len) {
+    sh->tail = fl_malloc(sh->tail_len);
+    if ((rc = in->read_at(in, sh->tail_off, sh->tail, sh->tail_len, err))) {
+      shared_unref(sh);
+      return rc;
+    }
+  }
+  *out = sh;
+  return FL_OK;
+}
+
+static io_reader_t *shared_reader(shared_io_t *sh) {
+  tail_reader_t *t = fl_calloc(1, sizeof *t);
+  t->base.path = sh->in->path;
+  t->base.size = sh->in->size;
+  t->base.read_at = tail_read_at;
+  t->base.close = tail_close;
+  t->sh = sh;
+  sh->refs++;
+  return &t->base;
+}
+
 /* Identity-partitioned source columns of the data file's spec and their values. */
 static void set_consts(ice_file_read_t *f, const ice_data_file_t *df) {
   const ice_spec_t *spec = ice_meta_spec_by_id(f->s->t->meta, df->spec_id);
@@ -430,7 +506,10 @@ int ice__file_open(ice_scan_t *s, const char *path, const ice_data_file_t *df,
   pq_reader_t *probe;
   int32_t none = 0;
   pq_read_opts_t popts = {.field_ids = &none, .nfield_ids = 0};
-  int rc = pq_reader_open(s->t->fs, path, &popts, &probe, err);
+  shared_io_t *sh = NULL;
+  int rc = shared_open(s->t->fs, path, &sh, err);
+  if (rc) goto fail;
+  rc = pq_reader_open_io(shared_reader(sh), &popts, &probe, err);
   if (rc) goto fail;
   f->ids.has_ids = file_has_ids(pq_reader_file_meta(probe));
   const ty_schema_t *fs = pq_reader_file_schema(probe);
@@ -459,12 +538,14 @@ int ice__file_open(ice_scan_t *s, const char *path, const ice_data_file_t *df,
   opts.pred = terms;
   opts.npred = nt;
   pq_reader_close(probe);
-  rc = pq_reader_open(s->t->fs, path, &opts, &f->r, err);
+  rc = pq_reader_open_io(shared_reader(sh), &opts, &f->r, err);
   if (rc) goto fail;
+  shared_unref(sh);
   f->raw = pq_reader_schema(f->r);
   *out = f;
   return FL_OK;
 fail:
+  if (sh) shared_unref(sh);
   ice__file_close(f);
   return rc;
 }
