@@ -773,3 +773,37 @@ def test_position_deletes(tmp_path):
     assert stats["delete_files"] == 2
     assert stats["rows_deleted"] == sum(len(set(p)) for p in deletes.values())
     assert results["k = 'b'"]["files_skipped_partition"] >= 1
+
+
+def test_scan_streams_with_bounded_memory(tmp_path):
+    """A table far larger than the scan's memory is read in batches: the
+    tool's peak RSS stays well below the data's size."""
+    import random
+    from pyiceberg.schema import Schema
+    schema = Schema(T.NestedField(1, "id", T.LongType(), required=False),
+                    T.NestedField(2, "note", T.StringType(), required=False),
+                    T.NestedField(3, "v", T.DoubleType(), required=False))
+    cat = make_catalog(tmp_path)
+    table = cat.create_table("ns.big", schema=schema,
+                             properties={"write.parquet.row-group-limit": "100000"})
+    rnd = random.Random(3)
+    rows = 0
+    for part in range(4):
+        n = 500_000
+        notes = ["".join(rnd.choice("abcdefghij") for _ in range(8)) * 8 for _ in range(1000)]
+        table.append(pa.table({"id": pa.array(range(rows, rows + n), pa.int64()),
+                               "note": pa.array([notes[i % 1000] for i in range(n)]),
+                               "v": pa.array([i * 0.5 for i in range(n)], pa.float64())}))
+        rows += n
+    table = cat.load_table("ns.big")
+    data_mib = rows * (8 + 64 + 8) / 2**20
+    assert data_mib > 150
+    proc = subprocess.run(["/usr/bin/time", "-f", "PEAK_RSS_KB=%M", str(TOOL), "--metadata",
+                           metadata_path(table), "--quiet", "--filter", "v >= 0"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(proc.stdout.splitlines()[-1])["__stats__"]
+    assert stats["rows_out"] == rows
+    peak = [l for l in proc.stderr.splitlines() if l.startswith("PEAK_RSS_KB=")]
+    rss_mib = int(peak[-1].split("=")[1]) / 1024
+    assert rss_mib < data_mib / 3, (rss_mib, data_mib)
