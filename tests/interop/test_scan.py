@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-TOOL = ROOT / "build" / "tests" / "scan_tool"
+TOOL = pathlib.Path(os.environ.get("FLOE_SCAN_TOOL", ROOT / "build" / "tests" / "scan_tool"))
 
 
 def _testdata():
