@@ -29,7 +29,9 @@ static bool is_puffin(const ice_data_file_t *d) {
 
 static const ty_schema_t *pos_schema(fl_arena_t *a) {
   ty_field_t f[2] = {
-      {.id = ICE_POS_FILE_PATH_ID, .name = "file_path", .required = true,
+      {.id = ICE_POS_FILE_PATH_ID,
+       .name = "file_path",
+       .required = true,
        .type = ty_primitive(TY_STRING)},
       {.id = ICE_POS_POS_ID, .name = "pos", .required = true, .type = ty_primitive(TY_LONG)},
   };
@@ -42,8 +44,8 @@ static int cmp_i64(const void *x, const void *y) {
 }
 
 static int read_positions(ice_scan_t *s, const ice_manifest_entry_t *d, const char *data_path,
-                          const ty_schema_t *ps, ty_batch_t *b, int64_t **v, size_t *n,
-                          size_t *cap, fl_err_t *err) {
+                          const ty_schema_t *ps, ty_batch_t *b, int64_t **v, size_t *n, size_t *cap,
+                          fl_err_t *err) {
   fl_arena_t *a = fl_arena_new(0);
   const char *path = ice_table_path(s->t, a, d->file.path);
   int32_t top[2] = {ICE_POS_FILE_PATH_ID, ICE_POS_POS_ID};
@@ -189,8 +191,8 @@ int ice__load_eq_set(ice_scan_t *s, ice_eq_set_t *set, fl_err_t *err) {
   fl_strset_init(&set->keys);
   set->loaded = true;
   ice_file_read_t *f = NULL;
-  int rc = ice__file_open(s, ice_table_path(s->t, a, d->path), d, top, kt->nfields, NULL, 0,
-                          &f, err);
+  int rc =
+      ice__file_open(s, ice_table_path(s->t, a, d->path), d, top, kt->nfields, NULL, 0, &f, err);
   while (!rc) {
     ty_batch_t *raw;
     int64_t first;

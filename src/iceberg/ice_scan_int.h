@@ -55,7 +55,7 @@ struct ice_scan {
   const ty_schema_t *proj;   /* what batches carry */
   ice_expr_t *filter;        /* bound to schema; NULL: all rows */
   int64_t limit;
-  const char *name_mapping;  /* schema.name-mapping.default, NULL: none */
+  const char *name_mapping; /* schema.name-mapping.default, NULL: none */
   ice_scan_task_t *tasks;
   uint32_t ntasks;
   ice_scan_stats_t stats;
@@ -63,7 +63,7 @@ struct ice_scan {
   /* Reading. */
   ice_eq_set_t *eq_sets; /* one per distinct equality delete file of the tasks */
   uint32_t neq_sets;
-  uint32_t task_i;       /* next task to open */
+  uint32_t task_i; /* next task to open */
   bool done;
   struct ice_task_state *cur; /* the open task (ice_scan_read.c) */
   ty_batch_t *out;
@@ -110,8 +110,8 @@ int ice__file_open(ice_scan_t *s, const char *path, const ice_data_file_t *df,
 /* The next raw batch (file schema; NULL at the end) and its first row's position. */
 int ice__file_next(ice_file_read_t *f, ty_batch_t **raw, int64_t *first_pos, fl_err_t *err);
 /* Appends rows[0..n) of the raw batch, converted, to dst (its schema's columns). */
-int ice__file_convert(ice_file_read_t *f, const ty_batch_t *raw, const uint32_t *rows,
-                      uint32_t n, ty_batch_t *dst, fl_err_t *err);
+int ice__file_convert(ice_file_read_t *f, const ty_batch_t *raw, const uint32_t *rows, uint32_t n,
+                      ty_batch_t *dst, fl_err_t *err);
 const pq_read_stats_t *ice__file_stats(const ice_file_read_t *f);
 void ice__file_close(ice_file_read_t *f);
 

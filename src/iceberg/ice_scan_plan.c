@@ -117,7 +117,8 @@ static int choose_snapshot(ice_scan_t *s, const ice_scan_opts_t *o, fl_err_t *er
   int nset = (o->snapshot_id >= 0) + (o->ref != NULL) + (o->as_of_ms >= 0);
   if (nset > 1)
     return fl_err_set(err, FL_EINVALID,
-                      "table %s: give only one of a snapshot id, a ref and a timestamp", s->t->ident);
+                      "table %s: give only one of a snapshot id, a ref and a timestamp",
+                      s->t->ident);
   bool snapshot_schema = true;
   const ice_snapshot_t *snap = NULL;
   if (o->snapshot_id >= 0) {
@@ -165,9 +166,9 @@ static int choose_snapshot(ice_scan_t *s, const ice_scan_opts_t *o, fl_err_t *er
 
 typedef struct spec_info {
   int32_t spec_id;
-  const ice_spec_t *spec;    /* NULL: unknown to the metadata */
-  const ty_type_t *ptype;    /* NULL: partitions cannot be evaluated */
-  ice_expr_t *projected;     /* NULL: no pruning */
+  const ice_spec_t *spec; /* NULL: unknown to the metadata */
+  const ty_type_t *ptype; /* NULL: partitions cannot be evaluated */
+  ice_expr_t *projected;  /* NULL: no pruning */
   bool unpartitioned;
 } spec_info_t;
 
@@ -199,13 +200,11 @@ static const spec_info_t *spec_info(planner_t *p, int32_t spec_id) {
   if (ice_spec_partition_type(s->a, si->spec, ice_meta_schema(s->t->meta), &si->ptype, &ignored))
     si->ptype = NULL;
   if (si->ptype && s->filter && !si->unpartitioned)
-    si->projected =
-        ice_expr_project_inclusive(s->a, s->filter, si->spec, s->schema, si->ptype);
+    si->projected = ice_expr_project_inclusive(s->a, s->filter, si->spec, s->schema, si->ptype);
   return si;
 }
 
-static void push_entry(ice_manifest_entry_t ***v, size_t *n, size_t *cap,
-                       ice_manifest_entry_t *e) {
+static void push_entry(ice_manifest_entry_t ***v, size_t *n, size_t *cap, ice_manifest_entry_t *e) {
   if (*n == *cap) {
     *cap = *cap ? 2 * *cap : 64;
     *v = fl_realloc(*v, *cap * sizeof **v);
@@ -219,7 +218,9 @@ static ice_bytes_t copy_bytes(fl_arena_t *a, ice_bytes_t b) {
   return r;
 }
 
-static const char *copy_str(fl_arena_t *a, const char *s) { return s ? fl_arena_strdup(a, s) : NULL; }
+static const char *copy_str(fl_arena_t *a, const char *s) {
+  return s ? fl_arena_strdup(a, s) : NULL;
+}
 
 /* A deep copy of an entry into a. */
 static ice_manifest_entry_t *copy_entry(fl_arena_t *a, const ice_manifest_entry_t *e) {
@@ -235,8 +236,8 @@ static ice_manifest_entry_t *copy_entry(fl_arena_t *a, const ice_manifest_entry_
   for (uint32_t i = 0; i < g->npartition; i++) {
     f->partition[i] = g->partition[i];
     ty_value_t *v = &f->partition[i];
-    if (!v->is_null && (v->kind == TY_STRING || v->kind == TY_BINARY || v->kind == TY_FIXED ||
-                        v->kind == TY_UUID))
+    if (!v->is_null &&
+        (v->kind == TY_STRING || v->kind == TY_BINARY || v->kind == TY_FIXED || v->kind == TY_UUID))
       v->u.bytes.p = fl_arena_memdup(a, v->u.bytes.p, v->u.bytes.n ? v->u.bytes.n : 1);
   }
   f->cols = fl_arena_alloc(a, (g->ncols ? g->ncols : 1) * sizeof *f->cols);
@@ -245,12 +246,12 @@ static ice_manifest_entry_t *copy_entry(fl_arena_t *a, const ice_manifest_entry_
     f->cols[i].lower = copy_bytes(a, g->cols[i].lower);
     f->cols[i].upper = copy_bytes(a, g->cols[i].upper);
   }
-  f->split_offsets =
-      g->nsplit_offsets ? fl_arena_memdup(a, g->split_offsets, g->nsplit_offsets * sizeof(int64_t))
+  f->split_offsets = g->nsplit_offsets
+                         ? fl_arena_memdup(a, g->split_offsets, g->nsplit_offsets * sizeof(int64_t))
+                         : NULL;
+  f->equality_ids = g->nequality_ids
+                        ? fl_arena_memdup(a, g->equality_ids, g->nequality_ids * sizeof(int32_t))
                         : NULL;
-  f->equality_ids =
-      g->nequality_ids ? fl_arena_memdup(a, g->equality_ids, g->nequality_ids * sizeof(int32_t))
-                       : NULL;
   return c;
 }
 
@@ -366,8 +367,9 @@ static int pair_deletes(planner_t *p, fl_err_t *err) {
       const spec_info_t *si = spec_info(p, x->file.spec_id);
       if (!si->unpartitioned && !same_partition(&x->file, &d->file)) continue;
       if (x->file.nequality_ids == 0) {
-        int rc = fl_err_set(err, FL_ECORRUPT, "table %s: equality delete file %s has no equality ids",
-                            s->t->ident, x->file.path);
+        int rc =
+            fl_err_set(err, FL_ECORRUPT, "table %s: equality delete file %s has no equality ids",
+                       s->t->ident, x->file.path);
         fl_free(buf);
         fl_free(eq_set_of);
         return rc;
@@ -389,9 +391,7 @@ static int pair_deletes(planner_t *p, fl_err_t *err) {
   }
   fl_free(buf);
   fl_free(eq_set_of);
-  s->stats.delete_files = 0;
-  for (size_t j = 0; j < p->npos; j++) s->stats.delete_files++;
-  for (size_t j = 0; j < p->neq; j++) s->stats.delete_files++;
+  s->stats.delete_files = p->npos + p->neq;
   return FL_OK;
 }
 

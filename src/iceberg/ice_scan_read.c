@@ -190,6 +190,14 @@ static int32_t find_child(const ice_file_read_t *f, const ty_type_t *st, int32_t
   return -1;
 }
 
+static int type_mismatch(const ty_field_t *df, const ty_type_t *st, fl_err_t *err) {
+  char a[64], b[64];
+  type_text(st, a, sizeof a);
+  type_text(df->type, b, sizeof b);
+  return fl_err_set(err, FL_EUNSUPPORTED, "column '%s' (id %d) is %s in the file, %s in the table",
+                    df->name, (int)df->id, a, b);
+}
+
 static int build_node(ice_file_read_t *f, cnode_t *n, const ty_field_t *df, const ty_type_t *st,
                       int32_t src, fl_err_t *err) {
   memset(n, 0, sizeof *n);
@@ -212,7 +220,7 @@ static int build_node(ice_file_read_t *f, cnode_t *n, const ty_field_t *df, cons
   const ty_type_t *dt = df->type;
   bool nested_d = ty_is_nested(dt), nested_s = ty_is_nested(st);
   if (nested_d || nested_s) {
-    if (dt->kind != st->kind) goto mismatch;
+    if (dt->kind != st->kind) return type_mismatch(df, st, err);
     n->op = dt->kind == TY_STRUCT ? CV_STRUCT : CV_LIST;
     n->nkids = dt->nfields;
     n->kids = fl_arena_zalloc(f->a, (dt->nfields ? dt->nfields : 1) * sizeof *n->kids);
@@ -222,21 +230,14 @@ static int build_node(ice_file_read_t *f, cnode_t *n, const ty_field_t *df, cons
         k = find_child(f, st, dt->fields[i].id);
       else
         k = i < st->nfields ? (int32_t)i : -1;
-      int rc = build_node(f, &n->kids[i], &dt->fields[i], k >= 0 ? st->fields[k].type : NULL, k,
-                          err);
+      int rc =
+          build_node(f, &n->kids[i], &dt->fields[i], k >= 0 ? st->fields[k].type : NULL, k, err);
       if (rc) return rc;
     }
     return FL_OK;
   }
   if (prim_compatible(st, dt, &n->op)) return FL_OK;
-mismatch: {
-  char a[64], b[64];
-  type_text(st, a, sizeof a);
-  type_text(dt, b, sizeof b);
-  return fl_err_set(err, FL_EUNSUPPORTED,
-                    "column '%s' (id %d) is %s in the file, %s in the table", df->name,
-                    (int)df->id, a, b);
-}
+  return type_mismatch(df, st, err);
 }
 
 static int get_plan(ice_file_read_t *f, const ty_schema_t *dst, const conv_plan_t **out,
@@ -353,7 +354,7 @@ static bool conv_fast(const cnode_t *n, ty_vec_t *dst, const ty_vec_t *src, cons
       dst->validity[j >> 3] |= (uint8_t)(1u << (j & 7));
     } else {
       memset(out + (size_t)k * w, 0, w);
-      dst->validity[j >> 3] &= (uint8_t)~(1u << (j & 7));
+      dst->validity[j >> 3] &= (uint8_t) ~(1u << (j & 7));
       dst->null_count++;
     }
   }
@@ -361,8 +362,8 @@ static bool conv_fast(const cnode_t *n, ty_vec_t *dst, const ty_vec_t *src, cons
   return true;
 }
 
-int ice__file_convert(ice_file_read_t *f, const ty_batch_t *raw, const uint32_t *rows,
-                      uint32_t m, ty_batch_t *dst, fl_err_t *err) {
+int ice__file_convert(ice_file_read_t *f, const ty_batch_t *raw, const uint32_t *rows, uint32_t m,
+                      ty_batch_t *dst, fl_err_t *err) {
   const conv_plan_t *p = NULL;
   int rc = get_plan(f, dst->schema, &p, err);
   if (rc) return rc;
@@ -596,7 +597,7 @@ struct ice_task_state {
   size_t npos, pos_i;
   ice_eq_set_t **eqs;
   uint32_t neqs;
-  const ty_vec_t ***eq_cols; /* per set, its columns in the key batch */
+  const ty_vec_t ***eq_cols;     /* per set, its columns in the key batch */
   const ty_schema_t *key_schema; /* NULL: neither filter nor equality deletes */
   ty_batch_t *key;
   uint32_t *rows, *sel;

@@ -23,9 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if __has_include("iceberg/ice_meta_read.c") && __has_include("iceberg/ice_schema_json.c") && \
-    (__has_include("iceberg/ice_manifest.c") || __has_include("iceberg/ice_manifest_read.c")) && \
-    (__has_include("iceberg/ice_expr_project.c"))
+#if __has_include("iceberg/ice_meta_read.c") &&                                   \
+                  __has_include("iceberg/ice_schema_json.c") &&                   \
+                                (__has_include("iceberg/ice_manifest.c") ||       \
+                                 __has_include("iceberg/ice_manifest_read.c")) && \
+                                 (__has_include("iceberg/ice_expr_project.c"))
 
 #include <jansson.h>
 #include <math.h>
@@ -162,15 +164,24 @@ int main(int argc, char **argv) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v) return usage();
     i++;
-    if (strcmp(k, "--metadata") == 0) metadata = v;
-    else if (strcmp(k, "--base-dir") == 0) base_dir = v;
-    else if (strcmp(k, "--snapshot") == 0) o.snapshot_id = atoll(v);
-    else if (strcmp(k, "--ref") == 0) o.ref = v;
-    else if (strcmp(k, "--as-of") == 0) o.as_of_ms = atoll(v);
-    else if (strcmp(k, "--filter") == 0) filter_text = v;
-    else if (strcmp(k, "--columns") == 0) columns = v;
-    else if (strcmp(k, "--limit") == 0) o.limit = atoll(v);
-    else return usage();
+    if (strcmp(k, "--metadata") == 0)
+      metadata = v;
+    else if (strcmp(k, "--base-dir") == 0)
+      base_dir = v;
+    else if (strcmp(k, "--snapshot") == 0)
+      o.snapshot_id = atoll(v);
+    else if (strcmp(k, "--ref") == 0)
+      o.ref = v;
+    else if (strcmp(k, "--as-of") == 0)
+      o.as_of_ms = atoll(v);
+    else if (strcmp(k, "--filter") == 0)
+      filter_text = v;
+    else if (strcmp(k, "--columns") == 0)
+      columns = v;
+    else if (strcmp(k, "--limit") == 0)
+      o.limit = atoll(v);
+    else
+      return usage();
   }
   if (!metadata) return usage();
   fl_err_t err;
@@ -267,8 +278,9 @@ out:
 #else
 
 int main(void) {
-  fprintf(stderr, "scan_tool: the metadata, manifest and filter projection modules are not in "
-                  "the tree yet\n");
+  fprintf(stderr,
+          "scan_tool: the metadata, manifest and filter projection modules are not in "
+          "the tree yet\n");
   return 77;
 }
 

@@ -7,9 +7,11 @@
  */
 #include "test.h"
 
-#if __has_include("iceberg/ice_meta_read.c") && __has_include("iceberg/ice_schema_json.c") && \
-    (__has_include("iceberg/ice_manifest.c") || __has_include("iceberg/ice_manifest_read.c")) && \
-    (__has_include("iceberg/ice_expr_project.c"))
+#if __has_include("iceberg/ice_meta_read.c") &&                                   \
+                  __has_include("iceberg/ice_schema_json.c") &&                   \
+                                (__has_include("iceberg/ice_manifest.c") ||       \
+                                 __has_include("iceberg/ice_manifest_read.c")) && \
+                                 (__has_include("iceberg/ice_expr_project.c"))
 
 #include <stdlib.h>
 
@@ -122,8 +124,8 @@ static int append_rows(ice_table_t *t, int64_t lo, int64_t hi, fl_err_t *err) {
   ice_dw_opts_t o = {.spec = ice_meta_spec(t->meta)};
   int rc = write_files(t, &o, a, fill_range, &r, &files, &n, err);
   if (!rc) {
-    ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = files, .nadd = (uint32_t)n,
-                      .base_snapshot_id = -1};
+    ice_change_t c = {
+        .kind = ICE_CHANGE_APPEND, .add = files, .nadd = (uint32_t)n, .base_snapshot_id = -1};
     ice_commit_result_t res;
     rc = ice_commit(t, &c, &res, err);
   }
@@ -210,8 +212,8 @@ TEST(scan_empty_table_and_snapshots) {
 TEST(scan_filter_limit_projection) {
   fl_err_t err;
   fl_arena_t *a = fl_arena_new(0);
-  ice_table_t *t = new_table("filter", "id long not null, name string, v int", "bucket(4, id)",
-                             &err);
+  ice_table_t *t =
+      new_table("filter", "id long not null, name string, v int", "bucket(4, id)", &err);
   CHECK(t != NULL);
   CHECK_OK(append_rows(t, 0, 3000, &err), &err);
   ice_scan_opts_t o = opts_default();
@@ -305,14 +307,14 @@ TEST(scan_position_and_equality_deletes) {
   pos_arg_t pa = {data_path, 2000};
   ice_dw_opts_t po = {.content = ICE_CONTENT_POSITION_DELETES};
   CHECK_OK(write_files(t, &po, a, fill_positions, &pa, &files, &n, &err), &err);
-  ice_change_t c = {.kind = ICE_CHANGE_ROW_DELTA, .add = files, .nadd = (uint32_t)n,
-                    .base_snapshot_id = -1};
+  ice_change_t c = {
+      .kind = ICE_CHANGE_ROW_DELTA, .add = files, .nadd = (uint32_t)n, .base_snapshot_id = -1};
   ice_commit_result_t res;
   CHECK_OK(ice_commit(t, &c, &res, &err), &err);
   /* Equality deletes on name: "n3" and null. */
   int32_t eq_ids[] = {2};
-  ice_dw_opts_t eo = {.content = ICE_CONTENT_EQUALITY_DELETES, .equality_ids = eq_ids,
-                      .nequality_ids = 1};
+  ice_dw_opts_t eo = {
+      .content = ICE_CONTENT_EQUALITY_DELETES, .equality_ids = eq_ids, .nequality_ids = 1};
   CHECK_OK(write_files(t, &eo, a, fill_eq_names, NULL, &files, &n, &err), &err);
   c.add = files;
   c.nadd = (uint32_t)n;
