@@ -312,15 +312,37 @@ static int read_manifest(planner_t *p, const ice_manifest_file_t *mf, fl_err_t *
 
 /* ---- pairing deletes with data files ---- */
 
-static bool same_partition(const ice_data_file_t *a, const ice_data_file_t *b) {
-  if (a->spec_id != b->spec_id || a->npartition != b->npartition) return false;
-  for (uint32_t i = 0; i < a->npartition; i++) {
-    const ty_value_t *x = &a->partition[i], *y = &b->partition[i];
-    if (x->is_null != y->is_null) return false;
-    if (x->is_null) continue;
-    if (x->kind != y->kind || ty_value_cmp(x, y) != 0) return false;
+/* The bytes that identify a file's spec and partition tuple: equal keys,
+ * equal partitions (values compared by representation, as the spec's
+ * partition equality does within one spec). */
+static void partition_key(const ice_data_file_t *f, fl_buf_t *out) {
+  fl_buf_clear(out);
+  fl_buf_append_le32(out, (uint32_t)f->spec_id);
+  for (uint32_t i = 0; i < f->npartition; i++) {
+    const ty_value_t *v = &f->partition[i];
+    if (v->is_null) {
+      fl_buf_append_u8(out, 0);
+      continue;
+    }
+    fl_buf_append_u8(out, 1);
+    fl_buf_append_u8(out, (uint8_t)v->kind);
+    switch (v->kind) {
+      case TY_BOOLEAN: fl_buf_append_u8(out, v->u.b); break;
+      case TY_INT:
+      case TY_DATE: fl_buf_append_le32(out, (uint32_t)v->u.i32); break;
+      case TY_FLOAT: fl_buf_append(out, &v->u.f32, sizeof v->u.f32); break;
+      case TY_DOUBLE: fl_buf_append(out, &v->u.f64, sizeof v->u.f64); break;
+      case TY_DECIMAL: fl_buf_append(out, &v->u.i128, sizeof v->u.i128); break;
+      case TY_STRING:
+      case TY_BINARY:
+      case TY_FIXED:
+      case TY_UUID:
+        fl_buf_append_le32(out, (uint32_t)v->u.bytes.n);
+        fl_buf_append(out, v->u.bytes.p, v->u.bytes.n);
+        break;
+      default: fl_buf_append_le64(out, (uint64_t)v->u.i64); break;
+    }
   }
-  return true;
 }
 
 static int cmp_path_bytes(const char *path, ice_bytes_t b) {
@@ -340,59 +362,123 @@ static bool pos_admits_path(const ice_data_file_t *d, const char *path) {
   return true;
 }
 
+/* A delete file of a partitioned spec, keyed by its partition. */
+typedef struct keyed_delete {
+  const uint8_t *key;
+  size_t klen;
+  const ice_manifest_entry_t *e;
+  int32_t eq_index; /* index into p->eq for equality deletes, -1 for position deletes */
+} keyed_delete_t;
+
+static int cmp_keyed(const void *x, const void *y) {
+  const keyed_delete_t *a = x, *b = y;
+  size_t n = a->klen < b->klen ? a->klen : b->klen;
+  int c = memcmp(a->key, b->key, n);
+  if (c) return c;
+  return a->klen < b->klen ? -1 : a->klen > b->klen;
+}
+
+typedef struct pairing {
+  planner_t *p;
+  keyed_delete_t *keyed, *global;
+  size_t nkeyed, nglobal;
+  int32_t *eq_set_of; /* by index into p->eq: its set, -1 until used */
+  const ice_manifest_entry_t **buf;
+} pairing_t;
+
+/* Adds delete x to task i's list when its sequence number and path allow. */
+static int consider(pairing_t *pr, const keyed_delete_t *kd, const ice_manifest_entry_t *d,
+                    uint32_t i, uint32_t *k, fl_err_t *err) {
+  ice_scan_t *s = pr->p->s;
+  const ice_manifest_entry_t *x = kd->e;
+  if (kd->eq_index < 0) {
+    if (x->sequence_number < d->sequence_number || !pos_admits_path(&x->file, d->file.path))
+      return FL_OK;
+    pr->buf[(*k)++] = x;
+    return FL_OK;
+  }
+  if (x->sequence_number <= d->sequence_number) return FL_OK;
+  if (x->file.nequality_ids == 0)
+    return fl_err_set(err, FL_ECORRUPT, "table %s: equality delete file %s has no equality ids",
+                      s->t->ident, x->file.path);
+  int32_t *set_of = &pr->eq_set_of[kd->eq_index];
+  if (*set_of < 0) {
+    *set_of = (int32_t)s->neq_sets;
+    ice_eq_set_t *set = &s->eq_sets[s->neq_sets++];
+    set->file = x;
+    set->nids = x->file.nequality_ids;
+    set->ids = x->file.equality_ids;
+  }
+  s->eq_sets[*set_of].last_task = i;
+  pr->buf[(*k)++] = x;
+  return FL_OK;
+}
+
+/*
+ * Delete files of partitioned specs are sorted by partition key, so each
+ * data file finds the ones of its own partition by binary search; those
+ * of unpartitioned specs apply everywhere and are checked for every file.
+ */
 static int pair_deletes(planner_t *p, fl_err_t *err) {
   ice_scan_t *s = p->s;
+  size_t nd = p->npos + p->neq;
   s->ntasks = (uint32_t)p->ndata;
   s->tasks = fl_arena_zalloc(s->a, (p->ndata ? p->ndata : 1) * sizeof *s->tasks);
-  const ice_manifest_entry_t **buf =
-      fl_malloc((p->npos + p->neq ? p->npos + p->neq : 1) * sizeof *buf);
-  /* Equality delete files in use, with the last task that needs each. */
   s->eq_sets = fl_arena_zalloc(s->a, (p->neq ? p->neq : 1) * sizeof *s->eq_sets);
-  int32_t *eq_set_of = fl_malloc((p->neq ? p->neq : 1) * sizeof *eq_set_of);
-  for (size_t i = 0; i < p->neq; i++) eq_set_of[i] = -1;
-  for (size_t i = 0; i < p->ndata; i++) {
+  s->stats.delete_files = nd;
+  pairing_t pr = {.p = p};
+  pr.keyed = fl_malloc((nd ? nd : 1) * sizeof *pr.keyed);
+  pr.global = fl_malloc((nd ? nd : 1) * sizeof *pr.global);
+  pr.eq_set_of = fl_malloc((p->neq ? p->neq : 1) * sizeof *pr.eq_set_of);
+  pr.buf = fl_malloc((nd ? nd : 1) * sizeof *pr.buf);
+  fl_buf_t key;
+  fl_buf_init(&key);
+  for (size_t j = 0; j < nd; j++) {
+    bool is_eq = j >= p->npos;
+    const ice_manifest_entry_t *x = is_eq ? p->eq[j - p->npos] : p->pos[j];
+    keyed_delete_t kd = {.e = x, .eq_index = is_eq ? (int32_t)(j - p->npos) : -1};
+    if (is_eq) pr.eq_set_of[j - p->npos] = -1;
+    if (spec_info(p, x->file.spec_id)->unpartitioned) {
+      pr.global[pr.nglobal++] = kd;
+      continue;
+    }
+    partition_key(&x->file, &key);
+    kd.key = fl_arena_memdup(s->a, key.data, key.len);
+    kd.klen = key.len;
+    pr.keyed[pr.nkeyed++] = kd;
+  }
+  qsort(pr.keyed, pr.nkeyed, sizeof *pr.keyed, cmp_keyed);
+  int rc = FL_OK;
+  for (size_t i = 0; i < p->ndata && !rc; i++) {
     const ice_manifest_entry_t *d = p->data[i];
     uint32_t k = 0;
-    for (size_t j = 0; j < p->npos; j++) {
-      const ice_manifest_entry_t *x = p->pos[j];
-      if (x->sequence_number < d->sequence_number) continue;
-      const spec_info_t *si = spec_info(p, x->file.spec_id);
-      if (!si->unpartitioned && !same_partition(&x->file, &d->file)) continue;
-      if (!pos_admits_path(&x->file, d->file.path)) continue;
-      buf[k++] = x;
-    }
-    for (size_t j = 0; j < p->neq; j++) {
-      const ice_manifest_entry_t *x = p->eq[j];
-      if (x->sequence_number <= d->sequence_number) continue;
-      const spec_info_t *si = spec_info(p, x->file.spec_id);
-      if (!si->unpartitioned && !same_partition(&x->file, &d->file)) continue;
-      if (x->file.nequality_ids == 0) {
-        int rc =
-            fl_err_set(err, FL_ECORRUPT, "table %s: equality delete file %s has no equality ids",
-                       s->t->ident, x->file.path);
-        fl_free(buf);
-        fl_free(eq_set_of);
-        return rc;
+    if (pr.nkeyed) {
+      partition_key(&d->file, &key);
+      keyed_delete_t probe = {.key = key.data, .klen = key.len};
+      size_t lo = 0, hi = pr.nkeyed;
+      while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_keyed(&pr.keyed[mid], &probe) < 0)
+          lo = mid + 1;
+        else
+          hi = mid;
       }
-      if (eq_set_of[j] < 0) {
-        eq_set_of[j] = (int32_t)s->neq_sets;
-        ice_eq_set_t *set = &s->eq_sets[s->neq_sets++];
-        set->file = x;
-        set->nids = x->file.nequality_ids;
-        set->ids = x->file.equality_ids;
-      }
-      s->eq_sets[eq_set_of[j]].last_task = (uint32_t)i;
-      buf[k++] = x;
+      for (; lo < pr.nkeyed && !rc && cmp_keyed(&pr.keyed[lo], &probe) == 0; lo++)
+        rc = consider(&pr, &pr.keyed[lo], d, (uint32_t)i, &k, err);
     }
+    for (size_t j = 0; j < pr.nglobal && !rc; j++)
+      rc = consider(&pr, &pr.global[j], d, (uint32_t)i, &k, err);
     ice_scan_task_t *t = &s->tasks[i];
     t->data = d;
     t->ndeletes = k;
-    t->deletes = k ? fl_arena_memdup(s->a, buf, k * sizeof *buf) : NULL;
+    t->deletes = k ? fl_arena_memdup(s->a, pr.buf, k * sizeof *pr.buf) : NULL;
   }
-  fl_free(buf);
-  fl_free(eq_set_of);
-  s->stats.delete_files = p->npos + p->neq;
-  return FL_OK;
+  fl_buf_free(&key);
+  fl_free(pr.keyed);
+  fl_free(pr.global);
+  fl_free(pr.eq_set_of);
+  fl_free(pr.buf);
+  return rc;
 }
 
 /* ---- the API ---- */
