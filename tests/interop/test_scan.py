@@ -773,6 +773,8 @@ def test_position_deletes(tmp_path):
     assert stats["delete_files"] == 2
     assert stats["rows_deleted"] == sum(len(set(p)) for p in deletes.values())
     assert results["k = 'b'"]["files_skipped_partition"] >= 1
+    # The last append's manifest holds only k = 'a': its partition summary rules it out.
+    assert results["k = 'b'"]["manifests_skipped"] >= 1
 
 
 def test_scan_streams_with_bounded_memory(tmp_path):
