@@ -54,15 +54,10 @@ EPOCH = dt.datetime(1970, 1, 1)
 EPOCH_TZ = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
-def tool_available():
+@pytest.fixture(autouse=True, scope="module")
+def tool_built():
     if not TOOL.exists():
-        return False
-    proc = subprocess.run([str(TOOL)], capture_output=True)
-    return proc.returncode != 77
-
-
-pytestmark = pytest.mark.skipif(not tool_available(),
-                                reason="scan_tool is not built or its modules are missing")
+        pytest.fail(f"{TOOL} is missing: build first")
 
 
 # ---- running floe ----

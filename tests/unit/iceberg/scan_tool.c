@@ -16,21 +16,12 @@
  * arrays; maps as arrays of [key, value]. --tasks prints the planned
  * tasks (data file, deletes) instead of rows; --quiet reads every row but
  * prints only the stats.
- *
- * Exit status 77 means the modules a scan needs are not in the tree.
  */
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if __has_include("iceberg/ice_meta_read.c") &&                                   \
-                  __has_include("iceberg/ice_schema_json.c") &&                   \
-                                (__has_include("iceberg/ice_manifest.c") ||       \
-                                 __has_include("iceberg/ice_manifest_read.c")) && \
-                                 (__has_include("iceberg/ice_expr_project.c"))
-
-#include <jansson.h>
-#include <math.h>
 
 #include "base/alloc.h"
 #include "iceberg/ice_scan.h"
@@ -274,14 +265,3 @@ out:
   fflush(stdout);
   return rc ? 1 : 0;
 }
-
-#else
-
-int main(void) {
-  fprintf(stderr,
-          "scan_tool: the metadata, manifest and filter projection modules are not in "
-          "the tree yet\n");
-  return 77;
-}
-
-#endif

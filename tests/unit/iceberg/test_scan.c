@@ -5,20 +5,14 @@
  * with their sequence-number rules, and columns added later read as their
  * initial default.
  */
-#include "test.h"
-
-#if __has_include("iceberg/ice_meta_read.c") &&                                   \
-                  __has_include("iceberg/ice_schema_json.c") &&                   \
-                                (__has_include("iceberg/ice_manifest.c") ||       \
-                                 __has_include("iceberg/ice_manifest_read.c")) && \
-                                 (__has_include("iceberg/ice_expr_project.c"))
-
 #include <stdlib.h>
 
 #include "base/alloc.h"
 #include "iceberg/ice_commit.h"
 #include "iceberg/ice_data_writer.h"
 #include "iceberg/ice_scan.h"
+#include "test.h"
+#include "test.h"
 
 /* ---- a table in a temporary folder with an in-memory catalog ---- */
 
@@ -433,5 +427,3 @@ TEST(scan_missing_data_file_names_it) {
   ice_scan_free(s);
   ice_table_free(t);
 }
-
-#endif
