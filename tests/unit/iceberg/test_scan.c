@@ -12,7 +12,6 @@
 #include "iceberg/ice_data_writer.h"
 #include "iceberg/ice_scan.h"
 #include "test.h"
-#include "test.h"
 
 /* ---- a table in a temporary folder with an in-memory catalog ---- */
 
