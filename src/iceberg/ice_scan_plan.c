@@ -31,6 +31,7 @@
 
 #include "base/alloc.h"
 #include "base/time.h"
+#include "iceberg/ice_conv.h"
 #include "iceberg/ice_scan_int.h"
 
 /* ---- projection ---- */
@@ -362,6 +363,45 @@ static bool pos_admits_path(const ice_data_file_t *d, const char *path) {
   return true;
 }
 
+/* ---- equality deletes that cannot touch a data file ---- */
+
+static bool may_have_nulls(const ice_col_metrics_t *c) { return !c || c->null_count != 0; }
+static bool all_null(const ice_col_metrics_t *c) {
+  return c && c->null_count >= 0 && c->value_count >= 0 && c->null_count == c->value_count;
+}
+
+/* Decodes a bound with the column's type; false when absent or undecodable. */
+static bool bound(fl_arena_t *a, const ty_type_t *t, ice_bytes_t b, ty_value_t *out) {
+  fl_err_t ignored;
+  return b.p && ice_value_from_bytes(a, t, b.p, b.n, "bound", out, &ignored) == FL_OK &&
+         !out->is_null;
+}
+
+/*
+ * Whether equality delete file x can delete rows of data file d, judged
+ * by their column metrics per equality column: rows with nulls meet only
+ * nulls, values only overlapping value ranges (as Java's delete index
+ * decides). Floating-point columns are never ruled out (NaN bounds).
+ */
+static bool eq_may_apply(ice_scan_t *s, fl_arena_t *a, const ice_data_file_t *x,
+                         const ice_data_file_t *d) {
+  for (uint32_t i = 0; i < x->nequality_ids; i++) {
+    int32_t id = x->equality_ids[i];
+    const ty_field_t *f = ty_schema_find_id(s->schema, id);
+    if (!f || ty_is_nested(f->type) || f->type->kind == TY_FLOAT || f->type->kind == TY_DOUBLE)
+      continue;
+    const ice_col_metrics_t *dc = ice_data_file_col(d, id), *xc = ice_data_file_col(x, id);
+    if (may_have_nulls(dc) && may_have_nulls(xc)) continue;
+    if (all_null(dc) || all_null(xc)) return false; /* nulls on one side only */
+    ty_value_t dl, du, xl, xu;
+    if (!dc || !xc || !bound(a, f->type, dc->lower, &dl) || !bound(a, f->type, dc->upper, &du) ||
+        !bound(a, f->type, xc->lower, &xl) || !bound(a, f->type, xc->upper, &xu))
+      continue;
+    if (ty_value_cmp(&dl, &xu) > 0 || ty_value_cmp(&du, &xl) < 0) return false;
+  }
+  return true;
+}
+
 /* A delete file of a partitioned spec, keyed by its partition. */
 typedef struct keyed_delete {
   const uint8_t *key;
@@ -384,6 +424,7 @@ typedef struct pairing {
   size_t nkeyed, nglobal;
   int32_t *eq_set_of; /* by index into p->eq: its set, -1 until used */
   const ice_manifest_entry_t **buf;
+  fl_arena_t *scratch; /* decoded bounds */
 } pairing_t;
 
 /* Adds delete x to task i's list when its sequence number and path allow. */
@@ -401,6 +442,7 @@ static int consider(pairing_t *pr, const keyed_delete_t *kd, const ice_manifest_
   if (x->file.nequality_ids == 0)
     return fl_err_set(err, FL_ECORRUPT, "table %s: equality delete file %s has no equality ids",
                       s->t->ident, x->file.path);
+  if (!eq_may_apply(s, pr->scratch, &x->file, &d->file)) return FL_OK;
   int32_t *set_of = &pr->eq_set_of[kd->eq_index];
   if (*set_of < 0) {
     *set_of = (int32_t)s->neq_sets;
@@ -426,7 +468,7 @@ static int pair_deletes(planner_t *p, fl_err_t *err) {
   s->tasks = fl_arena_zalloc(s->a, (p->ndata ? p->ndata : 1) * sizeof *s->tasks);
   s->eq_sets = fl_arena_zalloc(s->a, (p->neq ? p->neq : 1) * sizeof *s->eq_sets);
   s->stats.delete_files = nd;
-  pairing_t pr = {.p = p};
+  pairing_t pr = {.p = p, .scratch = fl_arena_new(0)};
   pr.keyed = fl_malloc((nd ? nd : 1) * sizeof *pr.keyed);
   pr.global = fl_malloc((nd ? nd : 1) * sizeof *pr.global);
   pr.eq_set_of = fl_malloc((p->neq ? p->neq : 1) * sizeof *pr.eq_set_of);
@@ -468,12 +510,14 @@ static int pair_deletes(planner_t *p, fl_err_t *err) {
     }
     for (size_t j = 0; j < pr.nglobal && !rc; j++)
       rc = consider(&pr, &pr.global[j], d, (uint32_t)i, &k, err);
+    fl_arena_reset(pr.scratch);
     ice_scan_task_t *t = &s->tasks[i];
     t->data = d;
     t->ndeletes = k;
     t->deletes = k ? fl_arena_memdup(s->a, pr.buf, k * sizeof *pr.buf) : NULL;
   }
   fl_buf_free(&key);
+  fl_arena_free(pr.scratch);
   fl_free(pr.keyed);
   fl_free(pr.global);
   fl_free(pr.eq_set_of);

@@ -272,6 +272,12 @@ static void fill_positions(ty_batch_t *b, void *arg) {
   ty_batch_seal(b);
 }
 
+static void fill_eq_far(ty_batch_t *b, void *arg) {
+  ty_batch_reset(b);
+  ty_vec_append_bytes(b->cols[0], "zzz", 3); /* above every name of the data */
+  ty_batch_seal(b);
+}
+
 static void fill_eq_names(ty_batch_t *b, void *arg) {
   ty_batch_reset(b);
   ty_vec_append_bytes(b->cols[0], "n3", 2);
@@ -312,6 +318,17 @@ TEST(scan_position_and_equality_deletes) {
   c.add = files;
   c.nadd = (uint32_t)n;
   CHECK_OK(ice_commit(t, &c, &res, &err), &err);
+  /* An equality delete whose keys lie outside the data file's bounds is not paired. */
+  CHECK_OK(write_files(t, &eo, a, fill_eq_far, NULL, &files, &n, &err), &err);
+  c.add = files;
+  c.nadd = (uint32_t)n;
+  CHECK_OK(ice_commit(t, &c, &res, &err), &err);
+  CHECK_OK(ice_scan_plan(t, &o, &s, &err), &err);
+  tasks = ice_scan_tasks(s, &ntasks);
+  CHECK_EQ(ntasks, 1);
+  CHECK_EQ(tasks[0].ndeletes, 2);
+  CHECK_EQ(ice_scan_stats(s)->delete_files, 3);
+  ice_scan_free(s);
   /* Rows appended afterwards are not deleted by either. */
   CHECK_OK(append_rows(t, 2000, 2100, &err), &err);
 
@@ -328,7 +345,7 @@ TEST(scan_position_and_equality_deletes) {
     want += !gone;
   }
   CHECK_EQ(r.rows, want);
-  CHECK_EQ(r.stats.delete_files, 2);
+  CHECK_EQ(r.stats.delete_files, 3);
   CHECK_EQ(r.stats.rows_deleted, 2000 - (want - 100));
   /* With a filter the deletes still apply. */
   ice_expr_t *e;
