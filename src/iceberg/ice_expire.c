@@ -54,6 +54,11 @@ static int cmp_id_index(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
 /* The plan of one expiry on one version of the metadata. */
 typedef struct plan {
   fl_arena_t *a; /* the whole expiry */
@@ -190,13 +195,13 @@ static int make_plan(plan_t *p, const ice_meta_t *m, fl_err_t *err) {
     p->expired[p->nremove] = copy_snapshot(p->a, &m->snapshots[i]);
     p->remove_ids[p->nremove++] = m->snapshots[i].snapshot_id;
   }
+  qsort(p->remove_ids, p->nremove, sizeof *p->remove_ids, cmp_i64);
   return FL_OK;
 }
 
+/* remove_ids is sorted by make_plan. */
 static bool removed_id(const plan_t *p, int64_t id) {
-  for (uint32_t j = 0; j < p->nremove; j++)
-    if (p->remove_ids[j] == id) return true;
-  return false;
+  return p->nremove && bsearch(&id, p->remove_ids, p->nremove, sizeof id, cmp_i64);
 }
 
 /* The statistics and partition-statistics files of metadata m (kept as raw

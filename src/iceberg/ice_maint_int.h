@@ -12,11 +12,14 @@
 #include "iceberg/ice_maint.h"
 
 /*
- * The form paths are compared in: relative paths joined to the table's
- * base_dir, "file:///p", "file://localhost/p" and "file:/p" reduced to
- * "/p", runs of slashes and "/./" segments collapsed, no trailing slash.
- * Other URIs (s3://...) are kept as they are. The result lives in a.
+ * The form paths are compared in: "file:///p", "file://localhost/p" and
+ * "file:/p" reduced to "/p", runs of slashes and "/./" segments collapsed,
+ * no trailing slash. Other URIs (s3://...) are kept as they are. For paths
+ * the file system gave (listings); the result lives in a.
  */
+char *ice__clean_path(fl_arena_t *a, const char *path);
+/* The same for a path from metadata, relative ones first joined to the
+ * table's base_dir (ice_table_path). */
 char *ice__norm_path(const ice_table_t *t, fl_arena_t *a, const char *path);
 
 /* Files reached by a set of snapshots, as normalised paths. */

@@ -83,7 +83,7 @@ int ice_remove_orphans(ice_table_t *t, int64_t older_than_ms, bool dry_run,
   for (size_t i = 0; i < ne; i++) {
     if (es[i].is_dir) continue;
     fl_arena_reset(scratch);
-    const char *p = ice__norm_path(t, scratch, es[i].path);
+    const char *p = ice__clean_path(scratch, es[i].path);
     /* Only what is really below the location (a listing of "/wh/t" must
      * not wander into "/wh/t2"). */
     if (strncmp(p, loc, loc_len) != 0 || p[loc_len] != '/') continue;
@@ -93,7 +93,7 @@ int ice_remove_orphans(ice_table_t *t, int64_t older_than_ms, bool dry_run,
     if (es[i].mtime_ms >= older_than_ms) continue;
     if (!dry_run) {
       fl_err_t e;
-      int drc = t->fs->remove(t->fs, p, &e);
+      int drc = t->fs->remove(t->fs, es[i].path, &e);
       if (drc) {
         if (!rc) {
           rc = drc;

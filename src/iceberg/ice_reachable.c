@@ -17,8 +17,7 @@
 
 /* ---- paths ---- */
 
-char *ice__norm_path(const ice_table_t *t, fl_arena_t *a, const char *path) {
-  const char *p = ice_table_path(t, a, path);
+char *ice__clean_path(fl_arena_t *a, const char *p) {
   if (strncmp(p, "file:", 5) == 0) {
     const char *q = p + 5;
     if (strncmp(q, "//", 2) == 0) {
@@ -29,7 +28,7 @@ char *ice__norm_path(const ice_table_t *t, fl_arena_t *a, const char *path) {
       p = q;
     }
   }
-  if (p[0] != '/') return fl_arena_strdup(a, p); /* a URI of another scheme */
+  if (strstr(p, "://")) return fl_arena_strdup(a, p); /* a URI of another scheme */
   size_t n = strlen(p);
   char *out = fl_arena_alloc(a, n + 1);
   size_t o = 0;
@@ -47,9 +46,13 @@ char *ice__norm_path(const ice_table_t *t, fl_arena_t *a, const char *path) {
     out[o++] = p[i++];
   }
   while (o > 1 && out[o - 1] == '/') o--;
-  if (o == 0) out[o++] = '/';
+  if (o == 0 && n) out[o++] = p[0] == '/' ? '/' : '.';
   out[o] = '\0';
   return out;
+}
+
+char *ice__norm_path(const ice_table_t *t, fl_arena_t *a, const char *path) {
+  return ice__clean_path(a, ice_table_path(t, a, path));
 }
 
 bool ice__gc_enabled(const ice_meta_t *m) {
@@ -185,8 +188,8 @@ int ice_reachable_files(const ice_table_t *t, fl_arena_t *a, const char ***out, 
 
   /* Metadata files: the current one, the logged ones, the version hint a
    * file-system catalog keeps beside them, statistics. */
-  if (t->metadata_location)
-    fl_strset_add_str(&meta_files, ice__norm_path(t, work, t->metadata_location));
+  if (t->metadata_location) /* a path as the catalog gave it, not one from metadata */
+    fl_strset_add_str(&meta_files, ice__clean_path(work, t->metadata_location));
   for (uint32_t i = 0; i < m->nmetadata_log; i++)
     if (m->metadata_log[i].file)
       fl_strset_add_str(&meta_files, ice__norm_path(t, work, m->metadata_log[i].file));

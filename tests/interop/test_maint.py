@@ -20,7 +20,7 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-TOOL = ROOT / "build" / "tests" / "maint_tool"
+TOOL = pathlib.Path(os.environ.get("FLOE_MAINT_TOOL", ROOT / "build" / "tests" / "maint_tool"))
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=True),
                 NestedField(2, "v", StringType(), required=False))
@@ -120,6 +120,9 @@ def test_expire_pyiceberg_table(catalog):
     s2 = tbl.current_snapshot().snapshot_id
     tbl.manage_snapshots().create_tag(s2, "t1").commit()
     tbl.delete("id < 5")                                 # s3: rewrites the first file
+    s3 = tbl.current_snapshot().snapshot_id
+    tbl.manage_snapshots().create_branch(s3, "audit").commit()
+    tbl.append(rows(range(50, 53)), branch="audit")      # audit: s3 - b1
     tbl.overwrite(rows(range(100, 105)))                 # s4: replaces everything
     tbl.append(rows(range(200, 203)))                    # s5
     tbl = cat.load_table("db.t")
@@ -148,19 +151,27 @@ def test_expire_pyiceberg_table(catalog):
     remaining = {s.snapshot_id for s in tbl.metadata.snapshots}
     # main keeps its head and parent; the tag keeps s2.
     parent = tbl.metadata.snapshot_by_id(head).parent_snapshot_id
-    assert remaining == {head, parent, s2}
-    assert res["snapshots_expired"] == len(snaps) - 3
+    b1 = tbl.metadata.refs["audit"].snapshot_id
+    assert b1 != s3
+    # audit keeps its head and the parent within retain-last 2: s3.
+    assert remaining == {head, parent, s2, b1, s3}
+    assert res["snapshots_expired"] == len(snaps) - 5
     assert tbl.metadata.refs["t1"].snapshot_id == s2
     assert tbl.current_snapshot().snapshot_id == head
     assert res == {**dry, "metadata_location": res["metadata_location"]}
     gone = check_after_expiry(tbl, before, rows_before, res)
-    # The file the delete wrote (ids 5..9) was live only in expired
-    # snapshots: deleted; the tag still reaches s2's files.
-    assert gone["data"]
+    # Expired: s1, and on main the delete half of the overwrite. The tag
+    # still reaches s2's files, the branch the file the delete wrote.
+    assert gone["lists"]
     assert scan_ids(tbl, s2) == list(range(0, 20))
+    assert scan_ids(tbl, b1) == list(range(5, 20)) + list(range(50, 53))
     assert scan_ids(tbl, head) == list(range(100, 105)) + list(range(200, 203))
-    assert [h for h in main_history if h in remaining] == [s.snapshot_id for s in tbl.history()
-                                                           if s.snapshot_id in remaining]
+    # The snapshot log keeps what follows the last expired entry (an earlier
+    # entry would make a later snapshot look current when it was not).
+    suffix = []
+    for h in main_history:
+        suffix = suffix + [h] if h in remaining else []
+    assert [e.snapshot_id for e in tbl.history()] == suffix
     # PyIceberg can keep writing on the expired table.
     tbl.append(rows(range(300, 302)))
     assert scan_ids(cat.load_table("db.t"), None)[-2:] == [300, 301]
