@@ -102,7 +102,8 @@ static int count_rows(const char *path, uint64_t *rows, fl_err_t *err) {
 static int table_cmd(cat_catalog_t *c, cli_table_fn fn, const char *shown, int argc,
                      const char **argv) {
   printf("$ floe table %s", shown);
-  for (int i = 0; i < argc; i++) printf(strchr(argv[i], ' ') ? " '%s'" : " %s", argv[i]);
+  for (int i = 0; i < argc; i++)
+    printf(strchr(argv[i], '\'') ? " \"%s\"" : strpbrk(argv[i], " ()<>,") ? " '%s'" : " %s", argv[i]);
   printf("\n");
   fflush(stdout);
   int status = fn(c, argc, (char **)argv);

@@ -46,6 +46,24 @@ static void csv_cell(fl_buf_t *b, const char *s) {
   fl_buf_append_u8(b, '"');
 }
 
+/* A cell for the aligned table: control characters shown as escapes so
+ * that every row stays on one line. */
+static char *table_text(const char *s) {
+  fl_buf_t b;
+  fl_buf_init(&b);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '\n') fl_buf_append_str(&b, "\\n");
+    else if (*p == '\r') fl_buf_append_str(&b, "\\r");
+    else if (*p == '\t') fl_buf_append_str(&b, "\\t");
+    else if (*p < 0x20 || *p == 0x7f) fl_buf_printf(&b, "\\x%02x", *p);
+    else fl_buf_append_u8(&b, *p);
+  }
+  fl_buf_append_u8(&b, '\0');
+  char *out = fl_strdup((const char *)b.data);
+  fl_buf_free(&b);
+  return out;
+}
+
 cli_out_t *cli_out_new(cli_fmt_t fmt, FILE *fp, const char *const *cols, uint32_t ncols) {
   cli_out_t *o = fl_calloc(1, sizeof *o);
   o->fmt = fmt;
@@ -78,7 +96,7 @@ void cli_out_cell(cli_out_t *o, const char *text, bool json) {
   uint32_t c = o->col++;
   switch (o->fmt) {
   case CLI_FMT_TABLE:
-    push_cell(o, text ? fl_strdup(text) : NULL);
+    push_cell(o, text ? table_text(text) : NULL);
     break;
   case CLI_FMT_CSV:
     if (c) fl_buf_append_u8(&o->line, ',');
