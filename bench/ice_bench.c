@@ -39,6 +39,22 @@ static int die(const char *what, const fl_err_t *err) {
 
 static double now_s(void) { return (double)fl_monotonic_ns() / 1e9; }
 
+/* Peak RSS of this process image in KiB (VmHWM: getrusage's maxrss would
+ * include the parent's before exec). */
+static long peak_rss_kb(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kb = -1;
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "VmHWM:", 6) == 0) kb = strtol(line + 6, NULL, 10);
+  fclose(f);
+  return kb;
+}
+
+/* Every result line ends with the peak RSS. */
+#define PRINT_END() printf(", \"self_peak_rss_kb\": %ld}\n", peak_rss_kb())
+
 static int open_table(const opts_t *o, cat_catalog_t **c, ice_table_t **t, fl_err_t *err) {
   int rc = cat_open(NULL, o->warehouse, NULL, c, err);
   if (rc) return rc;
@@ -101,7 +117,8 @@ static int cmd_append(const opts_t *o) {
   size_t nfiles;
   if (commit_files(t, w, a, &nfiles, &err)) return die("commit", &err);
   double t1 = now_s();
-  printf("{\"seconds\": %.6f, \"rows\": %" PRIu64 ", \"files\": %zu}\n", t1 - t0, rows, nfiles);
+  printf("{\"seconds\": %.6f, \"rows\": %" PRIu64 ", \"files\": %zu", t1 - t0, rows, nfiles);
+  PRINT_END();
   fl_arena_free(a);
   ice_table_free(t);
   cat_close(c);
@@ -152,9 +169,11 @@ static int cmd_commits(const opts_t *o, bool report) {
   if (report) {
     printf("{\"seconds\": %.6f, \"commits\": %d, \"latencies\": [", total, o->n);
     for (int k = 0; k < o->n; k++) printf("%s%.6f", k ? ", " : "", lat[k]);
-    printf("]}\n");
+    printf("]");
+    PRINT_END();
   } else {
-    printf("{\"seconds\": %.6f, \"commits\": %d}\n", total, o->n);
+    printf("{\"seconds\": %.6f, \"commits\": %d", total, o->n);
+    PRINT_END();
   }
   fl_free(lat);
   ty_batch_free(b);
@@ -202,7 +221,8 @@ static int cmd_plan(const opts_t *o) {
   for (int i = 0; i < rep; i++)
     if (plan_once(t, o, a, &s[i], &ntasks, NULL, &err)) return die("plan", &err);
   qsort(s, (size_t)rep, sizeof *s, cmp_double);
-  printf("{\"seconds\": %.6f, \"tasks\": %u}\n", s[rep / 2], ntasks);
+  printf("{\"seconds\": %.6f, \"tasks\": %u", s[rep / 2], ntasks);
+  PRINT_END();
   fl_free(s);
   fl_arena_free(a);
   ice_table_free(t);
@@ -232,9 +252,10 @@ static int cmd_scan(const opts_t *o) {
   double secs = now_s() - t0;
   const ice_scan_stats_t *st = ice_scan_stats(sc);
   printf("{\"seconds\": %.6f, \"plan_seconds\": %.6f, \"rows\": %" PRIu64 ", \"tasks\": %u, "
-         "\"files_skipped\": %" PRIu64 ", \"bytes_read\": %" PRIu64 "}\n",
+         "\"files_skipped\": %" PRIu64 ", \"bytes_read\": %" PRIu64,
          secs, plan, rows, ntasks, st->files_skipped_partition + st->files_skipped_metrics,
          st->bytes_read);
+  PRINT_END();
   ice_scan_free(sc);
   fl_arena_free(a);
   ice_table_free(t);
@@ -269,7 +290,8 @@ static int cmd_parquet(const opts_t *o) {
     }
     pq_reader_close(r);
   }
-  printf("{\"seconds\": %.6f, \"rows\": %" PRIu64 ", \"files\": %zu}\n", now_s() - t0, rows, n);
+  printf("{\"seconds\": %.6f, \"rows\": %" PRIu64 ", \"files\": %zu", now_s() - t0, rows, n);
+  PRINT_END();
   fl_arena_free(a);
   ice_table_free(t);
   cat_close(c);

@@ -40,7 +40,9 @@ def measured(cmd):
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit("iceberg_bench: %s failed: %s" % (" ".join(cmd[:3]), err[-2000:]))
     res = json.loads(out.strip().splitlines()[-1])
-    res["peak_rss_kb"] = ru.ru_maxrss
+    # The child's own VmHWM: wait4's maxrss would include this process's
+    # memory at fork time.
+    res["peak_rss_kb"] = res.pop("self_peak_rss_kb")
     res["wall"] = time.monotonic() - t0
     return res
 
@@ -50,6 +52,19 @@ def measured(cmd):
 def py_catalog(wh):
     from pyiceberg.catalog.sql import SqlCatalog
     return SqlCatalog("floe", uri="sqlite:///%s/catalog.db" % wh, warehouse="file://%s" % wh)
+
+
+def self_peak_kb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return -1
+
+
+def emit(d):
+    d["self_peak_rss_kb"] = self_peak_kb()
+    print(json.dumps(d))
 
 
 def py_main(argv):
@@ -62,7 +77,7 @@ def py_main(argv):
         t0 = time.monotonic()
         data = pq.read_table(argv[3])
         tbl.append(data.cast(tbl.schema().as_arrow()))
-        print(json.dumps({"seconds": time.monotonic() - t0, "rows": data.num_rows}))
+        emit({"seconds": time.monotonic() - t0, "rows": data.num_rows})
     elif op == "commits":
         n, rows = int(argv[3]), int(argv[4])
         lat = []
@@ -72,7 +87,7 @@ def py_main(argv):
             batch = small_batch(k * rows, rows, k % 28, tbl.schema().as_arrow())
             tbl.append(batch)
             lat.append(time.monotonic() - s)
-        print(json.dumps({"seconds": time.monotonic() - t0, "commits": n, "latencies": lat}))
+        emit({"seconds": time.monotonic() - t0, "commits": n, "latencies": lat})
     elif op == "plan":
         flt = argv[3] if len(argv) > 3 else None
         times = []
@@ -83,13 +98,13 @@ def py_main(argv):
             tasks = list(tbl.scan(row_filter=flt).plan_files() if flt else tbl.scan().plan_files())
             times.append(time.monotonic() - s)
             ntasks = len(tasks)
-        print(json.dumps({"seconds": statistics.median(times), "tasks": ntasks}))
+        emit({"seconds": statistics.median(times), "tasks": ntasks})
     elif op == "scan":
         flt = argv[3] if len(argv) > 3 else None
         t0 = time.monotonic()
         tbl = cat.load_table(table)
         out = tbl.scan(row_filter=flt).to_arrow() if flt else tbl.scan().to_arrow()
-        print(json.dumps({"seconds": time.monotonic() - t0, "rows": out.num_rows}))
+        emit({"seconds": time.monotonic() - t0, "rows": out.num_rows})
     else:
         sys.exit("unknown op " + op)
 
