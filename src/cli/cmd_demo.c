@@ -149,7 +149,7 @@ static int lakehouse_steps(const char *dir, char paths[DEMO_DAYS][1024], uint64_
   rc = cat_ns_exists(c, "demo", &exists, err);
   if (rc == FL_OK && !exists) rc = cat_ns_create(c, "demo", NULL, 0, err);
   if (rc) goto out;
-  printf("\n== 4. an Iceberg table in the embedded catalog %s/catalog.db\n", cli_session_warehouse());
+  printf("\n== 4. an Iceberg table in the embedded catalog of the warehouse %s\n", cli_session_warehouse());
   {
     const char *drop[] = {"demo.events", "--purge", "--if-exists"};
     if (table_cmd(c, cli_table_drop, "drop", 3, drop)) goto failed;

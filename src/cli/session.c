@@ -37,13 +37,17 @@ static bool take(char **argv, int *i, int argc, const char *name, const char **v
   return true;
 }
 
+/* The warehouse as a URI: local folders become file:///abs/path, the form
+ * Java and PyIceberg write into metadata for local tables. */
 static char *absolute(const char *p) {
-  if (strstr(p, "://") || p[0] == '/') return fl_strdup(p);
+  if (strstr(p, "://")) return fl_strdup(p);
   char cwd[PATH_MAX];
-  if (!getcwd(cwd, sizeof cwd)) return fl_strdup(p);
-  size_t n = strlen(cwd) + strlen(p) + 2;
+  if (p[0] == '/') cwd[0] = '\0';
+  else if (!getcwd(cwd, sizeof cwd)) return fl_strdup(p);
+  size_t n = strlen(cwd) + strlen(p) + 16;
   char *out = fl_malloc(n);
-  snprintf(out, n, "%s/%s", cwd, strncmp(p, "./", 2) == 0 ? p + 2 : p);
+  if (p[0] == '/') snprintf(out, n, "file://%s", p);
+  else snprintf(out, n, "file://%s/%s", cwd, strncmp(p, "./", 2) == 0 ? p + 2 : p);
   size_t len = strlen(out);
   while (len > 1 && out[len - 1] == '/') out[--len] = '\0';
   return out;

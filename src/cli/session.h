@@ -24,7 +24,7 @@ int cli_session_take_options(int argc, char **argv);
 /* Replaces the warehouse (the demo uses its own). */
 void cli_session_set_warehouse(const char *dir);
 
-/* The warehouse as an absolute path (or the URI given). */
+/* The warehouse as a URI (file:///abs/path for local folders). */
 const char *cli_session_warehouse(void);
 
 /* Opens the catalog (creating the warehouse folder for the SQLite
