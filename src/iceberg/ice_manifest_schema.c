@@ -158,19 +158,45 @@ const ty_schema_t *ice__manifest_file_schema(fl_arena_t *a, int v) {
 
 /* ---- Avro helpers ---- */
 
+static int32_t field_id_of(const av_field_t *f);
+
 int ice__av_field_by_id(const av_schema_t *rec, int32_t id) {
   if (!rec || rec->type != AV_RECORD) return -1;
-  for (uint32_t i = 0; i < rec->nfields; i++) {
-    int64_t v;
-    const char *j = av_field_attr(&rec->fields[i], "field-id");
-    if (j && av_attr_int(j, &v) && v == id) return (int)i;
-  }
+  for (uint32_t i = 0; i < rec->nfields; i++)
+    if (field_id_of(&rec->fields[i]) == id) return (int)i;
   return -1;
 }
 
-const av_value_t *ice__av_get(const av_value_t *rec, int32_t id) {
-  if (!rec || rec->type != AV_RECORD) return NULL;
-  int i = ice__av_field_by_id(rec->schema, id);
+static int32_t field_id_of(const av_field_t *f) {
+  int64_t v;
+  const char *j = av_field_attr(f, "field-id");
+  return j && av_attr_int(j, &v) && v >= INT32_MIN && v <= INT32_MAX ? (int32_t)v : INT32_MIN;
+}
+
+static const int32_t *ids_of(ice__av_ids_t *c, const av_schema_t *rec) {
+  for (uint32_t i = 0; i < c->n; i++)
+    if (c->schemas[i] == rec) return c->ids[i];
+  if (c->n == ICE__AV_IDS_MAX) return NULL;
+  int32_t *ids = fl_arena_alloc(c->a, sizeof *ids * (rec->nfields ? rec->nfields : 1));
+  for (uint32_t i = 0; i < rec->nfields; i++) ids[i] = field_id_of(&rec->fields[i]);
+  c->schemas[c->n] = rec;
+  c->ids[c->n++] = ids;
+  return ids;
+}
+
+const av_value_t *ice__av_get(ice__av_ids_t *c, const av_value_t *rec, int32_t id) {
+  if (!rec || rec->type != AV_RECORD || !rec->schema) return NULL;
+  const int32_t *ids = ids_of(c, rec->schema);
+  int i = -1;
+  if (ids) {
+    for (uint32_t k = 0; k < rec->schema->nfields; k++)
+      if (ids[k] == id) {
+        i = (int)k;
+        break;
+      }
+  } else {
+    i = ice__av_field_by_id(rec->schema, id);
+  }
   if (i < 0 || (uint32_t)i >= rec->u.record.n) return NULL;
   const av_value_t *v = rec->u.record.fields[i];
   return v && v->type != AV_NULL ? v : NULL;
