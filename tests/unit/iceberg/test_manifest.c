@@ -933,3 +933,80 @@ TEST(every_partition_type_round_trips) {
   }
   fl_arena_free(a);
 }
+
+/* Writes n entries of a hand-made minimal manifest_entry schema with the
+ * given statuses; without with_count the schema lacks record_count. */
+static int write_custom(const char *path, const int32_t *status, int n, bool with_count,
+                        fl_err_t *err) {
+  fl_arena_t *a = fl_arena_new(0);
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":["
+           "{\"name\":\"status\",\"type\":\"int\",\"field-id\":0},"
+           "{\"name\":\"data_file\",\"field-id\":2,\"type\":{\"type\":\"record\",\"name\":\"r2\","
+           "\"fields\":[{\"name\":\"file_path\",\"type\":\"string\",\"field-id\":100},"
+           "{\"name\":\"file_format\",\"type\":\"string\",\"field-id\":101},"
+           "{\"name\":\"partition\",\"field-id\":102,\"type\":{\"type\":\"record\",\"name\":"
+           "\"r102\",\"fields\":[]}},%s"
+           "{\"name\":\"file_size_in_bytes\",\"type\":\"long\",\"field-id\":104}]}}]}",
+           with_count ? "{\"name\":\"record_count\",\"type\":\"long\",\"field-id\":103}," : "");
+  av_schema_t *s;
+  int rc = av_schema_parse(a, text, strlen(text), &s, err);
+  io_writer_t *out;
+  if (!rc) rc = io_local_fs()->create(io_local_fs(), path, false, &out, err);
+  av_writer_t *w = NULL;
+  av_writer_opts_t o = {.codec = AV_CODEC_NULL};
+  if (!rc) rc = av_writer_open(out, s, &o, &w, err);
+  for (int i = 0; !rc && i < n; i++) {
+    av_value_t *rec = av_value_record(a, s);
+    av_value_t *df = av_value_record(a, s->fields[1].type);
+    av_record_set(rec, "status", av_value_int(a, status[i]), err);
+    av_record_set(df, "file_path", av_value_string(a, "/t/x.parquet"), err);
+    av_record_set(df, "file_format", av_value_string(a, "PARQUET"), err);
+    av_record_set(df, "partition", av_value_record(a, df->schema->fields[2].type), err);
+    if (with_count) av_record_set(df, "record_count", av_value_long(a, 5), err);
+    av_record_set(df, "file_size_in_bytes", av_value_long(a, 50), err);
+    av_record_set(rec, "data_file", df, err);
+    rc = av_writer_write_value(w, rec, err);
+  }
+  if (w) {
+    if (rc) av_writer_abort(w);
+    else rc = av_writer_finish(w, err);
+  }
+  fl_arena_free(a);
+  return rc;
+}
+
+TEST(minimal_and_invalid_entries) {
+  fl_err_t err = {0};
+  fl_arena_t *a = fl_arena_new(0);
+  const char *p = tmp("custom.avro");
+  int32_t st[3] = {1, 0, 7};
+  /* A bare schema (no format-version key, no sequence numbers) reads as v1. */
+  CHECK_OK(write_custom(p, st, 2, true, &err), &err);
+  ice_manifest_file_t mf;
+  memset(&mf, 0, sizeof mf);
+  mf.path = p;
+  mf.added_snapshot_id = 44;
+  mf.sequence_number = 3;
+  mf.first_row_id = -1;
+  ice_manifest_entry_t *es;
+  size_t n;
+  CHECK_OK(ice_manifest_read(io_local_fs(), a, &mf, NULL, &es, &n, &err), &err);
+  CHECK_EQ(n, 2);
+  CHECK_EQ(es[1].status, ICE_STATUS_EXISTING);
+  CHECK_EQ(es[0].snapshot_id, 44);
+  CHECK_EQ(es[0].sequence_number, 0);
+  CHECK_EQ(es[0].file.record_count, 5);
+  CHECK_EQ(es[0].file.ncols, 0);
+  CHECK_EQ(es[0].file.sort_order_id, -1);
+  /* A status outside 0..2 names the entry. */
+  CHECK_OK(write_custom(p, st, 3, true, &err), &err);
+  CHECK_ERR(ice_manifest_read(io_local_fs(), a, &mf, NULL, &es, &n, &err), FL_ECORRUPT);
+  CHECK(strstr(err.msg, "custom.avro") && strstr(err.msg, "entry 2") && strstr(err.msg, "status 7"));
+  /* A required field missing from the schema. */
+  CHECK_OK(write_custom(p, st, 1, false, &err), &err);
+  CHECK_ERR(ice_manifest_read(io_local_fs(), a, &mf, NULL, &es, &n, &err), FL_ECORRUPT);
+  CHECK(strstr(err.msg, "entry 0") && strstr(err.msg, "record_count"));
+  fl_arena_free(a);
+}
