@@ -21,10 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/avro/avro_iceberg.h"
 #include "iceberg/ice_conv.h"
 #include "iceberg/ice_manifest_int.h"
-
-#include "format/avro/avro_iceberg.h"
 
 typedef struct rd_ctx {
   fl_arena_t *a;
@@ -43,9 +42,12 @@ static int bad(fl_err_t *err, const char *fmt, const char *what) {
 
 static bool av_long(const av_value_t *v, int64_t *out) {
   if (!v) return false;
-  if (v->type == AV_LONG) *out = v->u.l;
-  else if (v->type == AV_INT) *out = v->u.i;
-  else return false;
+  if (v->type == AV_LONG)
+    *out = v->u.l;
+  else if (v->type == AV_INT)
+    *out = v->u.i;
+  else
+    return false;
   return true;
 }
 
@@ -76,8 +78,8 @@ static ice_bytes_t bytes_of(fl_arena_t *a, const av_value_t *v) {
 }
 
 /* An Avro partition value as a value of Iceberg type t. */
-static int partition_value(fl_arena_t *a, const ty_type_t *t, const av_value_t *v,
-                           const char *name, ty_value_t *out, fl_err_t *err) {
+static int partition_value(fl_arena_t *a, const ty_type_t *t, const av_value_t *v, const char *name,
+                           ty_value_t *out, fl_err_t *err) {
   memset(out, 0, sizeof *out);
   out->kind = t->kind;
   if (!v || v->type == AV_NULL) {
@@ -86,49 +88,52 @@ static int partition_value(fl_arena_t *a, const ty_type_t *t, const av_value_t *
   }
   int64_t l;
   switch (t->kind) {
-  case TY_BOOLEAN:
-    if (v->type != AV_BOOLEAN) break;
-    out->u.b = v->u.b;
-    return FL_OK;
-  case TY_INT:
-  case TY_DATE:
-    if (v->type != AV_INT) break;
-    out->u.i32 = v->u.i;
-    return FL_OK;
-  case TY_LONG:
-  case TY_TIME:
-  case TY_TIMESTAMP:
-  case TY_TIMESTAMPTZ:
-  case TY_TIMESTAMP_NS:
-  case TY_TIMESTAMPTZ_NS:
-    if (!av_long(v, &l)) break;
-    out->u.i64 = l;
-    return FL_OK;
-  case TY_FLOAT:
-    if (v->type != AV_FLOAT) break;
-    out->u.f32 = v->u.f;
-    return FL_OK;
-  case TY_DOUBLE:
-    if (v->type == AV_DOUBLE) out->u.f64 = v->u.d;
-    else if (v->type == AV_FLOAT) out->u.f64 = v->u.f;
-    else break;
-    return FL_OK;
-  case TY_STRING:
-    if (v->type != AV_STRING && v->type != AV_BYTES) break;
-    return ice_value_from_bytes(a, t, v->u.bytes.p, v->u.bytes.n, name, out, err);
-  case TY_UUID:
-    if (v->type == AV_STRING) {
-      uint8_t u[16];
-      if (!ty_uuid_parse((const char *)v->u.bytes.p, v->u.bytes.n, u)) break;
-      return ice_value_from_bytes(a, t, u, 16, name, out, err);
-    }
-    /* fallthrough */
-  case TY_FIXED:
-  case TY_BINARY:
-  case TY_DECIMAL:
-    if (v->type != AV_FIXED && v->type != AV_BYTES) break;
-    return ice_value_from_bytes(a, t, v->u.bytes.p, v->u.bytes.n, name, out, err);
-  default: break;
+    case TY_BOOLEAN:
+      if (v->type != AV_BOOLEAN) break;
+      out->u.b = v->u.b;
+      return FL_OK;
+    case TY_INT:
+    case TY_DATE:
+      if (v->type != AV_INT) break;
+      out->u.i32 = v->u.i;
+      return FL_OK;
+    case TY_LONG:
+    case TY_TIME:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ:
+    case TY_TIMESTAMP_NS:
+    case TY_TIMESTAMPTZ_NS:
+      if (!av_long(v, &l)) break;
+      out->u.i64 = l;
+      return FL_OK;
+    case TY_FLOAT:
+      if (v->type != AV_FLOAT) break;
+      out->u.f32 = v->u.f;
+      return FL_OK;
+    case TY_DOUBLE:
+      if (v->type == AV_DOUBLE)
+        out->u.f64 = v->u.d;
+      else if (v->type == AV_FLOAT)
+        out->u.f64 = v->u.f;
+      else
+        break;
+      return FL_OK;
+    case TY_STRING:
+      if (v->type != AV_STRING && v->type != AV_BYTES) break;
+      return ice_value_from_bytes(a, t, v->u.bytes.p, v->u.bytes.n, name, out, err);
+    case TY_UUID:
+      if (v->type == AV_STRING) {
+        uint8_t u[16];
+        if (!ty_uuid_parse((const char *)v->u.bytes.p, v->u.bytes.n, u)) break;
+        return ice_value_from_bytes(a, t, u, 16, name, out, err);
+      }
+      /* fallthrough */
+    case TY_FIXED:
+    case TY_BINARY:
+    case TY_DECIMAL:
+      if (v->type != AV_FIXED && v->type != AV_BYTES) break;
+      return ice_value_from_bytes(a, t, v->u.bytes.p, v->u.bytes.n, name, out, err);
+    default: break;
   }
   return fl_err_set(err, FL_ECORRUPT, "partition field %s: an Avro %s for a %s field", name,
                     av_type_name(v->type), ty_kind_name(t->kind));
@@ -142,7 +147,8 @@ static int merge_metric(rd_ctx_t *c, const av_value_t *df, int32_t id, const cha
   if (m->type != AV_ARRAY) return bad(err, "%s is not an array of key/value records", name);
   for (uint32_t i = 0; i < m->u.array.n; i++) {
     const av_value_t *kv = m->u.array.items[i];
-    if (!kv || kv->type != AV_RECORD || kv->u.record.n < 2 || kv->u.record.fields[0]->type != AV_INT)
+    if (!kv || kv->type != AV_RECORD || kv->u.record.n < 2 ||
+        kv->u.record.fields[0]->type != AV_INT)
       return bad(err, "%s holds an entry that is not a {key: int, value} record", name);
     int32_t key = kv->u.record.fields[0]->u.i;
     const av_value_t *val = kv->u.record.fields[1];
@@ -168,17 +174,23 @@ static int merge_metric(rd_ctx_t *c, const av_value_t *df, int32_t id, const cha
         if (val && val->type == AV_NULL) continue;
         return bad(err, "%s holds a value that is not a number", name);
       }
-      if (which == 0) cm->column_size = l;
-      else if (which == 1) cm->value_count = l;
-      else if (which == 2) cm->null_count = l;
-      else cm->nan_count = l;
+      if (which == 0)
+        cm->column_size = l;
+      else if (which == 1)
+        cm->value_count = l;
+      else if (which == 2)
+        cm->null_count = l;
+      else
+        cm->nan_count = l;
     } else {
       if (!val || (val->type != AV_BYTES && val->type != AV_NULL))
         return bad(err, "%s holds a value that is not bytes", name);
       if (val->type == AV_NULL) continue;
       ice_bytes_t b = bytes_of(c->a, val);
-      if (which == 4) cm->lower = b;
-      else cm->upper = b;
+      if (which == 4)
+        cm->lower = b;
+      else
+        cm->upper = b;
     }
   }
   return FL_OK;
@@ -387,9 +399,12 @@ const ice_col_metrics_t *ice_data_file_col(const ice_data_file_t *f, int32_t fie
   size_t lo = 0, hi = f->ncols;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (f->cols[mid].field_id < field_id) lo = mid + 1;
-    else if (f->cols[mid].field_id > field_id) hi = mid;
-    else return &f->cols[mid];
+    if (f->cols[mid].field_id < field_id)
+      lo = mid + 1;
+    else if (f->cols[mid].field_id > field_id)
+      hi = mid;
+    else
+      return &f->cols[mid];
   }
   return NULL;
 }

@@ -47,7 +47,8 @@ static const ty_type_t *data_file_type(fl_arena_t *a, int v, const ty_type_t *pa
     f[n++] = fld(134, "content", true, prim(TY_INT),
                  "Contents of the file: 0=data, 1=position deletes, 2=equality deletes");
   f[n++] = fld(100, "file_path", true, prim(TY_STRING), "Location URI with FS scheme");
-  f[n++] = fld(101, "file_format", true, prim(TY_STRING), "File format name: avro, orc, or parquet");
+  f[n++] =
+      fld(101, "file_format", true, prim(TY_STRING), "File format name: avro, orc, or parquet");
   f[n++] = fld(102, "partition", true, partition_type,
                "Partition data tuple, schema based on the partition spec");
   f[n++] = fld(103, "record_count", true, prim(TY_LONG), "Number of records in the file");
@@ -125,8 +126,8 @@ const ty_schema_t *ice__manifest_file_schema(fl_arena_t *a, int v) {
   f[n++] = fld(502, "partition_spec_id", true, prim(TY_INT), "Spec ID used to write");
   if (v == 1) {
     /* Java's V1Metadata: optional counts, partitions before the row counts. */
-    f[n++] = fld(503, "added_snapshot_id", false, prim(TY_LONG),
-                 "Snapshot ID that added the manifest");
+    f[n++] =
+        fld(503, "added_snapshot_id", false, prim(TY_LONG), "Snapshot ID that added the manifest");
     f[n++] = fld(504, "added_data_files_count", false, prim(TY_INT), "Added entry count");
     f[n++] = fld(505, "existing_data_files_count", false, prim(TY_INT), "Existing entry count");
     f[n++] = fld(506, "deleted_data_files_count", false, prim(TY_INT), "Deleted entry count");
@@ -141,7 +142,8 @@ const ty_schema_t *ice__manifest_file_schema(fl_arena_t *a, int v) {
                "Sequence number when the manifest was added");
   f[n++] = fld(516, "min_sequence_number", true, prim(TY_LONG),
                "Lowest sequence number in the manifest");
-  f[n++] = fld(503, "added_snapshot_id", true, prim(TY_LONG), "Snapshot ID that added the manifest");
+  f[n++] =
+      fld(503, "added_snapshot_id", true, prim(TY_LONG), "Snapshot ID that added the manifest");
   f[n++] = fld(504, "added_files_count", true, prim(TY_INT), "Added entry count");
   f[n++] = fld(505, "existing_files_count", true, prim(TY_INT), "Existing entry count");
   f[n++] = fld(506, "deleted_files_count", true, prim(TY_INT), "Deleted entry count");

@@ -6,8 +6,6 @@
  * header keys written, every manifest list and manifest of the fixtures
  * (Spark, PyIceberg, iceberg-rust), and hostile or truncated files.
  */
-#include "test.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +14,7 @@
 #include "iceberg/ice_manifest.h"
 #include "iceberg/ice_spec.h"
 #include "io/fs.h"
+#include "test.h"
 
 static const char *tmp(const char *name) {
   static char buf[8][512];
@@ -57,8 +56,9 @@ static ty_value_t v_null(ty_kind_t k) {
 }
 
 /* Schema ids: id 1, name 2, ts 3, price 4, amount 5. */
-static const char *SCHEMA = "id long not null, name string, ts timestamp, price double, "
-                            "amount decimal(12,2)";
+static const char *SCHEMA =
+    "id long not null, name string, ts timestamp, price double, "
+    "amount decimal(12,2)";
 
 typedef struct fixture_env {
   fl_arena_t *a;
@@ -75,13 +75,27 @@ static int make_env(env_t *e, const char *spec_text, fl_err_t *err) {
 }
 
 static ice_col_metrics_t COLS[] = {
-    {.field_id = 1, .column_size = 100, .value_count = 10, .null_count = 0, .nan_count = -1,
+    {.field_id = 1,
+     .column_size = 100,
+     .value_count = 10,
+     .null_count = 0,
+     .nan_count = -1,
      .lower = {(const uint8_t *)"\x01\0\0\0\0\0\0\0", 8},
      .upper = {(const uint8_t *)"\x09\0\0\0\0\0\0\0", 8}},
-    {.field_id = 2, .column_size = 55, .value_count = 10, .null_count = 2, .nan_count = -1,
-     .lower = {(const uint8_t *)"aa", 2}, .upper = {(const uint8_t *)"zz", 2}},
-    {.field_id = 4, .column_size = -1, .value_count = 10, .null_count = 1, .nan_count = 3,
-     .lower = {NULL, 0}, .upper = {NULL, 0}},
+    {.field_id = 2,
+     .column_size = 55,
+     .value_count = 10,
+     .null_count = 2,
+     .nan_count = -1,
+     .lower = {(const uint8_t *)"aa", 2},
+     .upper = {(const uint8_t *)"zz", 2}},
+    {.field_id = 4,
+     .column_size = -1,
+     .value_count = 10,
+     .null_count = 1,
+     .nan_count = 3,
+     .lower = {NULL, 0},
+     .upper = {NULL, 0}},
 };
 static int64_t SPLITS[] = {4, 1000, 5000};
 static int32_t EQ_IDS[] = {1, 2};
@@ -135,7 +149,8 @@ static bool same_file(const ice_data_file_t *x, const ice_data_file_t *y) {
     if (a->field_id != b->field_id || a->column_size != b->column_size ||
         a->value_count != b->value_count || a->null_count != b->null_count ||
         a->nan_count != b->nan_count || a->lower.n != b->lower.n || a->upper.n != b->upper.n ||
-        (a->lower.p == NULL) != (b->lower.p == NULL) || (a->upper.p == NULL) != (b->upper.p == NULL))
+        (a->lower.p == NULL) != (b->lower.p == NULL) ||
+        (a->upper.p == NULL) != (b->upper.p == NULL))
       return false;
     if (a->lower.p && memcmp(a->lower.p, b->lower.p, a->lower.n)) return false;
     if (a->upper.p && memcmp(a->upper.p, b->upper.p, a->upper.n)) return false;
@@ -420,9 +435,9 @@ TEST(partition_summary_nan_and_nulls) {
   fl_err_t err = {0};
   CHECK_OK(make_env(&e, "price", &err), &err);
   ice_manifest_writer_t *w;
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), tmp("nan.avro"), 2, e.schema, e.spec, 0, 1, &w,
-                                    &err),
-           &err);
+  CHECK_OK(
+      ice_manifest_writer_open(io_local_fs(), tmp("nan.avro"), 2, e.schema, e.spec, 0, 1, &w, &err),
+      &err);
   ty_value_t vals[4] = {v_double(NAN), v_double(2.5), v_null(TY_DOUBLE), v_double(-1.0)};
   for (int i = 0; i < 4; i++) {
     ice_manifest_entry_t en;
@@ -442,8 +457,8 @@ TEST(partition_summary_nan_and_nulls) {
   CHECK(lo == -1.0 && hi == 2.5);
 
   /* An empty manifest: no bounds. */
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), tmp("empty.avro"), 2, e.schema, e.spec, 0, 1,
-                                    &w, &err),
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), tmp("empty.avro"), 2, e.schema, e.spec, 0, 1, &w,
+                                    &err),
            &err);
   CHECK_OK(ice_manifest_writer_close(w, e.a, &mf, &err), &err);
   CHECK(!mf.partitions[0].contains_null && mf.partitions[0].contains_nan == 0);
@@ -507,11 +522,11 @@ TEST(written_schema_and_header_keys) {
   const av_schema_t *df = s->fields[4].type;
   CHECK_STR(df->name, "r2");
   static const char *const dff[][2] = {
-      {"content", "134"},          {"file_path", "100"},         {"file_format", "101"},
-      {"partition", "102"},        {"record_count", "103"},      {"file_size_in_bytes", "104"},
-      {"column_sizes", "108"},     {"value_counts", "109"},      {"null_value_counts", "110"},
-      {"nan_value_counts", "137"}, {"lower_bounds", "125"},      {"upper_bounds", "128"},
-      {"key_metadata", "131"},     {"split_offsets", "132"},     {"equality_ids", "135"},
+      {"content", "134"},          {"file_path", "100"},           {"file_format", "101"},
+      {"partition", "102"},        {"record_count", "103"},        {"file_size_in_bytes", "104"},
+      {"column_sizes", "108"},     {"value_counts", "109"},        {"null_value_counts", "110"},
+      {"nan_value_counts", "137"}, {"lower_bounds", "125"},        {"upper_bounds", "128"},
+      {"key_metadata", "131"},     {"split_offsets", "132"},       {"equality_ids", "135"},
       {"sort_order_id", "140"},    {"referenced_data_file", "143"}};
   CHECK_EQ(df->nfields, 17);
   for (int i = 0; i < 17; i++) {
@@ -802,8 +817,10 @@ TEST(truncated_and_corrupt_files_give_errors) {
     size_t n;
     fl_arena_t *a = fl_arena_new(0);
     int rc = ice_manifest_read(io_local_fs(), a, &bm, NULL, &es, &n, &err);
-    if (rc) CHECK(strstr(err.msg, "bad.avro"));
-    else CHECK(n <= 20);
+    if (rc)
+      CHECK(strstr(err.msg, "bad.avro"));
+    else
+      CHECK(n <= 20);
     fl_arena_free(a);
   }
   /* A manifest list is not a manifest, and the other way round. */
@@ -926,7 +943,8 @@ TEST(every_partition_type_round_trips) {
     for (int i = 0; i < 15; i++) {
       const ty_value_t *g = &got[0].file.partition[i];
       if (g->is_null || g->kind != v[i].kind || ty_value_cmp(g, &v[i]) != 0) {
-        t_fail(__FILE__, __LINE__, "partition field %s (pass %d) differs", pt->fields[i].name, pass);
+        t_fail(__FILE__, __LINE__, "partition field %s (pass %d) differs", pt->fields[i].name,
+               pass);
         return;
       }
     }
@@ -970,8 +988,10 @@ static int write_custom(const char *path, const int32_t *status, int n, bool wit
     rc = av_writer_write_value(w, rec, err);
   }
   if (w) {
-    if (rc) av_writer_abort(w);
-    else rc = av_writer_finish(w, err);
+    if (rc)
+      av_writer_abort(w);
+    else
+      rc = av_writer_finish(w, err);
   }
   fl_arena_free(a);
   return rc;
@@ -1003,7 +1023,8 @@ TEST(minimal_and_invalid_entries) {
   /* A status outside 0..2 names the entry. */
   CHECK_OK(write_custom(p, st, 3, true, &err), &err);
   CHECK_ERR(ice_manifest_read(io_local_fs(), a, &mf, NULL, &es, &n, &err), FL_ECORRUPT);
-  CHECK(strstr(err.msg, "custom.avro") && strstr(err.msg, "entry 2") && strstr(err.msg, "status 7"));
+  CHECK(strstr(err.msg, "custom.avro") && strstr(err.msg, "entry 2") &&
+        strstr(err.msg, "status 7"));
   /* A required field missing from the schema. */
   CHECK_OK(write_custom(p, st, 1, false, &err), &err);
   CHECK_ERR(ice_manifest_read(io_local_fs(), a, &mf, NULL, &es, &n, &err), FL_ECORRUPT);
