@@ -115,7 +115,8 @@ int ice_meta_parse(const char *json, size_t len, const char *what, ice_meta_t **
 int ice_meta_read(io_fs_t *fs, const char *path, ice_meta_t **out, fl_err_t *err);
 /* Appends the JSON text (format v2 layout with every required field). */
 int ice_meta_to_json(const ice_meta_t *m, fl_buf_t *out, fl_err_t *err);
-/* Writes the metadata to path atomically and exclusively (FL_EEXISTS when taken). */
+/* Writes the metadata to path atomically and exclusively (FL_EEXISTS when taken),
+ * gzip-compressed when path ends in ".gz.metadata.json". */
 int ice_meta_write(io_fs_t *fs, const char *path, const ice_meta_t *m, fl_err_t *err);
 void ice_meta_free(ice_meta_t *m);
 
@@ -155,9 +156,12 @@ const char *ice_snapshot_operation(const ice_snapshot_t *s);
 
 /*
  * New v2 metadata for a table: the schema is re-numbered with fresh ids
- * (as Java's TableMetadata.newTableMetadata does) unless it already has
- * them; spec and sort order (NULL: unpartitioned / unsorted) refer to the
- * given schema's ids and are re-numbered to match. uuid is generated.
+ * (as Java's TableMetadata.newTableMetadata does; a schema whose ids are
+ * already fresh comes out unchanged); spec and sort order (NULL or no
+ * fields: unpartitioned / unsorted) refer to the given schema's ids and
+ * are re-pointed to the new ones, the spec getting spec id 0 and field ids
+ * from 1000, a sort order id 1. The reserved property "format-version"
+ * (1, 2 or 3) picks the version and is not stored. uuid is generated.
  */
 int ice_meta_new(const ty_schema_t *schema, const ice_spec_t *spec, const ice_sort_order_t *sort,
                  const char *location, const ice_kv_t *props, uint32_t nprops, ice_meta_t **out,

@@ -59,8 +59,8 @@ static int parse_spec_fields(fl_arena_t *a, const json_t *arr, ice_jpath_t at, c
       if (!json_is_array(ids)) return ice__jfail(err, fat, "source-id", "missing required field");
       if (json_array_size(ids) != 1 || !json_is_integer(json_array_get(ids, 0)))
         return fl_err_set(err, FL_EUNSUPPORTED,
-                          "%s: %s.source-ids: multi-argument transforms are not supported",
-                          at.what, fat.path);
+                          "%s: %s.source-ids: multi-argument transforms are not supported", at.what,
+                          fat.path);
       src = json_integer_value(json_array_get(ids, 0));
       if (src < 0 || src > INT32_MAX) return ice__jfail(err, fat, "source-ids", "bad field id");
     }
@@ -137,11 +137,16 @@ int ice_sort_order_from_json(fl_arena_t *a, const json_t *j, const char *what,
     if (ice_transform_parse(a, tr, &sf->transform, err))
       return ice__jfail(err, fat, "transform", "%s", err->msg);
     sf->source_id = (int32_t)src;
-    if (strcasecmp(dir, "asc") == 0) sf->descending = false;
-    else if (strcasecmp(dir, "desc") == 0) sf->descending = true;
-    else return ice__jfail(err, fat, "direction", "expected \"asc\" or \"desc\", not \"%s\"", dir);
-    if (strcasecmp(nulls, "nulls-first") == 0) sf->nulls_first = true;
-    else if (strcasecmp(nulls, "nulls-last") == 0) sf->nulls_first = false;
+    if (strcasecmp(dir, "asc") == 0)
+      sf->descending = false;
+    else if (strcasecmp(dir, "desc") == 0)
+      sf->descending = true;
+    else
+      return ice__jfail(err, fat, "direction", "expected \"asc\" or \"desc\", not \"%s\"", dir);
+    if (strcasecmp(nulls, "nulls-first") == 0)
+      sf->nulls_first = true;
+    else if (strcasecmp(nulls, "nulls-last") == 0)
+      sf->nulls_first = false;
     else
       return ice__jfail(err, fat, "null-order",
                         "expected \"nulls-first\" or \"nulls-last\", not \"%s\"", nulls);
@@ -160,8 +165,8 @@ static int parse_schemas(mp_t *p, const json_t *root) {
   if (rc) return rc;
   int64_t cur = 0;
   bool has_cur = false;
-  rc = ice__jint(root, "current-schema-id", top(p), arr && p->fv >= 2, 0, INT32_MAX, &cur,
-                 &has_cur, p->err);
+  rc = ice__jint(root, "current-schema-id", top(p), arr && p->fv >= 2, 0, INT32_MAX, &cur, &has_cur,
+                 p->err);
   if (rc) return rc;
   size_t n = arr ? json_array_size(arr) : 0;
   m->schemas = fl_arena_zalloc(p->a, (n + 1) * sizeof *m->schemas);
@@ -186,13 +191,13 @@ static int parse_schemas(mp_t *p, const json_t *root) {
     /* v1: the single "schema" is current (added to the list when absent). */
     const json_t *one = json_object_get(root, "schema");
     if (!one || json_is_null(one)) {
-      if (arr) return ice__jfail(p->err, top(p), "current-schema-id",
-                                 "missing (required with \"schemas\" when \"schema\" is absent)");
+      if (arr)
+        return ice__jfail(p->err, top(p), "current-schema-id",
+                          "missing (required with \"schemas\" when \"schema\" is absent)");
       return ice__jfail(p->err, top(p), "schema", "missing required field (no schemas)");
     }
     ty_schema_t *s;
-    rc = ice_schema_from_json(p->a, one, fl_arena_sprintf(p->a, "%s: schema", p->what), &s,
-                              p->err);
+    rc = ice_schema_from_json(p->a, one, fl_arena_sprintf(p->a, "%s: schema", p->what), &s, p->err);
     if (rc) return rc;
     cur = s->schema_id;
     if (!ice_meta_schema_by_id(m, s->schema_id)) m->schemas[m->nschemas++] = s;
@@ -236,12 +241,13 @@ static int parse_specs(mp_t *p, const json_t *root) {
   } else {
     const json_t *fields = json_object_get(root, "partition-spec");
     if (!json_is_array(fields))
-      return ice__jfail(p->err, top(p), "partition-spec",
-                        fields ? "expected an array" : "missing required field (no partition-specs)");
+      return ice__jfail(
+          p->err, top(p), "partition-spec",
+          fields ? "expected an array" : "missing required field (no partition-specs)");
     int32_t next = 1000;
     ice_spec_t *s;
-    rc = ice_spec_from_json(p->a, fields, fl_arena_sprintf(p->a, "%s: partition-spec", p->what),
-                            0, &next, &s, p->err);
+    rc = ice_spec_from_json(p->a, fields, fl_arena_sprintf(p->a, "%s: partition-spec", p->what), 0,
+                            &next, &s, p->err);
     if (rc) return rc;
     m->specs = fl_arena_zalloc(p->a, sizeof *m->specs);
     m->specs[m->nspecs++] = s;
@@ -255,7 +261,8 @@ static int parse_specs(mp_t *p, const json_t *root) {
   /* The default spec binds to the current schema, as Java's parser does. */
   const ty_schema_t *cur = ice_meta_schema(m);
   for (uint32_t i = 0; i < ds->nfields; i++)
-    if (ds->fields[i].transform.kind != ICE_T_VOID && !ty_schema_find_id(cur, ds->fields[i].source_id))
+    if (ds->fields[i].transform.kind != ICE_T_VOID &&
+        !ty_schema_find_id(cur, ds->fields[i].source_id))
       return ice__jfail(p->err, top(p), "partition-specs",
                         "default spec %d field '%s' names source id %d, not in the current schema",
                         ds->spec_id, ds->fields[i].name, ds->fields[i].source_id);
@@ -310,9 +317,10 @@ static int parse_sort_orders(mp_t *p, const json_t *root) {
 
 /* ---- snapshots, logs, refs ---- */
 
-static const char *const snapshot_keys[] = {
-    "snapshot-id", "parent-snapshot-id", "sequence-number", "timestamp-ms", "manifest-list",
-    "manifests",   "summary",            "schema-id",       "first-row-id", "added-rows"};
+static const char *const snapshot_keys[] = {"snapshot-id",  "parent-snapshot-id", "sequence-number",
+                                            "timestamp-ms", "manifest-list",      "manifests",
+                                            "summary",      "schema-id",          "first-row-id",
+                                            "added-rows"};
 
 static bool is_key(const char *k, const char *const *keys, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -329,13 +337,21 @@ static int parse_snapshot(mp_t *p, const json_t *j, const char *path, ice_snapsh
   s->first_row_id = -1;
   s->added_rows = -1;
   int64_t sid = -1;
-  int rc = ice__jint(j, "snapshot-id", at, true, INT64_MIN, INT64_MAX, &s->snapshot_id, NULL, p->err);
-  if (!rc) rc = ice__jint(j, "parent-snapshot-id", at, false, INT64_MIN, INT64_MAX, &s->parent_id, NULL, p->err);
-  if (!rc) rc = ice__jint(j, "sequence-number", at, false, 0, INT64_MAX, &s->sequence_number, NULL, p->err);
-  if (!rc) rc = ice__jint(j, "timestamp-ms", at, true, INT64_MIN, INT64_MAX, &s->timestamp_ms, NULL, p->err);
+  int rc =
+      ice__jint(j, "snapshot-id", at, true, INT64_MIN, INT64_MAX, &s->snapshot_id, NULL, p->err);
+  if (!rc)
+    rc = ice__jint(j, "parent-snapshot-id", at, false, INT64_MIN, INT64_MAX, &s->parent_id, NULL,
+                   p->err);
+  if (!rc)
+    rc =
+        ice__jint(j, "sequence-number", at, false, 0, INT64_MAX, &s->sequence_number, NULL, p->err);
+  if (!rc)
+    rc = ice__jint(j, "timestamp-ms", at, true, INT64_MIN, INT64_MAX, &s->timestamp_ms, NULL,
+                   p->err);
   if (!rc) rc = ice__jstr(p->a, j, "manifest-list", at, p->fv >= 2, &s->manifest_list, p->err);
   if (!rc) rc = ice__jint(j, "schema-id", at, false, 0, INT32_MAX, &sid, NULL, p->err);
-  if (!rc) rc = ice__jint(j, "first-row-id", at, false, 0, INT64_MAX, &s->first_row_id, NULL, p->err);
+  if (!rc)
+    rc = ice__jint(j, "first-row-id", at, false, 0, INT64_MAX, &s->first_row_id, NULL, p->err);
   if (!rc) rc = ice__jint(j, "added-rows", at, false, 0, INT64_MAX, &s->added_rows, NULL, p->err);
   if (rc) return rc;
   s->schema_id = (int32_t)sid;
@@ -350,7 +366,8 @@ static int parse_snapshot(mp_t *p, const json_t *j, const char *path, ice_snapsh
     for (size_t i = 0; i < n; i++) {
       const json_t *v = json_array_get(mans, i);
       if (!json_is_string(v))
-        return ice__jfail(p->err, at, fl_arena_sprintf(p->a, "manifests[%zu]", i), "expected a string");
+        return ice__jfail(p->err, at, fl_arena_sprintf(p->a, "manifests[%zu]", i),
+                          "expected a string");
       s->manifests_v1[i] = fl_arena_strdup(p->a, json_string_value(v));
     }
     s->nmanifests_v1 = (uint32_t)n;
@@ -364,15 +381,16 @@ static int parse_snapshot(mp_t *p, const json_t *j, const char *path, ice_snapsh
                         op ? "expected a string" : "missing required field");
     size_t n = json_object_size(sum);
     s->summary = fl_arena_zalloc(p->a, n * sizeof *s->summary);
-    s->summary[s->nsummary++] = (ice_kv_t){"operation", fl_arena_strdup(p->a, json_string_value(op))};
+    s->summary[s->nsummary++] =
+        (ice_kv_t){"operation", fl_arena_strdup(p->a, json_string_value(op))};
     const char *k;
     const json_t *v;
     json_object_foreach((json_t *)sum, k, v) {
       if (strcmp(k, "operation") == 0) continue;
       if (!json_is_string(v))
         return ice__jfail(p->err, at, fl_arena_sprintf(p->a, "summary.%s", k), "expected a string");
-      s->summary[s->nsummary++] = (ice_kv_t){fl_arena_strdup(p->a, k),
-                                             fl_arena_strdup(p->a, json_string_value(v))};
+      s->summary[s->nsummary++] =
+          (ice_kv_t){fl_arena_strdup(p->a, k), fl_arena_strdup(p->a, json_string_value(v))};
     }
   }
   const char *k;
@@ -416,8 +434,11 @@ static int parse_logs(mp_t *p, const json_t *root) {
     ice_jpath_t at = at_path(p, ice__jitem(p->a, top(p), "snapshot-log", i));
     if (!json_is_object(e)) return ice__jfail(p->err, at, NULL, "expected an object");
     ice_snapshot_log_entry_t *le = &m->snapshot_log[i];
-    rc = ice__jint(e, "timestamp-ms", at, true, INT64_MIN, INT64_MAX, &le->timestamp_ms, NULL, p->err);
-    if (!rc) rc = ice__jint(e, "snapshot-id", at, true, INT64_MIN, INT64_MAX, &le->snapshot_id, NULL, p->err);
+    rc = ice__jint(e, "timestamp-ms", at, true, INT64_MIN, INT64_MAX, &le->timestamp_ms, NULL,
+                   p->err);
+    if (!rc)
+      rc = ice__jint(e, "snapshot-id", at, true, INT64_MIN, INT64_MAX, &le->snapshot_id, NULL,
+                     p->err);
     if (rc) return rc;
     m->nsnapshot_log++;
   }
@@ -430,7 +451,8 @@ static int parse_logs(mp_t *p, const json_t *root) {
     ice_jpath_t at = at_path(p, ice__jitem(p->a, top(p), "metadata-log", i));
     if (!json_is_object(e)) return ice__jfail(p->err, at, NULL, "expected an object");
     ice_metadata_log_entry_t *le = &m->metadata_log[i];
-    rc = ice__jint(e, "timestamp-ms", at, true, INT64_MIN, INT64_MAX, &le->timestamp_ms, NULL, p->err);
+    rc = ice__jint(e, "timestamp-ms", at, true, INT64_MIN, INT64_MAX, &le->timestamp_ms, NULL,
+                   p->err);
     if (!rc) rc = ice__jstr(p->a, e, "metadata-file", at, true, &le->file, p->err);
     if (rc) return rc;
     m->nmetadata_log++;
@@ -442,7 +464,8 @@ static int parse_refs(mp_t *p, const json_t *root) {
   ice_meta_t *m = p->m;
   const json_t *refs = json_object_get(root, "refs");
   if (refs && json_is_null(refs)) refs = NULL;
-  if (refs && !json_is_object(refs)) return ice__jfail(p->err, top(p), "refs", "expected an object");
+  if (refs && !json_is_object(refs))
+    return ice__jfail(p->err, top(p), "refs", "expected an object");
   size_t n = refs ? json_object_size(refs) : 0;
   m->refs = fl_arena_zalloc(p->a, (n + 1) * sizeof *m->refs);
   const char *name;
@@ -456,16 +479,25 @@ static int parse_refs(mp_t *p, const json_t *root) {
       ref->max_ref_age_ms = ref->max_snapshot_age_ms = -1;
       int64_t keep = -1;
       const char *type = NULL;
-      int rc = ice__jint(r, "snapshot-id", at, true, INT64_MIN, INT64_MAX, &ref->snapshot_id, NULL, p->err);
+      int rc = ice__jint(r, "snapshot-id", at, true, INT64_MIN, INT64_MAX, &ref->snapshot_id, NULL,
+                         p->err);
       if (!rc) rc = ice__jstr(p->a, r, "type", at, true, &type, p->err);
-      if (!rc) rc = ice__jint(r, "max-ref-age-ms", at, false, 0, INT64_MAX, &ref->max_ref_age_ms, NULL, p->err);
-      if (!rc) rc = ice__jint(r, "max-snapshot-age-ms", at, false, 0, INT64_MAX, &ref->max_snapshot_age_ms, NULL, p->err);
-      if (!rc) rc = ice__jint(r, "min-snapshots-to-keep", at, false, 0, INT32_MAX, &keep, NULL, p->err);
+      if (!rc)
+        rc = ice__jint(r, "max-ref-age-ms", at, false, 0, INT64_MAX, &ref->max_ref_age_ms, NULL,
+                       p->err);
+      if (!rc)
+        rc = ice__jint(r, "max-snapshot-age-ms", at, false, 0, INT64_MAX, &ref->max_snapshot_age_ms,
+                       NULL, p->err);
+      if (!rc)
+        rc = ice__jint(r, "min-snapshots-to-keep", at, false, 0, INT32_MAX, &keep, NULL, p->err);
       if (rc) return rc;
       ref->min_snapshots_to_keep = (int32_t)keep;
-      if (strcasecmp(type, "branch") == 0) ref->is_tag = false;
-      else if (strcasecmp(type, "tag") == 0) ref->is_tag = true;
-      else return ice__jfail(p->err, at, "type", "expected \"branch\" or \"tag\", not \"%s\"", type);
+      if (strcasecmp(type, "branch") == 0)
+        ref->is_tag = false;
+      else if (strcasecmp(type, "tag") == 0)
+        ref->is_tag = true;
+      else
+        return ice__jfail(p->err, at, "type", "expected \"branch\" or \"tag\", not \"%s\"", type);
       if (ref->is_tag && (ref->max_snapshot_age_ms >= 0 || keep >= 0))
         return ice__jfail(p->err, at, NULL, "tags cannot have snapshot retention settings");
       if (!ice_meta_snapshot(m, ref->snapshot_id))
@@ -515,13 +547,28 @@ static int parse_properties(mp_t *p, const json_t *root) {
   return FL_OK;
 }
 
-static const char *const modeled_keys[] = {
-    "format-version",  "table-uuid",      "location",          "last-sequence-number",
-    "last-updated-ms", "last-column-id",  "schema",            "schemas",
-    "current-schema-id", "partition-spec", "partition-specs",  "default-spec-id",
-    "last-partition-id", "sort-orders",   "default-sort-order-id", "properties",
-    "current-snapshot-id", "snapshots",   "snapshot-log",      "metadata-log",
-    "refs",            "next-row-id"};
+static const char *const modeled_keys[] = {"format-version",
+                                           "table-uuid",
+                                           "location",
+                                           "last-sequence-number",
+                                           "last-updated-ms",
+                                           "last-column-id",
+                                           "schema",
+                                           "schemas",
+                                           "current-schema-id",
+                                           "partition-spec",
+                                           "partition-specs",
+                                           "default-spec-id",
+                                           "last-partition-id",
+                                           "sort-orders",
+                                           "default-sort-order-id",
+                                           "properties",
+                                           "current-snapshot-id",
+                                           "snapshots",
+                                           "snapshot-log",
+                                           "metadata-log",
+                                           "refs",
+                                           "next-row-id"};
 
 static int parse_root(mp_t *p, const json_t *root) {
   ice_meta_t *m = p->m;
@@ -544,10 +591,12 @@ static int parse_root(mp_t *p, const json_t *root) {
     ty_uuid_format(b, m->table_uuid);
   }
   rc = ice__jstr(p->a, root, "location", top(p), true, &m->location, p->err);
-  if (!rc) rc = ice__jint(root, "last-sequence-number", top(p), fv >= 2, 0, INT64_MAX,
-                          &m->last_sequence_number, NULL, p->err);
-  if (!rc) rc = ice__jint(root, "last-updated-ms", top(p), true, INT64_MIN, INT64_MAX,
-                          &m->last_updated_ms, NULL, p->err);
+  if (!rc)
+    rc = ice__jint(root, "last-sequence-number", top(p), fv >= 2, 0, INT64_MAX,
+                   &m->last_sequence_number, NULL, p->err);
+  if (!rc)
+    rc = ice__jint(root, "last-updated-ms", top(p), true, INT64_MIN, INT64_MAX, &m->last_updated_ms,
+                   NULL, p->err);
   int64_t lc = 0;
   if (!rc) rc = ice__jint(root, "last-column-id", top(p), true, 0, INT32_MAX, &lc, NULL, p->err);
   if (rc) return rc;
@@ -556,8 +605,8 @@ static int parse_root(mp_t *p, const json_t *root) {
   m->next_row_id = -1;
   rc = ice__jint(root, "current-snapshot-id", top(p), false, INT64_MIN, INT64_MAX,
                  &m->current_snapshot_id, NULL, p->err);
-  if (!rc) rc = ice__jint(root, "next-row-id", top(p), false, 0, INT64_MAX, &m->next_row_id, NULL,
-                          p->err);
+  if (!rc)
+    rc = ice__jint(root, "next-row-id", top(p), false, 0, INT64_MAX, &m->next_row_id, NULL, p->err);
   if (rc) return rc;
   if (m->current_snapshot_id < 0) m->current_snapshot_id = -1;
   if ((rc = parse_schemas(p, root)) || (rc = parse_specs(p, root)) ||

@@ -183,7 +183,8 @@ ice_meta_t *ice_meta_clone(const ice_meta_t *src) {
     m->sort_orders[i] = ice__sort_order_copy(a, src->sort_orders[i]);
   m->properties = grow(a, NULL, 0, src->nproperties, sizeof *m->properties);
   for (uint32_t i = 0; i < src->nproperties; i++)
-    m->properties[i] = (ice_kv_t){sdup(a, src->properties[i].key), sdup(a, src->properties[i].value)};
+    m->properties[i] =
+        (ice_kv_t){sdup(a, src->properties[i].key), sdup(a, src->properties[i].value)};
   m->snapshots = grow(a, NULL, 0, src->nsnapshots, sizeof *m->snapshots);
   for (uint32_t i = 0; i < src->nsnapshots; i++)
     ice__snapshot_copy(a, &m->snapshots[i], &src->snapshots[i]);
@@ -255,7 +256,8 @@ int ice_meta_new(const ty_schema_t *schema, const ice_spec_t *spec, const ice_so
   for (uint32_t i = 0; i < nprops; i++) {
     if (strcmp(props[i].key, "format-version") == 0) {
       /* A reserved property: it picks the version and is not stored. */
-      if (strcmp(props[i].value, "1") && strcmp(props[i].value, "2") && strcmp(props[i].value, "3")) {
+      if (strcmp(props[i].value, "1") && strcmp(props[i].value, "2") &&
+          strcmp(props[i].value, "3")) {
         rc = fl_err_set(err, FL_EINVALID, "format-version '%s': floe writes versions 1 to 3",
                         props[i].value);
         goto fail;
@@ -295,9 +297,11 @@ int ice_meta_new(const ty_schema_t *schema, const ice_spec_t *spec, const ice_so
         goto fail;
       }
       const ty_field_t *src = ty_schema_find_id(s, f->source_id);
-      if (f->transform.kind != ICE_T_UNKNOWN && !ice_transform_can_apply(&f->transform, src->type)) {
-        rc = fl_err_set(err, FL_EINVALID, "partition field '%s': the transform does not apply to %s",
-                        f->name, ty_kind_name(src->type->kind));
+      if (f->transform.kind != ICE_T_UNKNOWN &&
+          !ice_transform_can_apply(&f->transform, src->type)) {
+        rc =
+            fl_err_set(err, FL_EINVALID, "partition field '%s': the transform does not apply to %s",
+                       f->name, ty_kind_name(src->type->kind));
         goto fail;
       }
       f->field_id = ++m->last_partition_id;
@@ -393,8 +397,26 @@ int ice_meta_add_spec(ice_meta_t *m, const ice_spec_t *s, int32_t *id, fl_err_t 
   ice_spec_t *c = ice__spec_copy(m->arena, s);
   int32_t last = m->last_partition_id;
   for (uint32_t i = 0; i < c->nfields; i++) {
-    if (c->fields[i].field_id < 1000) c->fields[i].field_id = ++last;
-    else if (c->fields[i].field_id > last) last = c->fields[i].field_id;
+    ice_partition_field_t *f = &c->fields[i];
+    /* A field some spec already has (same source and transform) keeps its
+     * id, as Java's UpdatePartitionSpec recycles them; ids that are unset
+     * (below 1000) or taken by another field get the next free one. */
+    bool reused = false, taken = false;
+    for (uint32_t k = 0; k < m->nspecs && !reused; k++)
+      for (uint32_t j = 0; j < m->specs[k]->nfields && !reused; j++) {
+        const ice_partition_field_t *g = &m->specs[k]->fields[j];
+        if (g->source_id == f->source_id && ice_transform_equal(&g->transform, &f->transform)) {
+          f->field_id = g->field_id;
+          reused = true;
+        } else if (g->field_id == f->field_id) {
+          taken = true;
+        }
+      }
+    if (reused) continue;
+    if (f->field_id < 1000 || taken)
+      f->field_id = ++last;
+    else if (f->field_id > last)
+      last = f->field_id;
   }
   const ice_spec_t *found = NULL;
   int32_t max_id = -1;
@@ -429,8 +451,9 @@ int ice_meta_add_sort_order(ice_meta_t *m, const ice_sort_order_t *o, int32_t *i
   const ty_schema_t *schema = ice_meta_schema(m);
   for (uint32_t i = 0; i < o->nfields; i++)
     if (!schema || !ty_schema_find_id(schema, o->fields[i].source_id))
-      return fl_err_set(err, FL_EINVALID, "sort field %u: source id %d is not in the current schema",
-                        i, o->fields[i].source_id);
+      return fl_err_set(err, FL_EINVALID,
+                        "sort field %u: source id %d is not in the current schema", i,
+                        o->fields[i].source_id);
   const ice_sort_order_t *found = NULL;
   int32_t max_id = 0;
   for (uint32_t i = 0; i < m->nsort_orders; i++) {
@@ -476,15 +499,18 @@ int ice_meta_add_snapshot(ice_meta_t *m, const ice_snapshot_t *s, fl_err_t *err)
                       " is not above last-sequence-number %" PRId64,
                       s->snapshot_id, s->sequence_number, m->last_sequence_number);
   if (s->schema_id >= 0 && !ice_meta_schema_by_id(m, s->schema_id))
-    return fl_err_set(err, FL_EINVALID, "snapshot %" PRId64 ": no schema with id %d", s->snapshot_id,
-                      s->schema_id);
+    return fl_err_set(err, FL_EINVALID, "snapshot %" PRId64 ": no schema with id %d",
+                      s->snapshot_id, s->schema_id);
   m->snapshots = grow(m->arena, m->snapshots, m->nsnapshots, 1, sizeof *m->snapshots);
   ice_snapshot_t *c = &m->snapshots[m->nsnapshots++];
   ice__snapshot_copy(m->arena, c, s);
   if (m->format_version < 2) c->sequence_number = 0;
-  if (m->format_version >= 3 && m->next_row_id >= 0) {
+  /* v3 row lineage: a snapshot that says how many rows it added gets the
+   * table's next row id as its first, and the table's counter moves on. */
+  if (m->format_version >= 3 && m->next_row_id >= 0 && c->added_rows >= 0) {
     if (c->first_row_id < 0) c->first_row_id = m->next_row_id;
-    if (c->added_rows > 0) m->next_row_id = c->first_row_id + c->added_rows;
+    if (c->first_row_id + c->added_rows > m->next_row_id)
+      m->next_row_id = c->first_row_id + c->added_rows;
   }
   if (c->sequence_number > m->last_sequence_number) m->last_sequence_number = c->sequence_number;
   if (c->timestamp_ms > m->last_updated_ms) m->last_updated_ms = c->timestamp_ms;
@@ -493,7 +519,8 @@ int ice_meta_add_snapshot(ice_meta_t *m, const ice_snapshot_t *s, fl_err_t *err)
 
 static bool ref_equal(const ice_ref_t *a, const ice_ref_t *b) {
   return a->snapshot_id == b->snapshot_id && a->is_tag == b->is_tag &&
-         a->max_ref_age_ms == b->max_ref_age_ms && a->max_snapshot_age_ms == b->max_snapshot_age_ms &&
+         a->max_ref_age_ms == b->max_ref_age_ms &&
+         a->max_snapshot_age_ms == b->max_snapshot_age_ms &&
          a->min_snapshots_to_keep == b->min_snapshots_to_keep;
 }
 
@@ -568,8 +595,10 @@ void ice_meta_remove_snapshots(ice_meta_t *m, const int64_t *ids, uint32_t n) {
    * that no gap makes a later snapshot look current when it was not. */
   k = 0;
   for (uint32_t i = 0; i < m->nsnapshot_log; i++) {
-    if (ice_meta_snapshot(m, m->snapshot_log[i].snapshot_id)) m->snapshot_log[k++] = m->snapshot_log[i];
-    else k = 0;
+    if (ice_meta_snapshot(m, m->snapshot_log[i].snapshot_id))
+      m->snapshot_log[k++] = m->snapshot_log[i];
+    else
+      k = 0;
   }
   m->nsnapshot_log = k;
   for (uint32_t i = m->nrefs; i-- > 0;)

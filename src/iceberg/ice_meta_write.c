@@ -11,10 +11,13 @@
  * current-snapshot-id (-1 when none), refs, snapshots, statistics,
  * partition-statistics, snapshot-log, metadata-log, then next-row-id (v3)
  * and the keys kept verbatim from the file that was read. The file is
- * published atomically and exclusively through the io_fs_t back end.
+ * published atomically and exclusively through the io_fs_t back end,
+ * gzip-compressed when its name ends in ".gz.metadata.json" (the name
+ * Java gives files under write.metadata.compression-codec=gzip).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "iceberg/ice_meta.h"
 #include "iceberg/ice_meta_int.h"
@@ -59,7 +62,8 @@ json_t *ice_sort_order_to_json(const ice_sort_order_t *so) {
     json_object_set_new(fo, "transform", transform_json(&f->transform));
     json_object_set_new(fo, "source-id", json_integer(f->source_id));
     json_object_set_new(fo, "direction", json_string(f->descending ? "desc" : "asc"));
-    json_object_set_new(fo, "null-order", json_string(f->nulls_first ? "nulls-first" : "nulls-last"));
+    json_object_set_new(fo, "null-order",
+                        json_string(f->nulls_first ? "nulls-first" : "nulls-last"));
     json_array_append_new(arr, fo);
   }
   json_object_set_new(o, "fields", arr);
@@ -68,7 +72,8 @@ json_t *ice_sort_order_to_json(const ice_sort_order_t *so) {
 
 static json_t *snapshot_json(const ice_meta_t *m, const ice_snapshot_t *s) {
   json_t *o = json_object();
-  if (m->format_version >= 2) json_object_set_new(o, "sequence-number", json_integer(s->sequence_number));
+  if (m->format_version >= 2)
+    json_object_set_new(o, "sequence-number", json_integer(s->sequence_number));
   json_object_set_new(o, "snapshot-id", json_integer(s->snapshot_id));
   if (s->parent_id >= 0) json_object_set_new(o, "parent-snapshot-id", json_integer(s->parent_id));
   json_object_set_new(o, "timestamp-ms", json_integer(s->timestamp_ms));
@@ -106,7 +111,8 @@ static json_t *refs_json(const ice_meta_t *m) {
       json_object_set_new(ro, "min-snapshots-to-keep", json_integer(r->min_snapshots_to_keep));
     if (!r->is_tag && r->max_snapshot_age_ms >= 0)
       json_object_set_new(ro, "max-snapshot-age-ms", json_integer(r->max_snapshot_age_ms));
-    if (r->max_ref_age_ms >= 0) json_object_set_new(ro, "max-ref-age-ms", json_integer(r->max_ref_age_ms));
+    if (r->max_ref_age_ms >= 0)
+      json_object_set_new(ro, "max-ref-age-ms", json_integer(r->max_ref_age_ms));
     json_object_set_new(o, r->name, ro);
   }
   return o;
@@ -131,13 +137,15 @@ static json_t *meta_json(const ice_meta_t *m) {
     json_object_set_new(o, "schema", ice_schema_to_json(ice_meta_schema(m)));
   json_object_set_new(o, "current-schema-id", json_integer(m->current_schema_id));
   json_t *arr = json_array();
-  for (uint32_t i = 0; i < m->nschemas; i++) json_array_append_new(arr, ice_schema_to_json(m->schemas[i]));
+  for (uint32_t i = 0; i < m->nschemas; i++)
+    json_array_append_new(arr, ice_schema_to_json(m->schemas[i]));
   json_object_set_new(o, "schemas", arr);
   if (m->format_version == 1 && ice_meta_spec(m))
     json_object_set_new(o, "partition-spec", ice_spec_fields_to_json(ice_meta_spec(m)));
   json_object_set_new(o, "default-spec-id", json_integer(m->default_spec_id));
   arr = json_array();
-  for (uint32_t i = 0; i < m->nspecs; i++) json_array_append_new(arr, ice_spec_to_json(m->specs[i]));
+  for (uint32_t i = 0; i < m->nspecs; i++)
+    json_array_append_new(arr, ice_spec_to_json(m->specs[i]));
   json_object_set_new(o, "partition-specs", arr);
   json_object_set_new(o, "last-partition-id", json_integer(m->last_partition_id));
   json_object_set_new(o, "default-sort-order-id", json_integer(m->default_sort_order_id));
@@ -153,7 +161,8 @@ static json_t *meta_json(const ice_meta_t *m) {
   json_object_set_new(o, "current-snapshot-id", json_integer(cur ? cur->snapshot_id : -1));
   json_object_set_new(o, "refs", refs_json(m));
   arr = json_array();
-  for (uint32_t i = 0; i < m->nsnapshots; i++) json_array_append_new(arr, snapshot_json(m, &m->snapshots[i]));
+  for (uint32_t i = 0; i < m->nsnapshots; i++)
+    json_array_append_new(arr, snapshot_json(m, &m->snapshots[i]));
   json_object_set_new(o, "snapshots", arr);
   json_object_set_new(o, "statistics", extra_or_empty(m, "statistics"));
   json_object_set_new(o, "partition-statistics", extra_or_empty(m, "partition-statistics"));
@@ -181,15 +190,46 @@ static json_t *meta_json(const ice_meta_t *m) {
 
 int ice_meta_to_json(const ice_meta_t *m, fl_buf_t *out, fl_err_t *err) {
   if (!m->location || !ice_meta_schema(m) || !ice_meta_spec(m) || !ice_meta_sort_order(m))
-    return fl_err_set(err, FL_EINVALID,
-                      "table metadata lacks a location, current schema, default spec or sort order");
+    return fl_err_set(
+        err, FL_EINVALID,
+        "table metadata lacks a location, current schema, default spec or sort order");
   json_t *j = meta_json(m);
   char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
   json_decref(j);
-  if (!text)
-    return fl_err_set(err, FL_EINVALID, "table metadata has text that is not valid UTF-8");
+  if (!text) return fl_err_set(err, FL_EINVALID, "table metadata has text that is not valid UTF-8");
   fl_buf_append_str(out, text);
   free(text);
+  return FL_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* Gzip-compresses b in place (Java's write.metadata.compression-codec=gzip). */
+static int gzip_buf(fl_buf_t *b, const char *path, fl_err_t *err) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK)
+    return fl_err_set(err, FL_EINTERNAL, "%s: cannot start zlib", path);
+  fl_buf_t out;
+  fl_buf_init(&out);
+  fl_buf_reserve(&out, deflateBound(&z, b->len) + 32);
+  z.next_in = b->data;
+  z.avail_in = (uInt)b->len;
+  z.next_out = out.data;
+  z.avail_out = (uInt)out.cap;
+  int zr = deflate(&z, Z_FINISH);
+  out.len = z.total_out;
+  deflateEnd(&z);
+  if (zr != Z_STREAM_END) {
+    fl_buf_free(&out);
+    return fl_err_set(err, FL_EINTERNAL, "%s: gzip compression failed", path);
+  }
+  fl_buf_free(b);
+  *b = out;
   return FL_OK;
 }
 
@@ -197,6 +237,7 @@ int ice_meta_write(io_fs_t *fs, const char *path, const ice_meta_t *m, fl_err_t 
   fl_buf_t b;
   fl_buf_init(&b);
   int rc = ice_meta_to_json(m, &b, err);
+  if (!rc && ends_with(path, ".gz.metadata.json")) rc = gzip_buf(&b, path, err);
   if (rc) goto out;
   io_writer_t *w;
   rc = fs->create(fs, path, true, &w, err);

@@ -9,6 +9,8 @@
  * Also here: the checked JSON getters every metadata reader uses
  * (ice_meta_int.h) and the deep copy and comparison of schemas.
  */
+#include "iceberg/ice_schema_json.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,6 @@
 
 #include "iceberg/ice_conv.h"
 #include "iceberg/ice_meta_int.h"
-#include "iceberg/ice_schema_json.h"
 
 /* ---- checked getters ---- */
 
@@ -115,9 +116,7 @@ json_t *ice_type_to_json(const ty_type_t *t) {
     case TY_DECIMAL:
       snprintf(tmp, sizeof tmp, "decimal(%u, %u)", t->precision, t->scale);
       return json_string(tmp);
-    case TY_FIXED:
-      snprintf(tmp, sizeof tmp, "fixed[%d]", t->length);
-      return json_string(tmp);
+    case TY_FIXED: snprintf(tmp, sizeof tmp, "fixed[%d]", t->length); return json_string(tmp);
     case TY_STRUCT: {
       json_t *o = json_object(), *fields = json_array();
       json_object_set_new(o, "type", json_string("struct"));
@@ -229,6 +228,7 @@ static bool read_num(const char **s, long *out) {
     (*s)++;
   }
   while (isspace((unsigned char)**s)) (*s)++;
+  *out = v;
   return true;
 }
 
@@ -249,8 +249,7 @@ static int parse_primitive(fl_arena_t *a, const char *text, const ty_type_t **ou
     return 0;
   }
   for (int k = 0; k < TY_KIND_COUNT; k++) {
-    if (k == TY_DECIMAL || k == TY_FIXED || k == TY_STRUCT || k == TY_LIST || k == TY_MAP)
-      continue;
+    if (k == TY_DECIMAL || k == TY_FIXED || k == TY_STRUCT || k == TY_LIST || k == TY_MAP) continue;
     if (strcasecmp(text, ty_kind_name((ty_kind_t)k)) == 0) {
       *out = ty_primitive((ty_kind_t)k);
       return 0;
@@ -302,8 +301,9 @@ static int parse_field(tparse_t *p, const json_t *o, const char *path, ty_field_
   const char *tpath = fl_arena_sprintf(p->a, "%s.type", path);
   const ty_type_t *ignored;
   if (json_is_string(t) && parse_primitive(p->a, json_string_value(t), &ignored) > 0)
-    return fl_err_set(p->err, FL_EUNSUPPORTED, "%s: %s: field '%s' (id %d): type '%s' is not supported",
-                      p->what, tpath, f->name, f->id, json_string_value(t));
+    return fl_err_set(p->err, FL_EUNSUPPORTED,
+                      "%s: %s: field '%s' (id %d): type '%s' is not supported", p->what, tpath,
+                      f->name, f->id, json_string_value(t));
   rc = parse_type(p, t, tpath, &f->type);
   if (rc) return rc;
   rc = parse_default(p, o, "initial-default", f->type, at, &f->initial_default);
@@ -422,9 +422,12 @@ static bool identifier_ok(const ty_type_t *t, int32_t id, int *why) {
   for (uint32_t i = 0; i < t->nfields; i++) {
     const ty_field_t *f = &t->fields[i];
     if (f->id == id) {
-      if (ty_is_nested(f->type)) *why = 1;
-      else if (!f->required) *why = 2;
-      else *why = 0;
+      if (ty_is_nested(f->type))
+        *why = 1;
+      else if (!f->required)
+        *why = 2;
+      else
+        *why = 0;
       return true;
     }
     if (f->type->kind == TY_STRUCT && identifier_ok(f->type, id, why)) {
@@ -501,10 +504,10 @@ int ice_schema_from_text(fl_arena_t *a, const char *text, size_t len, const char
 static const ty_value_t *value_copy(fl_arena_t *a, const ty_value_t *v) {
   if (!v) return NULL;
   ty_value_t *c = fl_arena_memdup(a, v, sizeof *v);
-  if (!v->is_null && (v->kind == TY_STRING || v->kind == TY_BINARY || v->kind == TY_UUID ||
-                      v->kind == TY_FIXED))
-    c->u.bytes.p = v->u.bytes.n ? fl_arena_memdup(a, v->u.bytes.p, v->u.bytes.n)
-                                : (const uint8_t *)"";
+  if (!v->is_null &&
+      (v->kind == TY_STRING || v->kind == TY_BINARY || v->kind == TY_UUID || v->kind == TY_FIXED))
+    c->u.bytes.p =
+        v->u.bytes.n ? fl_arena_memdup(a, v->u.bytes.p, v->u.bytes.n) : (const uint8_t *)"";
   return c;
 }
 
@@ -520,7 +523,8 @@ static void fields_copy(fl_arena_t *a, ty_field_t *dst, const ty_field_t *src, u
 }
 
 const ty_type_t *ice__type_copy(fl_arena_t *a, const ty_type_t *t) {
-  if (t->kind != TY_DECIMAL && t->kind != TY_FIXED && !ty_is_nested(t)) return ty_primitive(t->kind);
+  if (t->kind != TY_DECIMAL && t->kind != TY_FIXED && !ty_is_nested(t))
+    return ty_primitive(t->kind);
   ty_type_t *c = fl_arena_memdup(a, t, sizeof *t);
   if (t->nfields) {
     ty_field_t *fs = fl_arena_zalloc(a, t->nfields * sizeof *fs);
