@@ -398,14 +398,21 @@ int ice_meta_add_spec(ice_meta_t *m, const ice_spec_t *s, int32_t *id, fl_err_t 
   int32_t last = m->last_partition_id;
   for (uint32_t i = 0; i < c->nfields; i++) {
     ice_partition_field_t *f = &c->fields[i];
-    /* A field some spec already has (same source and transform) keeps its
-     * id, as Java's UpdatePartitionSpec recycles them; ids that are unset
-     * (below 1000) or taken by another field get the next free one. */
+    /* A field some spec already has keeps its id: the same field (or, in
+     * v1, its void replacement) as given, and in v2+ one with the same
+     * source, transform and name, as Java's UpdatePartitionSpec recycles
+     * them; ids that are unset (below 1000) or taken by another field get
+     * the next free one. */
     bool reused = false, taken = false;
     for (uint32_t k = 0; k < m->nspecs && !reused; k++)
       for (uint32_t j = 0; j < m->specs[k]->nfields && !reused; j++) {
         const ice_partition_field_t *g = &m->specs[k]->fields[j];
-        if (g->source_id == f->source_id && ice_transform_equal(&g->transform, &f->transform)) {
+        bool same_transform = ice_transform_equal(&g->transform, &f->transform);
+        if (g->source_id == f->source_id && g->field_id == f->field_id &&
+            (same_transform || f->transform.kind == ICE_T_VOID)) {
+          reused = true;
+        } else if (m->format_version >= 2 && g->source_id == f->source_id && same_transform &&
+                   g->name && f->name && strcmp(g->name, f->name) == 0) {
           f->field_id = g->field_id;
           reused = true;
         } else if (g->field_id == f->field_id) {
