@@ -13,14 +13,10 @@
  *     append --rows N [--start K] [--branch B]   (tables of "id long, v string")
  *     tag NAME SNAPSHOT_ID | branch NAME SNAPSHOT_ID
  *
- * Exit status 77 means the modules maintenance needs are not in the tree.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if __has_include("iceberg/ice_meta_read.c") && __has_include("iceberg/ice_schema_json.c") && \
-    (__has_include("iceberg/ice_manifest.c") || __has_include("iceberg/ice_manifest_read.c"))
 
 #include <jansson.h>
 
@@ -226,13 +222,3 @@ done:
   if (c) cat_close(c);
   return rc;
 }
-
-#else
-
-int main(void) {
-  fprintf(stderr, "maint_tool: the metadata, manifest and schema JSON modules are not in the tree "
-                  "yet\n");
-  return 77;
-}
-
-#endif

@@ -13,9 +13,6 @@
  */
 #include "test.h"
 
-#if __has_include("iceberg/ice_meta_read.c") && __has_include("iceberg/ice_schema_json.c") && \
-    (__has_include("iceberg/ice_manifest.c") || __has_include("iceberg/ice_manifest_read.c"))
-
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -983,11 +980,3 @@ TEST(norm_path) {
   CHECK_STR(ice__norm_path(&t, a, "data/x"), "../rel/data/x");
   fl_arena_free(a);
 }
-
-#else
-
-TEST(maint_skipped) {
-  fprintf(stderr, "test_maint: metadata/manifest modules not in the tree yet; skipped\n");
-}
-
-#endif
