@@ -183,15 +183,21 @@ def test_floe_evolution_reads_in_pyiceberg(tmp_path):
     assert md.default_spec_id == 4
 
 
-def test_same_changes_same_ids_as_pyiceberg(tmp_path):
+@pytest.mark.parametrize("format_version", [1, 2])
+def test_same_changes_same_ids_as_pyiceberg(tmp_path, format_version):
+    """v2 reuses partition field ids of earlier specs and drops removed
+    fields; v1 counts ids on and keeps removed fields as void."""
     catalog = SqlCatalog("default", uri=f"sqlite:///{tmp_path}/catalog.db",
                          warehouse=f"file://{tmp_path}/warehouse")
     catalog.create_namespace("db")
     table = catalog.create_table(
         "db.t", schema=iceberg_schema(),
         partition_spec=PartitionSpec(PartitionField(source_id=2, field_id=1000,
-                                                    transform=DayTransform(), name="ts_day")))
-    path = tool("create", str(tmp_path / "floe_t"), FLOE_SCHEMA, "day(ts)").stdout.strip()
+                                                    transform=DayTransform(), name="ts_day")),
+        properties={"format-version": str(format_version)})
+    assert table.metadata.format_version == format_version
+    path = tool("create", str(tmp_path / "floe_t"), FLOE_SCHEMA, "day(ts)",
+                str(format_version)).stdout.strip()
     assert meta_desc(floe_meta(path)) == meta_desc(table.metadata)
     for i, (words, py_change) in enumerate(STEPS):
         with table.transaction() as tx:
