@@ -56,17 +56,17 @@
 
 typedef enum ice_evolve_kind {
   /* schema */
-  ICE_EV_ADD_COLUMN,    /* parent (NULL: top level), name, type, required, doc, default_value */
-  ICE_EV_DROP_COLUMN,   /* name */
-  ICE_EV_RENAME_COLUMN, /* name -> new_name (a name within the same struct) */
-  ICE_EV_UPDATE_COLUMN, /* name, type: a primitive promotion */
-  ICE_EV_UPDATE_DOC,    /* name, doc (NULL removes it) */
-  ICE_EV_MAKE_OPTIONAL, /* name */
-  ICE_EV_MAKE_REQUIRED, /* name (only for a column added with a default) */
+  ICE_EV_ADD_COLUMN,     /* parent (NULL: top level), name, type, required, doc, default_value */
+  ICE_EV_DROP_COLUMN,    /* name */
+  ICE_EV_RENAME_COLUMN,  /* name -> new_name (a name within the same struct) */
+  ICE_EV_UPDATE_COLUMN,  /* name, type: a primitive promotion */
+  ICE_EV_UPDATE_DOC,     /* name, doc (NULL removes it) */
+  ICE_EV_MAKE_OPTIONAL,  /* name */
+  ICE_EV_MAKE_REQUIRED,  /* name (only for a column added with a default) */
   ICE_EV_SET_IDENTIFIER, /* names / nnames (none: no identifier fields) */
-  ICE_EV_MOVE_FIRST,    /* name */
-  ICE_EV_MOVE_BEFORE,   /* name, ref */
-  ICE_EV_MOVE_AFTER,    /* name, ref */
+  ICE_EV_MOVE_FIRST,     /* name */
+  ICE_EV_MOVE_BEFORE,    /* name, ref */
+  ICE_EV_MOVE_AFTER,     /* name, ref */
   /* partition spec */
   ICE_EV_ADD_PARTITION,    /* term ("hour(ts)", "bucket(16, id)", "id"), name (NULL: default) */
   ICE_EV_DROP_PARTITION,   /* name */
@@ -77,14 +77,14 @@ typedef struct ice_evolve_op {
   ice_evolve_kind_t kind;
   /* Resolve column names ignoring ASCII case (Java's caseSensitive(false)). */
   bool ignore_case;
-  const char *name;     /* the column (dotted path) or partition field */
-  const char *parent;   /* ICE_EV_ADD_COLUMN: the struct to add to (dotted path) */
-  const char *new_name; /* renames */
-  const char *ref;      /* moves before / after: the other column */
-  const char *term;     /* ICE_EV_ADD_PARTITION */
+  const char *name;      /* the column (dotted path) or partition field */
+  const char *parent;    /* ICE_EV_ADD_COLUMN: the struct to add to (dotted path) */
+  const char *new_name;  /* renames */
+  const char *ref;       /* moves before / after: the other column */
+  const char *term;      /* ICE_EV_ADD_PARTITION */
   const ty_type_t *type; /* add (field ids in it are ignored), update */
-  bool required;        /* ICE_EV_ADD_COLUMN */
-  const char *doc;      /* ICE_EV_ADD_COLUMN, ICE_EV_UPDATE_DOC */
+  bool required;         /* ICE_EV_ADD_COLUMN */
+  const char *doc;       /* ICE_EV_ADD_COLUMN, ICE_EV_UPDATE_DOC */
   /* ICE_EV_ADD_COLUMN: initial and write default (NULL: none); v3 only. */
   const ty_value_t *default_value;
   const char *const *names; /* ICE_EV_SET_IDENTIFIER: column names */
@@ -102,8 +102,8 @@ bool ice_evolve_is_schema_op(const ice_evolve_op_t *op);
  * highest column id assigned (last_column_id when none).
  */
 int ice_schema_evolve(fl_arena_t *a, const ty_schema_t *base, int32_t last_column_id,
-                      int format_version, const ice_evolve_op_t *ops, uint32_t n,
-                      ty_schema_t **out, int32_t *new_last_id, fl_err_t *err);
+                      int format_version, const ice_evolve_op_t *ops, uint32_t n, ty_schema_t **out,
+                      int32_t *new_last_id, fl_err_t *err);
 
 /*
  * Applies the partition operations of ops (schema operations skipped) to

@@ -17,8 +17,8 @@
 #include "iceberg/ice_evolve.h"
 
 static const char *const op_words[] = {
-    "add-column",    "drop-column",   "rename-column",  "update-column",   "update-doc",
-    "make-optional", "make-required", "set-identifier", "move-column",     "add-partition",
+    "add-column",     "drop-column",      "rename-column",  "update-column", "update-doc",
+    "make-optional",  "make-required",    "set-identifier", "move-column",   "add-partition",
     "drop-partition", "rename-partition", "--ignore-case",
 };
 
@@ -50,7 +50,8 @@ static long find_keyword(const char *text, size_t from, const char *kw) {
     if (c == '<' || c == '(') depth++;
     if ((c == '>' || c == ')') && depth > 0) depth--;
     if (i < from || depth > 0 || i == 0 || !isspace((unsigned char)text[i - 1])) continue;
-    if (strncasecmp(text + i, kw, k) == 0 && (text[i + k] == 0 || isspace((unsigned char)text[i + k])))
+    if (strncasecmp(text + i, kw, k) == 0 &&
+        (text[i + k] == 0 || isspace((unsigned char)text[i + k])))
       return (long)i;
   }
   return -1;
@@ -149,9 +150,9 @@ int ice_evolve_parse(fl_arena_t *a, int argc, const char *const *argv, ice_evolv
   uint32_t cnt = 0;
   bool ignore_case = false;
   int i = 0;
-#define NEED(k, what)                                                                      \
-  do {                                                                                     \
-    if (i + (k) >= argc || is_op_word(argv[i + (k)]))                                      \
+#define NEED(k, what)                                                                           \
+  do {                                                                                          \
+    if (i + (k) >= argc || is_op_word(argv[i + (k)]))                                           \
       return fl_err_set(err, FL_EPARSE, "%s: expected %s (argument %d)", w, what, i + (k) + 1); \
   } while (0)
   while (i < argc) {
@@ -210,8 +211,9 @@ int ice_evolve_parse(fl_arena_t *a, int argc, const char *const *argv, ice_evolv
       i += 3;
     } else if (strcmp(w, "set-identifier") == 0) {
       if (i + 1 >= argc)
-        return fl_err_set(err, FL_EPARSE, "set-identifier: expected a column list such as a,b "
-                                          "('' for none) (argument %d)",
+        return fl_err_set(err, FL_EPARSE,
+                          "set-identifier: expected a column list such as a,b "
+                          "('' for none) (argument %d)",
                           i + 2);
       parse_identifiers(a, argv[i + 1], op);
       i += 2;

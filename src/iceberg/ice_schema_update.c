@@ -43,9 +43,12 @@ static void index_add(index_builder_t *b, const ty_field_t *f, int32_t parent,
     b->refs = r;
     b->cap = cap;
   }
-  b->refs[b->n++] = (ice_field_ref_t){
-      .f = f, .parent = parent, .role = role, .in_collection = in_coll, .full = full,
-      .shortn = shortn};
+  b->refs[b->n++] = (ice_field_ref_t){.f = f,
+                                      .parent = parent,
+                                      .role = role,
+                                      .in_collection = in_coll,
+                                      .full = full,
+                                      .shortn = shortn};
 }
 
 /* Indexes the children of t, the type of field owner (-1: the root) whose
@@ -135,10 +138,10 @@ typedef struct update {
 } update_t;
 
 /* A growable array in the arena. */
-#define VEC(T)   \
-  struct {       \
-    T *v;        \
-    uint32_t n;  \
+#define VEC(T)    \
+  struct {        \
+    T *v;         \
+    uint32_t n;   \
     uint32_t cap; \
   }
 
@@ -150,10 +153,10 @@ static void *vec_grow(fl_arena_t *a, void *v, uint32_t n, uint32_t *cap, size_t 
   *cap = c;
   return nv;
 }
-#define VEC_PUSH(a, vec, item)                                                 \
-  do {                                                                         \
-    (vec).v = vec_grow((a), (vec).v, (vec).n, &(vec).cap, sizeof *(vec).v);    \
-    (vec).v[(vec).n++] = (item);                                               \
+#define VEC_PUSH(a, vec, item)                                              \
+  do {                                                                      \
+    (vec).v = vec_grow((a), (vec).v, (vec).n, &(vec).cap, sizeof *(vec).v); \
+    (vec).v[(vec).n++] = (item);                                            \
   } while (0)
 
 typedef struct su {
@@ -281,7 +284,9 @@ static const ty_type_t *fresh_type(su_t *s, const ty_type_t *t) {
 
 /* ---- recording -------------------------------------------------------- */
 
-static const char *op_name_text(const ice_evolve_op_t *op) { return op->name ? op->name : "(null)"; }
+static const char *op_name_text(const ice_evolve_op_t *op) {
+  return op->name ? op->name : "(null)";
+}
 
 static int add_column(su_t *s, const ice_evolve_op_t *op) {
   bool ic = op->ignore_case;
@@ -328,9 +333,8 @@ static int add_column(su_t *s, const ice_evolve_op_t *op) {
                         full, s->format_version);
     if (ty_is_nested(op->type) || op->default_value->kind != op->type->kind ||
         op->default_value->is_null)
-      return fl_err_set(s->err, FL_EINVALID,
-                        "Invalid default for %s: expected a non-null %s value", full,
-                        ice__type_text(s->a, op->type));
+      return fl_err_set(s->err, FL_EINVALID, "Invalid default for %s: expected a non-null %s value",
+                        full, ice__type_text(s->a, op->type));
   }
   ty_field_t f = {0};
   f.id = ++s->last_id;
@@ -343,8 +347,8 @@ static int add_column(su_t *s, const ice_evolve_op_t *op) {
     f.initial_default = v;
     f.write_default = v;
   }
-  added_t ad = {.full = fl_arena_strdup(s->a, full), .id = f.id, .parent = parent_id,
-                .ignore_case = ic};
+  added_t ad = {
+      .full = fl_arena_strdup(s->a, full), .id = f.id, .parent = parent_id, .ignore_case = ic};
   VEC_PUSH(s->a, s->adds, ad);
   put_update(s, &f);
   return FL_OK;
@@ -366,8 +370,7 @@ static int drop_column(su_t *s, const ice_evolve_op_t *op) {
     return fl_err_set(s->err, FL_EINVALID, "Cannot delete a column that has additions: %s",
                       op->name);
   if (find_update(s, r->f->id))
-    return fl_err_set(s->err, FL_EINVALID, "Cannot delete a column that has updates: %s",
-                      op->name);
+    return fl_err_set(s->err, FL_EINVALID, "Cannot delete a column that has updates: %s", op->name);
   if (!is_deleted(s, r->f->id)) VEC_PUSH(s->a, s->deletes, r->f->id);
   return FL_OK;
 }
@@ -395,11 +398,11 @@ static int rename_column(su_t *s, const ice_evolve_op_t *op) {
 /* Java's TypeUtil.isPromotionAllowed. */
 static bool promotion_allowed(const ty_type_t *from, const ty_type_t *to) {
   switch (from->kind) {
-  case TY_INT: return to->kind == TY_LONG;
-  case TY_FLOAT: return to->kind == TY_DOUBLE;
-  case TY_DECIMAL:
-    return to->kind == TY_DECIMAL && to->scale == from->scale && to->precision >= from->precision;
-  default: return false;
+    case TY_INT: return to->kind == TY_LONG;
+    case TY_FLOAT: return to->kind == TY_DOUBLE;
+    case TY_DECIMAL:
+      return to->kind == TY_DECIMAL && to->scale == from->scale && to->precision >= from->precision;
+    default: return false;
   }
 }
 
@@ -483,8 +486,8 @@ static int move_column(su_t *s, const ice_evolve_op_t *op) {
     mv.kind = op->kind == ICE_EV_MOVE_BEFORE ? MOVE_BEFORE : MOVE_AFTER;
     mv.ref = find_for_move(s, op->ref, ic);
     if (mv.ref < 0)
-      return fl_err_set(s->err, FL_ENOTFOUND, "Cannot move %s %s missing column: %s", op->name,
-                        rel, op->ref ? op->ref : "(null)");
+      return fl_err_set(s->err, FL_ENOTFOUND, "Cannot move %s %s missing column: %s", op->name, rel,
+                        op->ref ? op->ref : "(null)");
     if (mv.ref == id)
       return fl_err_set(s->err, FL_EINVALID, "Cannot move %s %s itself", op->name, rel);
   }
@@ -509,23 +512,23 @@ static int move_column(su_t *s, const ice_evolve_op_t *op) {
 
 static int record(su_t *s, const ice_evolve_op_t *op) {
   switch (op->kind) {
-  case ICE_EV_ADD_COLUMN: return add_column(s, op);
-  case ICE_EV_DROP_COLUMN: return drop_column(s, op);
-  case ICE_EV_RENAME_COLUMN: return rename_column(s, op);
-  case ICE_EV_UPDATE_COLUMN: return update_column(s, op);
-  case ICE_EV_UPDATE_DOC: return update_doc(s, op);
-  case ICE_EV_MAKE_OPTIONAL: return update_requirement(s, op, true);
-  case ICE_EV_MAKE_REQUIRED: return update_requirement(s, op, false);
-  case ICE_EV_SET_IDENTIFIER:
-    s->ident_set = true;
-    s->ident_names = op->names;
-    s->nident = op->nnames;
-    s->ident_ignore_case = op->ignore_case;
-    return FL_OK;
-  case ICE_EV_MOVE_FIRST:
-  case ICE_EV_MOVE_BEFORE:
-  case ICE_EV_MOVE_AFTER: return move_column(s, op);
-  default: return FL_OK;
+    case ICE_EV_ADD_COLUMN: return add_column(s, op);
+    case ICE_EV_DROP_COLUMN: return drop_column(s, op);
+    case ICE_EV_RENAME_COLUMN: return rename_column(s, op);
+    case ICE_EV_UPDATE_COLUMN: return update_column(s, op);
+    case ICE_EV_UPDATE_DOC: return update_doc(s, op);
+    case ICE_EV_MAKE_OPTIONAL: return update_requirement(s, op, true);
+    case ICE_EV_MAKE_REQUIRED: return update_requirement(s, op, false);
+    case ICE_EV_SET_IDENTIFIER:
+      s->ident_set = true;
+      s->ident_names = op->names;
+      s->nident = op->nnames;
+      s->ident_ignore_case = op->ignore_case;
+      return FL_OK;
+    case ICE_EV_MOVE_FIRST:
+    case ICE_EV_MOVE_BEFORE:
+    case ICE_EV_MOVE_AFTER: return move_column(s, op);
+    default: return FL_OK;
   }
 }
 
@@ -554,8 +557,8 @@ static int apply_moves(su_t *s, int32_t owner, ty_field_t *fs, uint32_t n) {
     for (uint32_t i = 0; i < n; i++)
       if (fs[i].id == mv->id) from = (int)i;
     if (from < 0)
-      return fl_err_set(s->err, FL_EINVALID, "Cannot move column %s: it is deleted in the same change",
-                        mv->name);
+      return fl_err_set(s->err, FL_EINVALID,
+                        "Cannot move column %s: it is deleted in the same change", mv->name);
     ty_field_t moving = fs[from];
     memmove(&fs[from], &fs[from + 1], (n - (uint32_t)from - 1) * sizeof *fs);
     uint32_t at = 0;
@@ -641,7 +644,8 @@ static int validate_identifier(su_t *s, const ice_field_index_t *nx, int32_t id)
   const ice_field_ref_t *r = ice__field_by_id(nx, id);
   if (!r)
     return fl_err_set(s->err, FL_EINVALID,
-                      "Cannot add fieldId %d as an identifier field: field does not exist", (int)id);
+                      "Cannot add fieldId %d as an identifier field: field does not exist",
+                      (int)id);
   const ty_field_t *f = r->f;
   if (ty_is_nested(f->type))
     return fl_err_set(s->err, FL_EINVALID,
@@ -745,9 +749,12 @@ bool ice_evolve_is_schema_op(const ice_evolve_op_t *op) {
 }
 
 int ice_schema_evolve(fl_arena_t *a, const ty_schema_t *base, int32_t last_column_id,
-                      int format_version, const ice_evolve_op_t *ops, uint32_t n,
-                      ty_schema_t **out, int32_t *new_last_id, fl_err_t *err) {
-  su_t s = {.a = a, .err = err, .schema = base, .format_version = format_version,
+                      int format_version, const ice_evolve_op_t *ops, uint32_t n, ty_schema_t **out,
+                      int32_t *new_last_id, fl_err_t *err) {
+  su_t s = {.a = a,
+            .err = err,
+            .schema = base,
+            .format_version = format_version,
             .last_id = last_column_id};
   int32_t highest = ty_schema_highest_id(base);
   if (s.last_id < highest) s.last_id = highest; /* never reuse an id */

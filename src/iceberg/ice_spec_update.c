@@ -148,7 +148,8 @@ static int rename_field(sp_t *s, const char *name, const char *new_name, int dep
 }
 
 static int remove_field(sp_t *s, const char *name) {
-  if (!name) return fl_err_set(s->err, FL_EINVALID, "Cannot remove a partition field without a name");
+  if (!name)
+    return fl_err_set(s->err, FL_EINVALID, "Cannot remove a partition field without a name");
   if (added_by_name(s, name))
     return fl_err_set(s->err, FL_EINVALID, "Cannot delete newly added field: %s", name);
   if (find_rename(s, name))
@@ -192,14 +193,15 @@ static int add_field(sp_t *s, const ice_evolve_op_t *op) {
   if (rc) return rc;
   const ice_field_ref_t *r = ice__field_find(&s->idx, column, op->ignore_case);
   if (!r)
-    return fl_err_set(s->err, FL_ENOTFOUND, "Cannot find field '%s' in the schema (partition term %s)",
-                      column, op->term);
+    return fl_err_set(s->err, FL_ENOTFOUND,
+                      "Cannot find field '%s' in the schema (partition term %s)", column, op->term);
   if (ty_is_nested(r->f->type))
-    return fl_err_set(s->err, FL_EINVALID, "Cannot partition by non-primitive source field: %s (%s)",
-                      r->full, ice__type_text(s->a, r->f->type));
-  if (r->in_collection)
     return fl_err_set(s->err, FL_EINVALID,
-                      "Cannot partition by %s: a field inside a list or map", r->full);
+                      "Cannot partition by non-primitive source field: %s (%s)", r->full,
+                      ice__type_text(s->a, r->f->type));
+  if (r->in_collection)
+    return fl_err_set(s->err, FL_EINVALID, "Cannot partition by %s: a field inside a list or map",
+                      r->full);
   if (t.kind == ICE_T_UNKNOWN || !ice_transform_can_apply(&t, r->f->type))
     return fl_err_set(s->err, FL_EINVALID, "Invalid source type %s for transform: %s (column %s)",
                       ice__type_text(s->a, r->f->type), transform_text(s->a, &t), r->full);
@@ -236,8 +238,9 @@ static int add_field(sp_t *s, const ice_evolve_op_t *op) {
     if (same_name->transform.kind != ICE_T_VOID)
       return fl_err_set(s->err, FL_EINVALID, "Cannot add duplicate partition field name: %s",
                         nf.name);
-    rc = rename_field(s, same_name->name,
-                      fl_arena_sprintf(s->a, "%s_%d", same_name->name, (int)same_name->field_id), 1);
+    rc =
+        rename_field(s, same_name->name,
+                     fl_arena_sprintf(s->a, "%s_%d", same_name->name, (int)same_name->field_id), 1);
     if (rc) return rc;
   } else if (same_name) {
     put_rename(s, same_name->name,
@@ -284,7 +287,10 @@ static bool fields_compatible(const ice_spec_t *a, const ice_partition_field_t *
 
 int ice_spec_evolve(fl_arena_t *a, const ice_meta_t *m, const ty_schema_t *schema,
                     const ice_evolve_op_t *ops, uint32_t n, ice_spec_t **out, fl_err_t *err) {
-  sp_t s = {.a = a, .err = err, .m = m, .schema = schema ? schema : ice_meta_schema(m),
+  sp_t s = {.a = a,
+            .err = err,
+            .m = m,
+            .schema = schema ? schema : ice_meta_schema(m),
             .spec = ice_meta_spec(m)};
   if (!s.schema || !s.spec)
     return fl_err_set(err, FL_EINVALID, "table metadata has no current schema or default spec");
@@ -308,8 +314,9 @@ int ice_spec_evolve(fl_arena_t *a, const ice_meta_t *m, const ty_schema_t *schem
     else if (op->kind == ICE_EV_DROP_PARTITION)
       rc = remove_field(&s, op->name);
     else if (op->kind == ICE_EV_RENAME_PARTITION)
-      rc = op->name ? rename_field(&s, op->name, op->new_name, 0)
-                    : fl_err_set(err, FL_EINVALID, "Cannot rename a partition field without a name");
+      rc = op->name
+               ? rename_field(&s, op->name, op->new_name, 0)
+               : fl_err_set(err, FL_EINVALID, "Cannot rename a partition field without a name");
     else
       continue;
     if (rc) return rc;
@@ -412,8 +419,8 @@ int ice_evolve_meta(ice_meta_t *m, const ice_evolve_op_t *ops, uint32_t n, fl_er
   if (has_kind(ops, n, true)) {
     ty_schema_t *ns;
     int32_t last;
-    rc = ice_schema_evolve(a, before, m->last_column_id, m->format_version, ops, n, &ns, &last,
-                           err);
+    rc =
+        ice_schema_evolve(a, before, m->last_column_id, m->format_version, ops, n, &ns, &last, err);
     if (!rc) rc = ice_meta_add_schema(m, ns, NULL, err);
     if (!rc && last > m->last_column_id) m->last_column_id = last;
   }
@@ -438,7 +445,8 @@ static int evolve_edit(ice_meta_t *m, void *arg, fl_err_t *err) {
 }
 
 int ice_evolve_apply(ice_table_t *t, const ice_evolve_op_t *ops, uint32_t n, fl_err_t *err) {
-  if (n == 0) return fl_err_set(err, FL_EINVALID, "%s: no schema or partition changes given", t->ident);
+  if (n == 0)
+    return fl_err_set(err, FL_EINVALID, "%s: no schema or partition changes given", t->ident);
   evolve_arg_t ea = {ops, n};
   int rc = ice_commit_meta_edit(t, evolve_edit, &ea, err);
   if (rc && !err->retriable && strncmp(err->msg, t->ident, strlen(t->ident)) != 0) {

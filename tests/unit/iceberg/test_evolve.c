@@ -15,14 +15,15 @@
 #include "test.h"
 
 #define NWORDS(...) ((int)(sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *)))
-#define WORDS(...) NWORDS(__VA_ARGS__), (const char *const[]){__VA_ARGS__}
+#define WORDS(...) \
+  NWORDS(__VA_ARGS__), (const char *const[]) { __VA_ARGS__ }
 
-#define CHECK_MSG(err, text)                                                             \
-  do {                                                                                   \
-    if (!strstr((err).msg, (text))) {                                                    \
-      t_fail(__FILE__, __LINE__, "message \"%s\" lacks \"%s\"", (err).msg, (text));      \
-      return;                                                                            \
-    }                                                                                    \
+#define CHECK_MSG(err, text)                                                        \
+  do {                                                                              \
+    if (!strstr((err).msg, (text))) {                                               \
+      t_fail(__FILE__, __LINE__, "message \"%s\" lacks \"%s\"", (err).msg, (text)); \
+      return;                                                                       \
+    }                                                                               \
   } while (0)
 
 static ty_schema_t *schema_of(fl_arena_t *a, const char *text) {
@@ -81,18 +82,19 @@ TEST(add_column_top_level_gets_next_id) {
   fl_err_t err = {0};
   ty_schema_t *base = schema_of(a, "id long not null, data string"), *s;
   int32_t last;
-  CHECK_OK(evolve(a, base, 2, WORDS("add-column", "c string", "add-column", "d int comment 'the d'"),
-                  &s, &last, &err),
-           &err);
+  CHECK_OK(
+      evolve(a, base, 2, WORDS("add-column", "c string", "add-column", "d int comment 'the d'"), &s,
+             &last, &err),
+      &err);
   CHECK_STR(text_of(a, s), "id long not null, data string, c string, d int");
   CHECK_STR(ids_of(a, s), "id=1 data=2 c=3 d=4");
   CHECK_EQ(last, 4);
   CHECK_STR(s->root.fields[3].doc, "the d");
   CHECK(!s->root.fields[2].required);
   /* Unquoted definitions spread over several words read the same. */
-  CHECK_OK(evolve(a, base, 2, WORDS("add-column", "c", "string", "drop-column", "data"), &s, NULL,
-                  &err),
-           &err);
+  CHECK_OK(
+      evolve(a, base, 2, WORDS("add-column", "c", "string", "drop-column", "data"), &s, NULL, &err),
+      &err);
   CHECK_STR(text_of(a, s), "id long not null, c string");
   fl_arena_free(a);
 }
@@ -108,8 +110,9 @@ TEST(add_column_nested_type_gets_fresh_ids_struct_fields_first) {
                   &s, &last, &err),
            &err);
   /* p first, then its fields, then the list element, then map key and value; q after. */
-  CHECK_STR(ids_of(a, s), "id=1 data=2 p=3 p.x=4 p.y=5 p.y.element=7 p.z=6 p.z.key=8 "
-                          "p.z.value=9 q=10");
+  CHECK_STR(ids_of(a, s),
+            "id=1 data=2 p=3 p.x=4 p.y=5 p.y.element=7 p.z=6 p.z.key=8 "
+            "p.z.value=9 q=10");
   CHECK_EQ(last, 10);
   fl_arena_free(a);
 }
@@ -117,14 +120,16 @@ TEST(add_column_nested_type_gets_fresh_ids_struct_fields_first) {
 TEST(add_column_into_struct_list_element_and_map_value) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
-  ty_schema_t *base = schema_of(
-      a, "id long, point struct<x: double, y: double>, locs list<struct<lat: double>>, "
-         "m map<string, struct<v: int>>");
+  ty_schema_t *base =
+      schema_of(a,
+                "id long, point struct<x: double, y: double>, locs list<struct<lat: double>>, "
+                "m map<string, struct<v: int>>");
   ty_schema_t *s;
   /* v2: a required column with a default is refused. */
   CHECK_ERR(evolve(a, base, 2,
-                   WORDS("add-column", "point.z double", "add-column", "locs.alt double not null "
-                                                                       "default 0"),
+                   WORDS("add-column", "point.z double", "add-column",
+                         "locs.alt double not null "
+                         "default 0"),
                    &s, NULL, &err),
             FL_EINVALID);
   CHECK_MSG(err, "locs.element.alt");
@@ -134,9 +139,10 @@ TEST(add_column_into_struct_list_element_and_map_value) {
                         "add-column", "m.w string"),
                   &s, NULL, &err),
            &err);
-  CHECK_STR(text_of(a, s),
-            "id long, point struct<x: double, y: double, z: double>, "
-            "locs list<struct<lat: double, alt: double>>, m map<string, struct<v: int, w: string>>");
+  CHECK_STR(
+      text_of(a, s),
+      "id long, point struct<x: double, y: double, z: double>, "
+      "locs list<struct<lat: double, alt: double>>, m map<string, struct<v: int, w: string>>");
   int32_t hi = ty_schema_highest_id(base);
   const ty_field_t *z = ty_schema_find_id(s, hi + 1), *alt = ty_schema_find_id(s, hi + 2),
                    *w = ty_schema_find_id(s, hi + 3);
@@ -186,8 +192,9 @@ TEST(add_column_errors) {
   CHECK_MSG(err, "name already exists: id");
   CHECK_ERR(evolve(a, base, 2, WORDS("add-column", "point.x int"), &s, NULL, &err), FL_EINVALID);
   CHECK_MSG(err, "name already exists: point.x");
-  CHECK_ERR(evolve(a, base, 2, WORDS("add-column", "c int", "add-column", "c long"), &s, NULL, &err),
-            FL_EINVALID);
+  CHECK_ERR(
+      evolve(a, base, 2, WORDS("add-column", "c int", "add-column", "c long"), &s, NULL, &err),
+      FL_EINVALID);
   CHECK_ERR(evolve(a, base, 2, WORDS("add-column", "nope.x int"), &s, NULL, &err), FL_ENOTFOUND);
   CHECK_MSG(err, "Cannot find parent struct: nope");
   CHECK_ERR(evolve(a, base, 2, WORDS("add-column", "id.x int"), &s, NULL, &err), FL_EINVALID);
@@ -199,8 +206,9 @@ TEST(add_column_errors) {
             FL_EINVALID);
   CHECK_MSG(err, "Cannot add to a column that will be deleted: point");
   /* Dropping a column and adding one of the same name gives a new id. */
-  CHECK_OK(evolve(a, base, 2, WORDS("drop-column", "id", "add-column", "id string"), &s, NULL, &err),
-           &err);
+  CHECK_OK(
+      evolve(a, base, 2, WORDS("drop-column", "id", "add-column", "id string"), &s, NULL, &err),
+      &err);
   CHECK_STR(text_of(a, s), "point struct<x: double>, tags list<string>, id string");
   CHECK_EQ(s->root.fields[2].id, ty_schema_highest_id(base) + 1);
   /* A quoted name keeps its dot. */
@@ -214,13 +222,14 @@ TEST(add_column_errors) {
 TEST(drop_column_rules) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
-  ty_schema_t *base =
-      schema_of(a, "id long not null, p struct<x: double, y: double>, tags list<int>, "
-                   "m map<string, int>, data string");
+  ty_schema_t *base = schema_of(a,
+                                "id long not null, p struct<x: double, y: double>, tags list<int>, "
+                                "m map<string, int>, data string");
   ty_schema_t *s;
   CHECK_OK(evolve(a, base, 2, WORDS("drop-column", "data", "drop-column", "p.x"), &s, NULL, &err),
            &err);
-  CHECK_STR(text_of(a, s), "id long not null, p struct<y: double>, tags list<int>, m map<string, int>");
+  CHECK_STR(text_of(a, s),
+            "id long not null, p struct<y: double>, tags list<int>, m map<string, int>");
   CHECK_ERR(evolve(a, base, 2, WORDS("drop-column", "nope"), &s, NULL, &err), FL_ENOTFOUND);
   CHECK_MSG(err, "Cannot delete missing column: nope");
   CHECK_ERR(evolve(a, base, 2, WORDS("drop-column", "m.key"), &s, NULL, &err), FL_EINVALID);
@@ -245,7 +254,8 @@ TEST(drop_column_rules) {
 TEST(drop_identifier_field_needs_new_identifiers) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
-  ty_schema_t *base = schema_of(a, "id long not null, k struct<a: int not null> not null, v string");
+  ty_schema_t *base =
+      schema_of(a, "id long not null, k struct<a: int not null> not null, v string");
   ty_schema_t *s1, *s;
   CHECK_OK(evolve(a, base, 2, WORDS("set-identifier", "id,k.a"), &s1, NULL, &err), &err);
   CHECK_STR(idents_of(a, s1), "1,4");
@@ -287,8 +297,9 @@ TEST(rename_column_rules) {
   CHECK_OK(evolve(a, base, 2, WORDS("rename-column", "p.x", "a"), &s, NULL, &err), &err);
   CHECK_ERR(evolve(a, base, 2, WORDS("rename-column", "zz", "q"), &s, NULL, &err), FL_ENOTFOUND);
   CHECK_MSG(err, "Cannot rename missing column: zz");
-  CHECK_ERR(evolve(a, base, 2, WORDS("drop-column", "a", "rename-column", "a", "q"), &s, NULL, &err),
-            FL_EINVALID);
+  CHECK_ERR(
+      evolve(a, base, 2, WORDS("drop-column", "a", "rename-column", "a", "q"), &s, NULL, &err),
+      FL_EINVALID);
   CHECK_MSG(err, "Cannot rename a column that will be deleted: a");
   CHECK_ERR(evolve(a, base, 2, WORDS("rename-column", "l.element", "e"), &s, NULL, &err),
             FL_EINVALID);
@@ -305,9 +316,10 @@ TEST(rename_column_rules) {
 TEST(update_column_allowed_promotions_only) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
-  ty_schema_t *base = schema_of(
-      a, "i int not null, f float, d decimal(9,2), s string, l long, tags list<int>, "
-         "m map<int, int>");
+  ty_schema_t *base =
+      schema_of(a,
+                "i int not null, f float, d decimal(9,2), s string, l long, tags list<int>, "
+                "m map<int, int>");
   ty_schema_t *s;
   CHECK_OK(evolve(a, base, 2,
                   WORDS("update-column", "i", "long", "update-column", "f", "double",
@@ -315,13 +327,17 @@ TEST(update_column_allowed_promotions_only) {
                         "long", "update-column", "m.value", "long", "update-column", "s", "string"),
                   &s, NULL, &err),
            &err);
-  CHECK_STR(text_of(a, s), "i long not null, f double, d decimal(18,2), s string, l long, "
-                           "tags list<long>, m map<int, long>");
+  CHECK_STR(text_of(a, s),
+            "i long not null, f double, d decimal(18,2), s string, l long, "
+            "tags list<long>, m map<int, long>");
   CHECK_STR(ids_of(a, s), ids_of(a, base));
   static const char *const bad[][3] = {
-      {"l", "long", "int"},      {"d", "decimal(9,2)", "decimal(9,3)"},
-      {"d", "decimal(9,2)", "decimal(8,2)"}, {"s", "string", "long"},
-      {"f", "float", "long"},    {"i", "int", "string"},
+      {"l", "long", "int"},
+      {"d", "decimal(9,2)", "decimal(9,3)"},
+      {"d", "decimal(9,2)", "decimal(8,2)"},
+      {"s", "string", "long"},
+      {"f", "float", "long"},
+      {"i", "int", "string"},
       {"i", "int", "double"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -336,9 +352,9 @@ TEST(update_column_allowed_promotions_only) {
   CHECK_ERR(evolve(a, base, 2, WORDS("update-column", "i", "struct<x: int>"), &s, NULL, &err),
             FL_EINVALID);
   CHECK_ERR(evolve(a, base, 2, WORDS("update-column", "q", "long"), &s, NULL, &err), FL_ENOTFOUND);
-  CHECK_ERR(evolve(a, base, 2, WORDS("drop-column", "i", "update-column", "i", "long"), &s, NULL,
-                   &err),
-            FL_EINVALID);
+  CHECK_ERR(
+      evolve(a, base, 2, WORDS("drop-column", "i", "update-column", "i", "long"), &s, NULL, &err),
+      FL_EINVALID);
   CHECK_MSG(err, "Cannot update a column that will be deleted: i");
   /* A column added in the same change can be promoted. */
   CHECK_OK(evolve(a, base, 2, WORDS("add-column", "n int", "update-column", "n", "long"), &s, NULL,
@@ -354,8 +370,8 @@ TEST(make_optional_and_required) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
   ty_schema_t *base = schema_of(a, "id long not null, v string, l list<int not null>"), *s;
-  CHECK_OK(evolve(a, base, 2, WORDS("make-optional", "id", "make-optional", "v", "make-optional",
-                                    "l.element"),
+  CHECK_OK(evolve(a, base, 2,
+                  WORDS("make-optional", "id", "make-optional", "v", "make-optional", "l.element"),
                   &s, NULL, &err),
            &err);
   CHECK_STR(text_of(a, s), "id long, v string, l list<int>");
@@ -393,9 +409,10 @@ TEST(identifier_field_rules) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
   ty_schema_t *base = schema_of(
-      a, "id long not null, o string, f double not null, st struct<a: int not null> not null, "
-         "ost struct<b: int not null>, l list<struct<c: int not null> not null> not null, "
-         "m map<int, int> not null, fl float not null");
+      a,
+      "id long not null, o string, f double not null, st struct<a: int not null> not null, "
+      "ost struct<b: int not null>, l list<struct<c: int not null> not null> not null, "
+      "m map<int, int> not null, fl float not null");
   ty_schema_t *s;
   CHECK_OK(evolve(a, base, 2, WORDS("set-identifier", "id, st.a"), &s, NULL, &err), &err);
   CHECK_EQ(s->nidentifiers, 2);
@@ -421,13 +438,13 @@ TEST(identifier_field_rules) {
   CHECK_ERR(evolve(a, base, 2, WORDS("set-identifier", "nope"), &s, NULL, &err), FL_ENOTFOUND);
   CHECK_MSG(err, "Cannot add field nope as an identifier field: not found");
   /* Names resolve in the new schema: a renamed or added column counts. */
-  CHECK_OK(evolve(a, base, 2, WORDS("rename-column", "id", "key", "set-identifier", "key"), &s, NULL,
-                  &err),
+  CHECK_OK(evolve(a, base, 2, WORDS("rename-column", "id", "key", "set-identifier", "key"), &s,
+                  NULL, &err),
            &err);
   CHECK_STR(idents_of(a, s), "1");
-  CHECK_OK(evolve(a, base, 3, WORDS("add-column", "k2 long not null default 0", "set-identifier",
-                                    "id,k2"),
-                  &s, NULL, &err),
+  CHECK_OK(evolve(a, base, 3,
+                  WORDS("add-column", "k2 long not null default 0", "set-identifier", "id,k2"), &s,
+                  NULL, &err),
            &err);
   CHECK_EQ(s->nidentifiers, 2);
   /* An optional column made required is not possible, so making one optional
@@ -452,14 +469,15 @@ TEST(move_column_first_before_after) {
   CHECK_STR(text_of(a, s), "c int, a int, b int, p struct<x: int, y: int, z: int>");
   CHECK_OK(evolve(a, base, 2, WORDS("move-column", "a", "after", "c"), &s, NULL, &err), &err);
   CHECK_STR(text_of(a, s), "b int, c int, a int, p struct<x: int, y: int, z: int>");
-  CHECK_OK(evolve(a, base, 2, WORDS("move-column", "p", "before", "a", "move-column", "p.z", "before",
-                                    "p.x"),
+  CHECK_OK(evolve(a, base, 2,
+                  WORDS("move-column", "p", "before", "a", "move-column", "p.z", "before", "p.x"),
                   &s, NULL, &err),
            &err);
   CHECK_STR(text_of(a, s), "p struct<z: int, x: int, y: int>, a int, b int, c int");
   /* Moves run in order, after the adds; added columns can be moved. */
-  CHECK_OK(evolve(a, base, 2, WORDS("add-column", "n int", "move-column", "n", "after", "a",
-                                    "move-column", "b", "first"),
+  CHECK_OK(evolve(a, base, 2,
+                  WORDS("add-column", "n int", "move-column", "n", "after", "a", "move-column", "b",
+                        "first"),
                   &s, NULL, &err),
            &err);
   CHECK_STR(text_of(a, s), "b int, a int, n int, c int, p struct<x: int, y: int, z: int>");
@@ -475,9 +493,9 @@ TEST(move_column_first_before_after) {
   CHECK_ERR(evolve(a, base, 2, WORDS("move-column", "a", "after", "q"), &s, NULL, &err),
             FL_ENOTFOUND);
   CHECK_MSG(err, "Cannot move a after missing column: q");
-  CHECK_ERR(evolve(a, base, 2, WORDS("drop-column", "a", "move-column", "a", "first"), &s, NULL,
-                   &err),
-            FL_EINVALID);
+  CHECK_ERR(
+      evolve(a, base, 2, WORDS("drop-column", "a", "move-column", "a", "first"), &s, NULL, &err),
+      FL_EINVALID);
   fl_arena_free(a);
 }
 
@@ -486,8 +504,9 @@ TEST(case_insensitive_resolution) {
   fl_err_t err = {0};
   ty_schema_t *base = schema_of(a, "Id long not null, Point struct<X: double>"), *s;
   CHECK_ERR(evolve(a, base, 2, WORDS("drop-column", "id"), &s, NULL, &err), FL_ENOTFOUND);
-  CHECK_OK(evolve(a, base, 2, WORDS("--ignore-case", "drop-column", "id", "rename-column", "point.x",
-                                    "y", "add-column", "point.z int"),
+  CHECK_OK(evolve(a, base, 2,
+                  WORDS("--ignore-case", "drop-column", "id", "rename-column", "point.x", "y",
+                        "add-column", "point.z int"),
                   &s, NULL, &err),
            &err);
   CHECK_STR(text_of(a, s), "Point struct<y: double, z: int>");
@@ -645,8 +664,9 @@ TEST(add_partition_fields_with_default_and_given_names) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
   ice_meta_t *m = meta_of(TS_SCHEMA, NULL, 2);
-  CHECK_OK(step(m, WORDS("add-partition", "hour(ts)", "add-partition", "bucket(16, id)",
-                         "add-partition", "truncate(name, 4)", "by_name", "add-partition", "p.x"),
+  CHECK_OK(step(m,
+                WORDS("add-partition", "hour(ts)", "add-partition", "bucket(16, id)",
+                      "add-partition", "truncate(name, 4)", "by_name", "add-partition", "p.x"),
                 &err),
            &err);
   const ice_spec_t *s = ice_meta_spec(m);
@@ -670,20 +690,35 @@ TEST(add_partition_errors) {
     const char *msg;
   } cases[] = {
       {{"add-partition", "day(ts)"}, 2, FL_EINVALID, "Cannot add duplicate partition field"},
-      {{"add-partition", "bucket(4, id)", "add-partition", "bucket(4, id)"}, 4, FL_EINVALID,
+      {{"add-partition", "bucket(4, id)", "add-partition", "bucket(4, id)"},
+       4,
+       FL_EINVALID,
        "already added"},
-      {{"add-partition", "hour(ts)", "add-partition", "month(ts)"}, 4, FL_EINVALID,
+      {{"add-partition", "hour(ts)", "add-partition", "month(ts)"},
+       4,
+       FL_EINVALID,
        "Cannot add redundant partition field"},
-      {{"add-partition", "hour(id)"}, 2, FL_EINVALID, "Invalid source type long for transform: hour"},
+      {{"add-partition", "hour(id)"},
+       2,
+       FL_EINVALID,
+       "Invalid source type long for transform: hour"},
       {{"add-partition", "bucket(4, nope)"}, 2, FL_ENOTFOUND, "nope"},
-      {{"add-partition", "bucket(4, id)", "name"}, 3, FL_EINVALID,
+      {{"add-partition", "bucket(4, id)", "name"},
+       3,
+       FL_EINVALID,
        "Cannot create partition from name that exists in schema: name"},
-      {{"add-partition", "name", "id"}, 3, FL_EINVALID,
+      {{"add-partition", "name", "id"},
+       3,
+       FL_EINVALID,
        "identity partition sourced from different field"},
-      {{"add-partition", "bucket(4, id)", "ts_day"}, 3, FL_EINVALID,
+      {{"add-partition", "bucket(4, id)", "ts_day"},
+       3,
+       FL_EINVALID,
        "Cannot add duplicate partition field name: ts_day"},
-      {{"add-partition", "bucket(4, id)", "b", "add-partition", "bucket(8, id)", "b"}, 6,
-       FL_EINVALID, "Cannot add duplicate partition field: b"},
+      {{"add-partition", "bucket(4, id)", "b", "add-partition", "bucket(8, id)", "b"},
+       6,
+       FL_EINVALID,
+       "Cannot add duplicate partition field: b"},
       {{"add-partition", "p"}, 2, FL_EINVALID, "non-primitive"},
       {{"add-partition", "tags.element"}, 2, FL_EINVALID, "inside a list or map"},
       {{"add-partition", "bucket(0, id)"}, 2, FL_EPARSE, ""},
@@ -726,10 +761,10 @@ TEST(remove_partition_field_v2_drops_v1_voids) {
   CHECK_ERR(step(m2, WORDS("add-partition", "hour(ts)", "drop-partition", "ts_hour"), &err),
             FL_EINVALID);
   CHECK_MSG(err, "Cannot delete newly added field: ts_hour");
-  CHECK_ERR(step(m2, WORDS("rename-partition", "id_bucket_16", "b", "drop-partition",
-                           "id_bucket_16"),
-                 &err),
-            FL_EINVALID);
+  CHECK_ERR(
+      step(m2, WORDS("rename-partition", "id_bucket_16", "b", "drop-partition", "id_bucket_16"),
+           &err),
+      FL_EINVALID);
   CHECK_MSG(err, "Cannot rename and delete partition field: id_bucket_16");
   ice_meta_free(m1);
   ice_meta_free(m2);
@@ -769,7 +804,8 @@ TEST(partition_field_ids_are_reused_from_any_spec_in_v2) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
   ice_meta_t *m = meta_of(TS_SCHEMA, "day(ts)", 2);
-  CHECK_OK(step(m, WORDS("drop-partition", "ts_day", "add-partition", "bucket(4, id)"), &err), &err);
+  CHECK_OK(step(m, WORDS("drop-partition", "ts_day", "add-partition", "bucket(4, id)"), &err),
+           &err);
   CHECK_STR(spec_str(a, ice_meta_spec(m)), "1001:id_bucket_4:bucket[4](1)");
   CHECK_EQ(ice_meta_spec(m)->spec_id, 1);
   CHECK_OK(step(m, WORDS("add-partition", "day(ts)"), &err), &err);
@@ -821,7 +857,8 @@ TEST(spec_evolve_pure_function_reports_spec_id) {
   CHECK_STR(spec_str(a, s), "1000:ts_day:day(2) 1001:b:bucket[8](1)");
   /* The metadata itself is untouched. */
   CHECK_EQ(m->nspecs, 1);
-  ice_evolve_op_t same[] = {{.kind = ICE_EV_RENAME_PARTITION, .name = "ts_day", .new_name = "ts_day"}};
+  ice_evolve_op_t same[] = {
+      {.kind = ICE_EV_RENAME_PARTITION, .name = "ts_day", .new_name = "ts_day"}};
   CHECK_OK(ice_spec_evolve(a, m, NULL, same, 1, &s, &err), &err);
   CHECK_EQ(s->spec_id, 0);
   ice_meta_free(m);
@@ -871,8 +908,9 @@ TEST(add_column_and_partition_by_it_in_one_change) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err = {0};
   ice_meta_t *m = meta_of("id long not null", NULL, 2);
-  CHECK_OK(step(m, WORDS("add-partition", "day(ts)", "add-column", "ts timestamp", "add-column",
-                         "region string", "add-partition", "region"),
+  CHECK_OK(step(m,
+                WORDS("add-partition", "day(ts)", "add-column", "ts timestamp", "add-column",
+                      "region string", "add-partition", "region"),
                 &err),
            &err);
   CHECK_EQ(m->last_column_id, 3);
@@ -983,8 +1021,9 @@ TEST(commit_schema_and_spec_change_in_one_metadata_file) {
   ice_committer_t cm = mem_committer(&cat);
   ice_table_t *t;
   CHECK_OK(ice_table_load(fs, "db.commit1", cat.current, &cm, &t, &err), &err);
-  CHECK_OK(apply_words(t, WORDS("add-column", "region string", "set-identifier", "id",
-                                "add-partition", "day(ts)", "add-partition", "region"),
+  CHECK_OK(apply_words(t,
+                       WORDS("add-column", "region string", "set-identifier", "id", "add-partition",
+                             "day(ts)", "add-partition", "region"),
                        &err),
            &err);
   CHECK_EQ(cat.swaps, 1);
@@ -1028,7 +1067,8 @@ TEST(commit_after_lost_race_reapplies_on_new_head) {
   ice_table_t *t;
   CHECK_OK(ice_table_load(fs, "db.race1", cat.current, &cm, &t, &err), &err);
   /* Another writer adds a column (id 3) while we add ours. */
-  cat.interfere = (const char *const[]){"add-column", "other int", "add-partition", "bucket(4, id)"};
+  cat.interfere =
+      (const char *const[]){"add-column", "other int", "add-partition", "bucket(4, id)"};
   cat.interfere_n = 4;
   CHECK_OK(apply_words(t, WORDS("add-column", "mine string", "add-partition", "v"), &err), &err);
   CHECK_EQ(cat.interfere_rc, FL_OK);
