@@ -379,7 +379,8 @@ static bool spec_same_ids(const ice_spec_t *a, const ice_spec_t *b) {
   if (!ice_spec_compatible(a, b)) return false;
   for (uint32_t i = 0; i < a->nfields; i++)
     if (a->fields[i].field_id != b->fields[i].field_id ||
-        strcmp(a->fields[i].name ? a->fields[i].name : "", b->fields[i].name ? b->fields[i].name : "") != 0)
+        strcmp(a->fields[i].name ? a->fields[i].name : "",
+               b->fields[i].name ? b->fields[i].name : "") != 0)
       return false;
   return true;
 }
