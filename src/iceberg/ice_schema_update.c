@@ -511,6 +511,13 @@ static int move_column(su_t *s, const ice_evolve_op_t *op) {
 }
 
 static int record(su_t *s, const ice_evolve_op_t *op) {
+  if (op->kind != ICE_EV_SET_IDENTIFIER && (!op->name || !op->name[0]))
+    return fl_err_set(s->err, FL_EINVALID, "schema change %d: no column name given", (int)op->kind);
+  if ((op->kind == ICE_EV_MOVE_BEFORE || op->kind == ICE_EV_MOVE_AFTER) && !op->ref)
+    return fl_err_set(s->err, FL_EINVALID, "Cannot move %s: no column to move next to", op->name);
+  for (uint32_t i = 0; op->kind == ICE_EV_SET_IDENTIFIER && i < op->nnames; i++)
+    if (!op->names || !op->names[i])
+      return fl_err_set(s->err, FL_EINVALID, "set-identifier: name %u is missing", i);
   switch (op->kind) {
     case ICE_EV_ADD_COLUMN: return add_column(s, op);
     case ICE_EV_DROP_COLUMN: return drop_column(s, op);

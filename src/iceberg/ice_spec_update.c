@@ -381,6 +381,22 @@ static int check_compatible(fl_arena_t *a, const ice_meta_t *m, const ty_schema_
                             fl_err_t *err) {
   const ty_schema_t *schema = ice_meta_schema(m);
   const ice_spec_t *spec = ice_meta_spec(m);
+  if (schema != before) {
+    /* Java rebinds every spec to the new schema: a partition field name
+     * may be a column's name only when that column is its source. */
+    ice_field_index_t x;
+    ice__field_index(a, &schema->root, &x);
+    for (uint32_t k = 0; k < m->nspecs; k++)
+      for (uint32_t i = 0; i < m->specs[k]->nfields; i++) {
+        const ice_partition_field_t *f = &m->specs[k]->fields[i];
+        const ice_field_ref_t *col = ice__field_find(&x, f->name, false);
+        if (col && col->f->id != f->source_id)
+          return fl_err_set(err, FL_EINVALID,
+                            "Cannot name column %s like partition field %s of spec %d (a "
+                            "partition field may share only its source column's name)",
+                            col->full, field_text(a, f), (int)m->specs[k]->spec_id);
+      }
+  }
   for (uint32_t i = 0; spec && i < spec->nfields; i++) {
     const ice_partition_field_t *f = &spec->fields[i];
     if (f->transform.kind == ICE_T_VOID) continue;

@@ -1093,3 +1093,46 @@ TEST(commit_after_lost_race_reapplies_on_new_head) {
   fl_free(cat.current);
   fl_arena_free(a);
 }
+
+TEST(column_names_may_not_take_partition_field_names) {
+  fl_err_t err = {0};
+  ice_meta_t *m = meta_of(TS_SCHEMA, "day(ts), name", 2);
+  CHECK_ERR(step(m, WORDS("add-column", "ts_day date"), &err), FL_EINVALID);
+  CHECK_MSG(err, "Cannot name column ts_day like partition field 1000: ts_day: day(2) of spec 0");
+  CHECK_ERR(step(m, WORDS("rename-column", "id", "ts_day"), &err), FL_EINVALID);
+  /* The identity field may keep its source's name; an old spec still counts. */
+  CHECK_OK(step(m, WORDS("rename-partition", "ts_day", "day"), &err), &err);
+  CHECK_ERR(step(m, WORDS("rename-column", "id", "ts_day"), &err), FL_EINVALID);
+  CHECK_OK(step(m, WORDS("rename-column", "id", "key"), &err), &err);
+  ice_meta_free(m);
+}
+
+TEST(operations_without_names_are_refused) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  ty_schema_t *base = schema_of(a, "a int, b int"), *s;
+  int32_t last;
+  static const ice_evolve_op_t bad[] = {
+      {.kind = ICE_EV_DROP_COLUMN},
+      {.kind = ICE_EV_MOVE_AFTER, .name = "a"},
+      {.kind = ICE_EV_MOVE_FIRST, .name = ""},
+      {.kind = ICE_EV_RENAME_COLUMN, .name = "a"},
+      {.kind = ICE_EV_ADD_COLUMN, .name = "c"},
+      {.kind = ICE_EV_UPDATE_COLUMN, .name = "a"},
+      {.kind = ICE_EV_SET_IDENTIFIER, .nnames = 1},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    CHECK_ERR(ice_schema_evolve(a, base, 2, 2, &bad[k], 1, &s, &last, &err), FL_EINVALID);
+  ice_meta_t *m = meta_of(TS_SCHEMA, "day(ts)", 2);
+  static const ice_evolve_op_t badp[] = {
+      {.kind = ICE_EV_ADD_PARTITION},
+      {.kind = ICE_EV_DROP_PARTITION},
+      {.kind = ICE_EV_RENAME_PARTITION, .name = "ts_day"},
+      {.kind = ICE_EV_RENAME_PARTITION, .new_name = "x"},
+  };
+  ice_spec_t *spec;
+  for (size_t k = 0; k < sizeof badp / sizeof badp[0]; k++)
+    CHECK_ERR(ice_spec_evolve(a, m, NULL, &badp[k], 1, &spec, &err), FL_EINVALID);
+  ice_meta_free(m);
+  fl_arena_free(a);
+}
