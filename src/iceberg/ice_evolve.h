@@ -37,7 +37,14 @@
  *  - When the change is committed, the default partition spec and sort
  *    order must still apply to the new current schema (a column that a
  *    current partition field or sort field uses cannot be dropped, unless
- *    the same change removes that partition field).
+ *    the same change removes that partition field), and no column may take
+ *    the name of a partition field of any spec unless it is that field's
+ *    source (Java rebinds every spec to the new schema).
+ *
+ * Not done (Java does them): the schema.name-mapping.default property and
+ * per-column properties (write.metadata.metrics.column.*) are not updated
+ * for added, renamed and dropped columns; there is no union-by-name and no
+ * allowIncompatibleChanges.
  *
  * Errors are FL_EINVALID (FL_ENOTFOUND for unknown columns and partition
  * fields) with a message that names the column, partition field or types
@@ -120,7 +127,8 @@ int ice_spec_evolve(fl_arena_t *a, const ice_meta_t *m, const ty_schema_t *schem
  * Applies all operations to metadata being edited (a clone): the new
  * schema is added and made current, then the new spec added and made
  * default, then the default spec and sort order are checked against the
- * new schema. This is what a commit does on each attempt.
+ * new schema. This is what a commit does on each attempt. On failure m
+ * may be partly changed: discard it.
  */
 int ice_evolve_meta(ice_meta_t *m, const ice_evolve_op_t *ops, uint32_t n, fl_err_t *err);
 
