@@ -41,9 +41,10 @@
  *    the name of a partition field of any spec unless it is that field's
  *    source (Java rebinds every spec to the new schema).
  *
- * Not done (Java does them): the schema.name-mapping.default property and
- * per-column properties (write.metadata.metrics.column.*) are not updated
- * for added, renamed and dropped columns; there is no union-by-name and no
+ * The schema.name-mapping.default property follows the schema as in Java
+ * (new names added beside the old ones, added columns mapped). Not done:
+ * per-column properties (write.metadata.metrics.column.*) are not renamed
+ * or removed with their columns; there is no union-by-name and no
  * allowIncompatibleChanges.
  *
  * Errors are FL_EINVALID (FL_ENOTFOUND for unknown columns and partition

@@ -18,7 +18,9 @@
  * what Java's TableMetadata.Builder checks last: the default spec and
  * sort order still apply to the current schema.
  */
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -427,6 +429,98 @@ static int check_compatible(fl_arena_t *a, const ice_meta_t *m, const ty_schema_
   return FL_OK;
 }
 
+/* ---- the name mapping ------------------------------------------------- */
+
+/* A mapping entry for a new field and everything below it. */
+static json_t *mapping_for(const ty_field_t *f) {
+  json_t *o = json_object();
+  json_object_set_new(o, "field-id", json_integer(f->id));
+  json_t *names = json_array();
+  json_array_append_new(names, json_string(f->name));
+  json_object_set_new(o, "names", names);
+  if (ty_is_nested(f->type) && f->type->nfields) {
+    json_t *kids = json_array();
+    for (uint32_t i = 0; i < f->type->nfields; i++)
+      json_array_append_new(kids, mapping_for(&f->type->fields[i]));
+    json_object_set_new(o, "fields", kids);
+  }
+  return o;
+}
+
+static bool names_have(const json_t *names, const char *name) {
+  size_t i;
+  json_t *v;
+  json_array_foreach(
+      names, i, v) if (json_is_string(v) && strcmp(json_string_value(v), name) == 0) return true;
+  return false;
+}
+
+/*
+ * Updates the entries of one struct level (fields whose parent is parent in
+ * the new schema) as Java's MappingUtil.update does: a renamed field's new
+ * name is added to its names, an added field gets an entry (with entries
+ * for its nested fields), and names taken by those are removed from other
+ * entries of the level (an entry left without names goes).
+ */
+static void update_mapping_level(json_t *arr, int32_t parent, const ice_field_index_t *ox,
+                                 const ice_field_index_t *nx) {
+  size_t i;
+  json_t *e;
+  json_t *taken = json_object(); /* name -> field id */
+  json_array_foreach(arr, i, e) {
+    json_t *id = json_object_get(e, "field-id"), *names = json_object_get(e, "names");
+    if (!json_is_integer(id)) continue;
+    int32_t fid = (int32_t)json_integer_value(id);
+    const ice_field_ref_t *n = ice__field_by_id(nx, fid), *o = ice__field_by_id(ox, fid);
+    if (n && o && strcmp(n->f->name, o->f->name) != 0 && json_is_array(names)) {
+      if (!names_have(names, n->f->name)) json_array_append_new(names, json_string(n->f->name));
+      json_object_set_new(taken, n->f->name, json_integer(fid));
+    }
+    json_t *kids = json_object_get(e, "fields");
+    if (n && json_is_array(kids)) update_mapping_level(kids, fid, ox, nx);
+  }
+  for (uint32_t k = 0; k < nx->n; k++) {
+    const ice_field_ref_t *r = &nx->refs[k];
+    if (r->parent != parent || ice__field_by_id(ox, r->f->id)) continue;
+    json_array_append_new(arr, mapping_for(r->f));
+    json_object_set_new(taken, r->f->name, json_integer(r->f->id));
+  }
+  for (i = json_array_size(arr); i-- > 0;) {
+    e = json_array_get(arr, i);
+    json_t *id = json_object_get(e, "field-id"), *names = json_object_get(e, "names");
+    if (!json_is_array(names)) continue;
+    int64_t fid = json_is_integer(id) ? json_integer_value(id) : -1;
+    for (size_t k = json_array_size(names); k-- > 0;) {
+      json_t *v = json_array_get(names, k);
+      json_t *owner = json_is_string(v) ? json_object_get(taken, json_string_value(v)) : NULL;
+      if (owner && json_integer_value(owner) != fid) json_array_remove(names, k);
+    }
+    if (json_array_size(names) == 0) json_array_remove(arr, i);
+  }
+  json_decref(taken);
+}
+
+/* Keeps schema.name-mapping.default in step with the schema; a mapping
+ * that does not parse is left alone (Java only logs it). */
+static void update_name_mapping(fl_arena_t *a, ice_meta_t *m, const ty_schema_t *before) {
+  const char *text = ice_meta_property(m, "schema.name-mapping.default");
+  if (!text) return;
+  json_error_t je;
+  json_t *j = json_loads(text, 0, &je);
+  if (!json_is_array(j)) {
+    json_decref(j);
+    return;
+  }
+  ice_field_index_t ox, nx;
+  ice__field_index(a, &before->root, &ox);
+  ice__field_index(a, &ice_meta_schema(m)->root, &nx);
+  update_mapping_level(j, -1, &ox, &nx);
+  char *out = json_dumps(j, JSON_COMPACT);
+  json_decref(j);
+  if (out) ice_meta_set_property(m, "schema.name-mapping.default", out);
+  free(out);
+}
+
 int ice_evolve_meta(ice_meta_t *m, const ice_evolve_op_t *ops, uint32_t n, fl_err_t *err) {
   const ty_schema_t *before = ice_meta_schema(m);
   if (!before) return fl_err_set(err, FL_EINVALID, "table metadata has no current schema");
@@ -446,6 +540,7 @@ int ice_evolve_meta(ice_meta_t *m, const ice_evolve_op_t *ops, uint32_t n, fl_er
     if (!rc) rc = ice_meta_add_spec(m, spec, NULL, err);
   }
   if (!rc) rc = check_compatible(a, m, before, err);
+  if (!rc && ice_meta_schema(m) != before) update_name_mapping(a, m, before);
   fl_arena_free(a);
   return rc;
 }

@@ -6,6 +6,7 @@ same sequence of changes made with PyIceberg's own update_schema() and
 update_spec() on a SqlCatalog table gives the same field ids, names, types,
 partition field ids (reused from earlier specs or new), spec ids and
 last-assigned ids, metadata file by metadata file."""
+import json
 import pathlib
 import subprocess
 
@@ -25,6 +26,15 @@ TOOL = ROOT / "build" / "tests" / "evolve_tool"
 
 FLOE_SCHEMA = ("id long not null, ts timestamptz, name string, n int, f float, "
                "amt decimal(9,2), p struct<x: int>")
+
+
+# The mapping a table of imported files would carry (with an old alias).
+NAME_MAPPING = json.dumps([
+    {"field-id": 1, "names": ["id", "ID"]}, {"field-id": 2, "names": ["ts"]},
+    {"field-id": 3, "names": ["name"]}, {"field-id": 4, "names": ["n"]},
+    {"field-id": 5, "names": ["f"]}, {"field-id": 6, "names": ["amt"]},
+    {"field-id": 7, "names": ["p"], "fields": [{"field-id": 8, "names": ["x"]}]},
+])
 
 
 def iceberg_schema():
@@ -65,9 +75,17 @@ def field_desc(f):
     return (f.field_id, f.name, f.required, type_desc(f.field_type), f.doc)
 
 
+def mapping_desc(entries):
+    """A name mapping as nested tuples (empty "fields" dropped)."""
+    return tuple((e.get("field-id"), tuple(e["names"]), mapping_desc(e.get("fields") or []))
+                 for e in entries)
+
+
 def meta_desc(md):
     """What evolution decides, from PyIceberg's reading of table metadata."""
+    mapping = md.properties.get("schema.name-mapping.default")
     return {
+        "name_mapping": mapping_desc(json.loads(mapping)) if mapping else None,
         "schemas": [(s.schema_id, tuple(field_desc(f) for f in s.fields),
                      tuple(sorted(s.identifier_field_ids))) for s in md.schemas],
         "current_schema_id": md.current_schema_id,
@@ -194,10 +212,11 @@ def test_same_changes_same_ids_as_pyiceberg(tmp_path, format_version):
         "db.t", schema=iceberg_schema(),
         partition_spec=PartitionSpec(PartitionField(source_id=2, field_id=1000,
                                                     transform=DayTransform(), name="ts_day")),
-        properties={"format-version": str(format_version)})
+        properties={"format-version": str(format_version),
+                    "schema.name-mapping.default": NAME_MAPPING})
     assert table.metadata.format_version == format_version
     path = tool("create", str(tmp_path / "floe_t"), FLOE_SCHEMA, "day(ts)",
-                str(format_version)).stdout.strip()
+                str(format_version), NAME_MAPPING).stdout.strip()
     assert meta_desc(floe_meta(path)) == meta_desc(table.metadata)
     for i, (words, py_change) in enumerate(STEPS):
         with table.transaction() as tx:
@@ -205,6 +224,12 @@ def test_same_changes_same_ids_as_pyiceberg(tmp_path, format_version):
         table = catalog.load_table("db.t")
         path = tool("apply", path, *words).stdout.strip()
         assert meta_desc(floe_meta(path)) == meta_desc(table.metadata), f"after step {i + 1}"
+    # The mapping followed: "name" kept beside "title" (dropped columns stay,
+    # for older files), the added columns mapped with their nested fields.
+    mapping = {e[0]: e for e in meta_desc(floe_meta(path))["name_mapping"]}
+    assert mapping[3][1] == ("name", "title") and mapping[1][1] == ("id", "ID")
+    assert mapping[11][1] == ("nested",) and [e[0] for e in mapping[11][2]] == [12, 13, 14]
+    assert [e[1] for e in mapping[7][2]] == [("x", "xx"), ("y",)]
 
 
 @pytest.mark.parametrize("words,message", [

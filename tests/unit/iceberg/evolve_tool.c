@@ -3,11 +3,12 @@
  * (ice_evolve.h) for the interop tests: creates table metadata and
  * commits evolution changes to it, one metadata file per change.
  *
- *   evolve_tool create LOCATION SCHEMA [SPEC [FORMAT_VERSION]]
+ *   evolve_tool create LOCATION SCHEMA [SPEC [FORMAT_VERSION [NAME_MAPPING]]]
  *   evolve_tool apply METADATA_FILE CHANGE...
  *
  * SCHEMA is ty_schema_parse text ("id long not null, ts timestamptz"),
  * SPEC ice_spec_parse text ("day(ts), bucket(4, id)", "" for none), and
+ * NAME_MAPPING the schema.name-mapping.default JSON, and
  * CHANGE the words ice_evolve_parse reads ("add-column" "c string" ...).
  * Both print the path of the metadata file they wrote; errors go to
  * stderr with exit status 1.
@@ -61,9 +62,11 @@ static int create(int argc, char **argv) {
     int32_t last = 999;
     if (ice_spec_parse(a, argv[4], schema, 0, &last, &spec, &err)) return fail("spec", &err);
   }
-  ice_kv_t props[] = {{"format-version", argc > 5 ? argv[5] : "2"}};
+  ice_kv_t props[] = {{"format-version", argc > 5 ? argv[5] : "2"},
+                      {"schema.name-mapping.default", argc > 6 ? argv[6] : ""}};
   ice_meta_t *m;
-  if (ice_meta_new(schema, spec, NULL, location, props, 1, &m, &err)) return fail("create", &err);
+  if (ice_meta_new(schema, spec, NULL, location, props, argc > 6 ? 2 : 1, &m, &err))
+    return fail("create", &err);
   char *path = ice_metadata_file_name(a, location, NULL);
   if (fs->mkdirs(fs, fl_arena_sprintf(a, "%s/metadata", location), &err))
     return fail("mkdirs", &err);

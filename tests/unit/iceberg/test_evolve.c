@@ -1136,3 +1136,27 @@ TEST(operations_without_names_are_refused) {
   ice_meta_free(m);
   fl_arena_free(a);
 }
+
+TEST(name_mapping_follows_the_schema) {
+  fl_err_t err = {0};
+  ice_meta_t *m = meta_of("id long not null, v string, p struct<x: int>", NULL, 2);
+  ice_meta_set_property(m, "schema.name-mapping.default",
+                        "[{\"field-id\":1,\"names\":[\"id\",\"ID\"]},{\"field-id\":2,\"names\":"
+                        "[\"v\"]},{\"field-id\":3,\"names\":[\"p\"],\"fields\":[{\"field-id\":4,"
+                        "\"names\":[\"x\"]}]}]");
+  CHECK_OK(step(m,
+                WORDS("rename-column", "id", "key", "drop-column", "v", "add-column", "v long",
+                      "add-column", "p.y list<int>", "rename-column", "p.x", "xx"),
+                &err),
+           &err);
+  CHECK_STR(ice_meta_property(m, "schema.name-mapping.default"),
+            "[{\"field-id\":1,\"names\":[\"id\",\"ID\",\"key\"]},{\"field-id\":3,\"names\":[\"p\"],"
+            "\"fields\":[{\"field-id\":4,\"names\":[\"x\",\"xx\"]},{\"field-id\":6,\"names\":"
+            "[\"y\"],\"fields\":[{\"field-id\":7,\"names\":[\"element\"]}]}]},"
+            "{\"field-id\":5,\"names\":[\"v\"]}]");
+  /* A mapping that does not parse is left as it is. */
+  ice_meta_set_property(m, "schema.name-mapping.default", "not json");
+  CHECK_OK(step(m, WORDS("add-column", "z int"), &err), &err);
+  CHECK_STR(ice_meta_property(m, "schema.name-mapping.default"), "not json");
+  ice_meta_free(m);
+}
