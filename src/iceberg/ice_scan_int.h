@@ -49,6 +49,7 @@ struct ice_scan {
   ice_eq_set_t *eq_sets; /* one per distinct equality delete file of the tasks */
   uint32_t neq_sets;
   uint32_t task_i; /* next task to open */
+  uint32_t task_end; /* one past the last task to read; 0: all (ice_scan_read_task) */
   bool done;
   struct ice_task_state *cur; /* the open task (ice_scan_read.c) */
   ty_batch_t *out;

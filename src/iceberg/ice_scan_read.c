@@ -793,7 +793,7 @@ int ice_scan_next(ice_scan_t *s, ty_batch_t **out, fl_err_t *err) {
     if (s->limit >= 0 && s->stats.rows_out >= (uint64_t)s->limit) break;
     task_state_t *ts = s->cur;
     if (!ts) {
-      if (s->task_i >= s->ntasks) break;
+      if (s->task_i >= (s->task_end ? s->task_end : s->ntasks)) break;
       rc = open_task(s, s->task_i++, err);
       if (rc) {
         close_task(s);
@@ -832,6 +832,19 @@ fail:
   close_task(s);
   s->done = true;
   return rc;
+}
+
+int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
+  if (index >= s->ntasks)
+    return fl_err_set(err, FL_EINVALID, "table %s: scan has no task %u (of %u)", s->t->ident,
+                      index, s->ntasks);
+  close_task(s);
+  s->filter = NULL; /* every live row, no page pruning */
+  s->limit = -1;
+  s->task_i = index;
+  s->task_end = index + 1;
+  s->done = false;
+  return FL_OK;
 }
 
 void ice_scan_free(ice_scan_t *s) {
