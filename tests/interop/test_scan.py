@@ -4,7 +4,9 @@ PyIceberg: partition and schema evolution, v1 tables, equality deletes,
 every identity-partition type) and tables PyIceberg writes here (deletes,
 schema evolution, partition evolution) are read through
 build/tests/scan_tool and by PyIceberg, at the current snapshot, at every
-older snapshot and with filters, and must give the same rows.
+older snapshot and with filters, and must give the same rows. Position
+deletes PyIceberg reads are committed here by hand (PyIceberg writes only
+copy-on-write deletes); v3 deletion vectors are built with pyroaring.
 
 PyIceberg does not read equality deletes; for tables that have them the
 expected rows come from a reference in this file: PyIceberg reads each
@@ -366,12 +368,11 @@ def fixture_tables():
 FIXTURE_TABLES = fixture_tables() if FIXTURES.exists() else []
 
 # Tables whose reading needs what neither side supports.
-UNSUPPORTED = {
-    "legacy_bare_deletion_vector": "v3 deletion vectors (Puffin)",
-}
+UNSUPPORTED = {}
 # Tables PyIceberg 0.12 cannot read: floe's rows are checked against the
 # manifests' record counts instead.
 PEER_FAILS = {
+    "legacy_bare_deletion_vector": "PyIceberg reads deletion vectors only inside Puffin framing",
     "big_query_error": "PyIceberg rejects the metadata",
     "name_mapping": "PyIceberg fails applying this name mapping",
     "iceberg_v1_deprecated": "PyIceberg rejects the metadata",
@@ -466,6 +467,11 @@ def test_fixture_table(name, meta, snaps, in_fixtures):
     if top in INVALID:
         proc = floe_scan(meta, base_dir=FIXTURES, check=False)
         assert proc.returncode == 1 and "scan_tool:" in proc.stderr, proc.stderr
+        return
+    if top == "legacy_bare_deletion_vector":
+        # A bare deletion-vector blob deleting position 1 of the only data file.
+        got, stats = floe_scan(meta, base_dir=FIXTURES)
+        assert sorted(r["id"] for r in got) == [1, 3] and stats["rows_deleted"] == 1
         return
     if top in PEER_FAILS:
         md = read_json(meta)
@@ -804,3 +810,89 @@ def test_scan_streams_with_bounded_memory(tmp_path):
     peak = [l for l in proc.stderr.splitlines() if l.startswith("PEAK_RSS_KB=")]
     rss_mib = int(peak[-1].split("=")[1]) / 1024
     assert rss_mib < data_mib / 3, (rss_mib, data_mib)
+
+
+def dv_blob(positions):
+    """A deletion-vector-v1 blob (Iceberg spec, Puffin) for the positions."""
+    import struct
+    import zlib
+    from pyroaring import BitMap
+    by_key = {}
+    for p in positions:
+        by_key.setdefault(p >> 32, []).append(p & 0xFFFFFFFF)
+    vec = struct.pack("<Q", len(by_key))
+    for k in sorted(by_key):
+        bm = BitMap(by_key[k])
+        bm.run_optimize()
+        vec += struct.pack("<I", k) + bm.serialize()
+    body = b"\xd1\xd3\x39\x64" + vec
+    return struct.pack(">I", len(body)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def test_deletion_vector_containers(tmp_path):
+    """Deletion vectors with every Roaring container kind (array, bitmap,
+    run) and a 64-bit key, in a copy of the legacy fixture; a damaged blob
+    is an error naming the file."""
+    import shutil
+    import stat
+    import fastavro
+    rel = "data/persistent/legacy_bare_deletion_vector"
+    shutil.copytree(FIXTURES / rel, tmp_path / rel)
+    for dirpath, _, files in os.walk(tmp_path):
+        for f in files:
+            os.chmod(os.path.join(dirpath, f), stat.S_IRUSR | stat.S_IWUSR)
+    tdir = tmp_path / rel / "warehouse/default/legacy_bare_deletion_vector"
+    meta = tdir / "metadata/00002-legacy-bare-dv.metadata.json"
+    # {0, 2}: an array; every other value of 70000..79999: a bitmap; 200000..259999: runs.
+    positions = [0, 2] + list(range(70000, 80000, 2)) + list(range(200000, 260000)) + [2**32 + 5]
+    blob = dv_blob(positions)
+
+    def install(blob):
+        (tdir / "data/legacy-bare-deletion-vector.puffin").write_bytes(blob)
+        mpath = tdir / "metadata/legacy-bare-deletion-vector-m0.avro"
+        with open(mpath, "rb") as f:
+            r = fastavro.reader(f)
+            schema, recs = r.writer_schema, list(r)
+            extra = {k: v for k, v in r.metadata.items() if not k.startswith("avro.")}
+        for e in recs:
+            e["data_file"]["content_size_in_bytes"] = len(blob)
+            e["data_file"]["file_size_in_bytes"] = len(blob)
+            e["data_file"]["record_count"] = len(positions)
+        with open(mpath, "wb") as f:
+            fastavro.writer(f, schema, recs, metadata=extra)
+    install(blob)
+    got, stats = floe_scan(meta, base_dir=tmp_path)
+    assert sorted(r["id"] for r in got) == [2]
+    assert stats["rows_deleted"] == 2
+    # A data file long enough for every container: ids are positions.
+    n = 300_000
+    data = tdir / "data/00000-0-cac6cfea-266f-44f8-9a3a-70dd8fb68014.parquet"
+    arrow_schema = pa.schema([
+        pa.field("id", pa.int64(), nullable=False, metadata={"PARQUET:field_id": "1"}),
+        pa.field("source", pa.string(), nullable=False, metadata={"PARQUET:field_id": "2"})])
+    pq.write_table(pa.table({"id": pa.array(range(n), pa.int64()), "source": ["x"] * n},
+                            schema=arrow_schema), data, row_group_size=50_000)
+    mpath = tdir / "metadata/cac6cfea-266f-44f8-9a3a-70dd8fb68014-m0.avro"
+    with open(mpath, "rb") as f:
+        r = fastavro.reader(f)
+        schema, recs = r.writer_schema, list(r)
+        extra = {k: v for k, v in r.metadata.items() if not k.startswith("avro.")}
+    for e in recs:
+        df = e["data_file"]
+        df["record_count"] = n
+        df["file_size_in_bytes"] = os.path.getsize(data)
+        for k in ("column_sizes", "value_counts", "null_value_counts", "lower_bounds",
+                  "upper_bounds", "split_offsets"):
+            df[k] = None
+    with open(mpath, "wb") as f:
+        fastavro.writer(f, schema, recs, metadata=extra)
+    got, stats = floe_scan(meta, base_dir=tmp_path, columns=["id"])
+    gone = set(positions)
+    assert sorted(r["id"] for r in got) == [i for i in range(n) if i not in gone]
+    assert stats["rows_deleted"] == len([p for p in positions if p < n])
+    bad = bytearray(blob)
+    bad[20] ^= 0xFF
+    install(bytes(bad))
+    proc = floe_scan(meta, base_dir=tmp_path, check=False)
+    assert proc.returncode == 1 and "CRC" in proc.stderr and "legacy-bare-deletion-vector" in \
+        proc.stderr, proc.stderr
