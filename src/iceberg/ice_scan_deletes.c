@@ -60,9 +60,13 @@ static int cmp_i64(const void *x, const void *y) {
 typedef struct pos_vec {
   int64_t *v;
   size_t n, cap;
+  int64_t limit; /* the data file's rows; -1: unknown */
 } pos_vec_t;
 
+/* Positions at or past the data file's row count delete nothing and are
+ * dropped, so a hostile bitmap cannot make the array outgrow the file. */
 static void pos_push(pos_vec_t *p, int64_t x) {
+  if (p->limit >= 0 && x >= p->limit) return;
   if (p->n == p->cap) {
     p->cap = p->cap ? 2 * p->cap : 1024;
     p->v = fl_realloc(p->v, p->cap * sizeof *p->v);
@@ -126,7 +130,9 @@ static int roaring32(const uint8_t *b, size_t n, size_t *at, uint64_t hi, pos_ve
         uint32_t start = le16(b + p + 4 * r), len = (uint32_t)le16(b + p + 4 * r + 2) + 1;
         if (start + len > 65536)
           return fl_err_set(err, FL_ECORRUPT, "deletion vector %s: run past its container", what);
-        for (uint32_t v = 0; v < len; v++) pos_push(out, (int64_t)(base + start + v));
+        for (uint32_t v = 0;
+             v < len && (out->limit < 0 || (int64_t)(base + start + v) < out->limit); v++)
+          pos_push(out, (int64_t)(base + start + v));
       }
       p += (size_t)nr * 4;
     } else if (card > 4096) {
@@ -268,7 +274,7 @@ int ice__load_positions(ice_scan_t *s, const ice_scan_task_t *task, int64_t **ou
     const ice_manifest_entry_t *d = task->deletes[i];
     if (d->file.content != ICE_CONTENT_POSITION_DELETES) continue;
     if (is_puffin(&d->file)) {
-      pos_vec_t pv = {*out, *n, cap};
+      pos_vec_t pv = {*out, *n, cap, task->data->file.record_count};
       rc = read_dv(s, &d->file, &pv, err);
       *out = pv.v;
       *n = pv.n;
