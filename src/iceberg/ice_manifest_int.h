@@ -27,9 +27,23 @@ const ty_schema_t *ice__manifest_file_schema(fl_arena_t *a, int format_version);
 
 /* Index of the field of a record schema whose "field-id" is id, or -1. */
 int ice__av_field_by_id(const av_schema_t *rec, int32_t id);
+/*
+ * The field ids of the record schemas a reader meets, worked out once per
+ * schema (a manifest has a handful: manifest_entry, r2, r102, r508) so
+ * that looking a field up by id is a scan of a few integers. Lives in
+ * arena a, as long as the reader.
+ */
+#define ICE__AV_IDS_MAX 16
+typedef struct ice__av_ids {
+  fl_arena_t *a;
+  uint32_t n;
+  const av_schema_t *schemas[ICE__AV_IDS_MAX];
+  int32_t *ids[ICE__AV_IDS_MAX];
+} ice__av_ids_t;
+
 /* The field value of a decoded record by field id; NULL when the schema
  * has no such field or the value is null. */
-const av_value_t *ice__av_get(const av_value_t *rec, int32_t id);
+const av_value_t *ice__av_get(ice__av_ids_t *c, const av_value_t *rec, int32_t id);
 
 /*
  * Wraps a writer so that the bytes written are counted into *count (the

@@ -52,8 +52,7 @@ static av_value_t *file_record(fl_arena_t *a, const av_schema_t *s, int fv, int6
                                    "deleted_files_count"};
   int32_t files[3] = {m->added_files, m->existing_files, m->deleted_files};
   int64_t rows[3] = {m->added_rows, m->existing_rows, m->deleted_rows};
-  static const char *const rn[] = {"added_rows_count", "existing_rows_count",
-                                   "deleted_rows_count"};
+  static const char *const rn[] = {"added_rows_count", "existing_rows_count", "deleted_rows_count"};
   for (int k = 0; k < 3; k++) {
     /* v2 requires the counts; unknown ones (-1, from v1 lists) become 0 there. */
     int32_t fc = files[k] >= 0 ? files[k] : 0;
@@ -86,16 +85,16 @@ static av_value_t *file_record(fl_arena_t *a, const av_schema_t *s, int fv, int6
   return r;
 }
 
-int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version,
-                            int64_t snapshot_id, int64_t parent_id, int64_t seq,
-                            const ice_manifest_file_t *files, size_t n, fl_err_t *err) {
+int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version, int64_t snapshot_id,
+                            int64_t parent_id, int64_t seq, const ice_manifest_file_t *files,
+                            size_t n, fl_err_t *err) {
   if (format_version < 1 || format_version > 3)
     return fl_err_set(err, FL_EUNSUPPORTED, "manifest list %s: format version %d", path,
                       format_version);
   fl_arena_t *a = fl_arena_new(0);
   av_schema_t *s;
-  int rc = av_schema_from_iceberg(a, ice__manifest_file_schema(a, format_version),
-                                  "manifest_file", &s, err);
+  int rc = av_schema_from_iceberg(a, ice__manifest_file_schema(a, format_version), "manifest_file",
+                                  &s, err);
   if (rc) goto out;
   const char *kv[][2] = {
       {"snapshot-id", fl_arena_sprintf(a, "%lld", (long long)snapshot_id)},
@@ -135,8 +134,10 @@ int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version,
     if (rc) break;
   }
   fl_arena_free(scratch);
-  if (rc) av_writer_abort(w);
-  else rc = av_writer_finish(w, err);
+  if (rc)
+    av_writer_abort(w);
+  else
+    rc = av_writer_finish(w, err);
 out:
   if (rc) fl_err_prefix(err, "manifest list %s: ", path);
   fl_arena_free(a);
@@ -145,18 +146,21 @@ out:
 
 /* ---- reading ---- */
 
-static bool get_long(const av_value_t *rec, int32_t id, int64_t *out) {
-  const av_value_t *v = ice__av_get(rec, id);
+static bool get_long(ice__av_ids_t *ids, const av_value_t *rec, int32_t id, int64_t *out) {
+  const av_value_t *v = ice__av_get(ids, rec, id);
   if (!v) return false;
-  if (v->type == AV_LONG) *out = v->u.l;
-  else if (v->type == AV_INT) *out = v->u.i;
-  else return false;
+  if (v->type == AV_LONG)
+    *out = v->u.l;
+  else if (v->type == AV_INT)
+    *out = v->u.i;
+  else
+    return false;
   return true;
 }
 
-static int64_t opt(const av_value_t *rec, int32_t id, int64_t dflt) {
+static int64_t opt(ice__av_ids_t *ids, const av_value_t *rec, int32_t id, int64_t dflt) {
   int64_t v;
-  return get_long(rec, id, &v) ? v : dflt;
+  return get_long(ids, rec, id, &v) ? v : dflt;
 }
 
 static ice_bytes_t copy_bytes(fl_arena_t *a, const av_value_t *v) {
@@ -170,34 +174,34 @@ static ice_bytes_t copy_bytes(fl_arena_t *a, const av_value_t *v) {
 
 static int32_t clamp32(int64_t v) { return v < INT32_MIN || v > INT32_MAX ? -1 : (int32_t)v; }
 
-static int read_file(fl_arena_t *a, int fv, const av_value_t *rec, ice_manifest_file_t *m,
-                     fl_err_t *err) {
+static int read_file(fl_arena_t *a, ice__av_ids_t *ids, int fv, const av_value_t *rec,
+                     ice_manifest_file_t *m, fl_err_t *err) {
   memset(m, 0, sizeof *m);
-  const av_value_t *p = ice__av_get(rec, 500);
-  if (!p || p->type != AV_STRING)
-    return fl_err_set(err, FL_ECORRUPT, "manifest_path missing");
+  const av_value_t *p = ice__av_get(ids, rec, 500);
+  if (!p || p->type != AV_STRING) return fl_err_set(err, FL_ECORRUPT, "manifest_path missing");
   m->path = fl_arena_strndup(a, (const char *)p->u.bytes.p, p->u.bytes.n);
   int64_t l;
-  if (!get_long(rec, 501, &m->length)) return fl_err_set(err, FL_ECORRUPT, "manifest_length missing");
-  if (!get_long(rec, 502, &l) || clamp32(l) < 0)
+  if (!get_long(ids, rec, 501, &m->length))
+    return fl_err_set(err, FL_ECORRUPT, "manifest_length missing");
+  if (!get_long(ids, rec, 502, &l) || clamp32(l) < 0)
     return fl_err_set(err, FL_ECORRUPT, "partition_spec_id missing or invalid");
   m->spec_id = (int32_t)l;
-  l = opt(rec, 517, 0);
+  l = opt(ids, rec, 517, 0);
   if (l != 0 && l != 1) return fl_err_set(err, FL_ECORRUPT, "content %lld", (long long)l);
   m->content = (int32_t)l;
   if (fv >= 2) {
-    if (!get_long(rec, 515, &m->sequence_number))
+    if (!get_long(ids, rec, 515, &m->sequence_number))
       return fl_err_set(err, FL_ECORRUPT, "sequence_number missing");
-    m->min_sequence_number = opt(rec, 516, m->sequence_number);
+    m->min_sequence_number = opt(ids, rec, 516, m->sequence_number);
   }
-  m->added_snapshot_id = opt(rec, 503, -1);
-  m->added_files = clamp32(opt(rec, 504, -1));
-  m->existing_files = clamp32(opt(rec, 505, -1));
-  m->deleted_files = clamp32(opt(rec, 506, -1));
-  m->added_rows = opt(rec, 512, -1);
-  m->existing_rows = opt(rec, 513, -1);
-  m->deleted_rows = opt(rec, 514, -1);
-  const av_value_t *ps = ice__av_get(rec, 507);
+  m->added_snapshot_id = opt(ids, rec, 503, -1);
+  m->added_files = clamp32(opt(ids, rec, 504, -1));
+  m->existing_files = clamp32(opt(ids, rec, 505, -1));
+  m->deleted_files = clamp32(opt(ids, rec, 506, -1));
+  m->added_rows = opt(ids, rec, 512, -1);
+  m->existing_rows = opt(ids, rec, 513, -1);
+  m->deleted_rows = opt(ids, rec, 514, -1);
+  const av_value_t *ps = ice__av_get(ids, rec, 507);
   if (ps) {
     if (ps->type != AV_ARRAY) return fl_err_set(err, FL_ECORRUPT, "partitions is not an array");
     m->npartitions = ps->u.array.n;
@@ -207,21 +211,21 @@ static int read_file(fl_arena_t *a, int fv, const av_value_t *rec, ice_manifest_
       ice_field_summary_t *fs = &m->partitions[i];
       if (!s || s->type != AV_RECORD)
         return fl_err_set(err, FL_ECORRUPT, "partitions[%u] is not a record", i);
-      const av_value_t *cn = ice__av_get(s, 509);
+      const av_value_t *cn = ice__av_get(ids, s, 509);
       fs->contains_null = cn && cn->type == AV_BOOLEAN && cn->u.b;
-      const av_value_t *nan = ice__av_get(s, 518);
+      const av_value_t *nan = ice__av_get(ids, s, 518);
       fs->contains_nan = nan && nan->type == AV_BOOLEAN ? (nan->u.b ? 1 : 0) : -1;
-      fs->lower = copy_bytes(a, ice__av_get(s, 510));
-      fs->upper = copy_bytes(a, ice__av_get(s, 511));
+      fs->lower = copy_bytes(a, ice__av_get(ids, s, 510));
+      fs->upper = copy_bytes(a, ice__av_get(ids, s, 511));
     }
   }
-  m->key_metadata = copy_bytes(a, ice__av_get(rec, 519));
-  m->first_row_id = opt(rec, 520, -1);
+  m->key_metadata = copy_bytes(a, ice__av_get(ids, rec, 519));
+  m->first_row_id = opt(ids, rec, 520, -1);
   return FL_OK;
 }
 
-int ice_manifest_list_read(io_fs_t *fs, fl_arena_t *a, const char *path,
-                           ice_manifest_file_t **out, size_t *n, fl_err_t *err) {
+int ice_manifest_list_read(io_fs_t *fs, fl_arena_t *a, const char *path, ice_manifest_file_t **out,
+                           size_t *n, fl_err_t *err) {
   *out = NULL;
   *n = 0;
   io_reader_t *in = NULL;
@@ -240,6 +244,7 @@ int ice_manifest_list_read(io_fs_t *fs, fl_arena_t *a, const char *path,
   int fv = ice__av_format_version(r, ice__av_field_by_id(r->schema, 515) >= 0 ? 2 : 1);
   scratch = fl_arena_new(0);
   av_budget_t budget = {0};
+  ice__av_ids_t ids = {.a = a};
   for (;;) {
     const uint8_t *data;
     size_t len;
@@ -260,7 +265,7 @@ int ice_manifest_list_read(io_fs_t *fs, fl_arena_t *a, const char *path,
         ms = bigger;
         cap = nc;
       }
-      if (!rc) rc = read_file(a, fv, v, &ms[count], err);
+      if (!rc) rc = read_file(a, &ids, fv, v, &ms[count], err);
       if (rc) {
         fl_err_prefix(err, "manifest_file %zu: ", index);
         goto done;

@@ -21,10 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/avro/avro_iceberg.h"
 #include "iceberg/ice_conv.h"
 #include "iceberg/ice_manifest_int.h"
-
-#include "format/avro/avro_iceberg.h"
 
 typedef struct rd_ctx {
   fl_arena_t *a;
@@ -34,6 +33,7 @@ typedef struct rd_ctx {
   const av_schema_t *part_s; /* r102 as the file has it */
   int *part_idx;             /* per ptype field: index in part_s or -1 */
   int64_t next_row_id;
+  ice__av_ids_t ids;
 } rd_ctx_t;
 
 static int bad(fl_err_t *err, const char *fmt, const char *what) {
@@ -42,22 +42,25 @@ static int bad(fl_err_t *err, const char *fmt, const char *what) {
 
 static bool av_long(const av_value_t *v, int64_t *out) {
   if (!v) return false;
-  if (v->type == AV_LONG) *out = v->u.l;
-  else if (v->type == AV_INT) *out = v->u.i;
-  else return false;
+  if (v->type == AV_LONG)
+    *out = v->u.l;
+  else if (v->type == AV_INT)
+    *out = v->u.i;
+  else
+    return false;
   return true;
 }
 
-static int req_long(const av_value_t *rec, int32_t id, const char *name, int64_t *out,
+static int req_long(rd_ctx_t *c, const av_value_t *rec, int32_t id, const char *name, int64_t *out,
                     fl_err_t *err) {
-  if (!av_long(ice__av_get(rec, id), out))
+  if (!av_long(ice__av_get(&c->ids, rec, id), out))
     return bad(err, "%s missing or not a number", name);
   return FL_OK;
 }
 
-static int64_t opt_long(const av_value_t *rec, int32_t id, int64_t dflt) {
+static int64_t opt_long(rd_ctx_t *c, const av_value_t *rec, int32_t id, int64_t dflt) {
   int64_t v;
-  return av_long(ice__av_get(rec, id), &v) ? v : dflt;
+  return av_long(ice__av_get(&c->ids, rec, id), &v) ? v : dflt;
 }
 
 static const char *str_of(fl_arena_t *a, const av_value_t *v) {
@@ -75,8 +78,8 @@ static ice_bytes_t bytes_of(fl_arena_t *a, const av_value_t *v) {
 }
 
 /* An Avro partition value as a value of Iceberg type t. */
-static int partition_value(fl_arena_t *a, const ty_type_t *t, const av_value_t *v,
-                           const char *name, ty_value_t *out, fl_err_t *err) {
+static int partition_value(fl_arena_t *a, const ty_type_t *t, const av_value_t *v, const char *name,
+                           ty_value_t *out, fl_err_t *err) {
   memset(out, 0, sizeof *out);
   out->kind = t->kind;
   if (!v || v->type == AV_NULL) {
@@ -85,49 +88,52 @@ static int partition_value(fl_arena_t *a, const ty_type_t *t, const av_value_t *
   }
   int64_t l;
   switch (t->kind) {
-  case TY_BOOLEAN:
-    if (v->type != AV_BOOLEAN) break;
-    out->u.b = v->u.b;
-    return FL_OK;
-  case TY_INT:
-  case TY_DATE:
-    if (v->type != AV_INT) break;
-    out->u.i32 = v->u.i;
-    return FL_OK;
-  case TY_LONG:
-  case TY_TIME:
-  case TY_TIMESTAMP:
-  case TY_TIMESTAMPTZ:
-  case TY_TIMESTAMP_NS:
-  case TY_TIMESTAMPTZ_NS:
-    if (!av_long(v, &l)) break;
-    out->u.i64 = l;
-    return FL_OK;
-  case TY_FLOAT:
-    if (v->type != AV_FLOAT) break;
-    out->u.f32 = v->u.f;
-    return FL_OK;
-  case TY_DOUBLE:
-    if (v->type == AV_DOUBLE) out->u.f64 = v->u.d;
-    else if (v->type == AV_FLOAT) out->u.f64 = v->u.f;
-    else break;
-    return FL_OK;
-  case TY_STRING:
-    if (v->type != AV_STRING && v->type != AV_BYTES) break;
-    return ice_value_from_bytes(a, t, v->u.bytes.p, v->u.bytes.n, name, out, err);
-  case TY_UUID:
-    if (v->type == AV_STRING) {
-      uint8_t u[16];
-      if (!ty_uuid_parse((const char *)v->u.bytes.p, v->u.bytes.n, u)) break;
-      return ice_value_from_bytes(a, t, u, 16, name, out, err);
-    }
-    /* fallthrough */
-  case TY_FIXED:
-  case TY_BINARY:
-  case TY_DECIMAL:
-    if (v->type != AV_FIXED && v->type != AV_BYTES) break;
-    return ice_value_from_bytes(a, t, v->u.bytes.p, v->u.bytes.n, name, out, err);
-  default: break;
+    case TY_BOOLEAN:
+      if (v->type != AV_BOOLEAN) break;
+      out->u.b = v->u.b;
+      return FL_OK;
+    case TY_INT:
+    case TY_DATE:
+      if (v->type != AV_INT) break;
+      out->u.i32 = v->u.i;
+      return FL_OK;
+    case TY_LONG:
+    case TY_TIME:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ:
+    case TY_TIMESTAMP_NS:
+    case TY_TIMESTAMPTZ_NS:
+      if (!av_long(v, &l)) break;
+      out->u.i64 = l;
+      return FL_OK;
+    case TY_FLOAT:
+      if (v->type != AV_FLOAT) break;
+      out->u.f32 = v->u.f;
+      return FL_OK;
+    case TY_DOUBLE:
+      if (v->type == AV_DOUBLE)
+        out->u.f64 = v->u.d;
+      else if (v->type == AV_FLOAT)
+        out->u.f64 = v->u.f;
+      else
+        break;
+      return FL_OK;
+    case TY_STRING:
+      if (v->type != AV_STRING && v->type != AV_BYTES) break;
+      return ice_value_from_bytes(a, t, v->u.bytes.p, v->u.bytes.n, name, out, err);
+    case TY_UUID:
+      if (v->type == AV_STRING) {
+        uint8_t u[16];
+        if (!ty_uuid_parse((const char *)v->u.bytes.p, v->u.bytes.n, u)) break;
+        return ice_value_from_bytes(a, t, u, 16, name, out, err);
+      }
+      /* fallthrough */
+    case TY_FIXED:
+    case TY_BINARY:
+    case TY_DECIMAL:
+      if (v->type != AV_FIXED && v->type != AV_BYTES) break;
+      return ice_value_from_bytes(a, t, v->u.bytes.p, v->u.bytes.n, name, out, err);
+    default: break;
   }
   return fl_err_set(err, FL_ECORRUPT, "partition field %s: an Avro %s for a %s field", name,
                     av_type_name(v->type), ty_kind_name(t->kind));
@@ -136,12 +142,13 @@ static int partition_value(fl_arena_t *a, const ty_type_t *t, const av_value_t *
 /* Merges one metric map (array of {key, value}) into the column list. */
 static int merge_metric(rd_ctx_t *c, const av_value_t *df, int32_t id, const char *name, int which,
                         ice_col_metrics_t **cols, uint32_t *n, uint32_t *cap, fl_err_t *err) {
-  const av_value_t *m = ice__av_get(df, id);
+  const av_value_t *m = ice__av_get(&c->ids, df, id);
   if (!m) return FL_OK;
   if (m->type != AV_ARRAY) return bad(err, "%s is not an array of key/value records", name);
   for (uint32_t i = 0; i < m->u.array.n; i++) {
     const av_value_t *kv = m->u.array.items[i];
-    if (!kv || kv->type != AV_RECORD || kv->u.record.n < 2 || kv->u.record.fields[0]->type != AV_INT)
+    if (!kv || kv->type != AV_RECORD || kv->u.record.n < 2 ||
+        kv->u.record.fields[0]->type != AV_INT)
       return bad(err, "%s holds an entry that is not a {key: int, value} record", name);
     int32_t key = kv->u.record.fields[0]->u.i;
     const av_value_t *val = kv->u.record.fields[1];
@@ -167,17 +174,23 @@ static int merge_metric(rd_ctx_t *c, const av_value_t *df, int32_t id, const cha
         if (val && val->type == AV_NULL) continue;
         return bad(err, "%s holds a value that is not a number", name);
       }
-      if (which == 0) cm->column_size = l;
-      else if (which == 1) cm->value_count = l;
-      else if (which == 2) cm->null_count = l;
-      else cm->nan_count = l;
+      if (which == 0)
+        cm->column_size = l;
+      else if (which == 1)
+        cm->value_count = l;
+      else if (which == 2)
+        cm->null_count = l;
+      else
+        cm->nan_count = l;
     } else {
       if (!val || (val->type != AV_BYTES && val->type != AV_NULL))
         return bad(err, "%s holds a value that is not bytes", name);
       if (val->type == AV_NULL) continue;
       ice_bytes_t b = bytes_of(c->a, val);
-      if (which == 4) cm->lower = b;
-      else cm->upper = b;
+      if (which == 4)
+        cm->lower = b;
+      else
+        cm->upper = b;
     }
   }
   return FL_OK;
@@ -192,19 +205,19 @@ static int read_data_file(rd_ctx_t *c, const av_value_t *df, ice_data_file_t *f,
   fl_arena_t *a = c->a;
   memset(f, 0, sizeof *f);
   int64_t l;
-  l = opt_long(df, 134, 0);
+  l = opt_long(c, df, 134, 0);
   if (l < 0 || l > 2) return fl_err_set(err, FL_ECORRUPT, "content %lld", (long long)l);
   f->content = (ice_content_t)l;
-  f->path = str_of(a, ice__av_get(df, 100));
+  f->path = str_of(a, ice__av_get(&c->ids, df, 100));
   if (!f->path) return bad(err, "%s missing", "file_path");
-  f->format = str_of(a, ice__av_get(df, 101));
+  f->format = str_of(a, ice__av_get(&c->ids, df, 101));
   if (!f->format) return bad(err, "%s missing", "file_format");
   f->spec_id = c->mf->spec_id;
-  int rc = req_long(df, 103, "record_count", &f->record_count, err);
-  if (!rc) rc = req_long(df, 104, "file_size_in_bytes", &f->file_size, err);
+  int rc = req_long(c, df, 103, "record_count", &f->record_count, err);
+  if (!rc) rc = req_long(c, df, 104, "file_size_in_bytes", &f->file_size, err);
   if (rc) return rc;
 
-  const av_value_t *p = ice__av_get(df, 102);
+  const av_value_t *p = ice__av_get(&c->ids, df, 102);
   if (p && p->type != AV_RECORD) return bad(err, "%s is not a record", "partition");
   f->npartition = c->ptype->nfields;
   f->partition = fl_arena_zalloc(a, sizeof *f->partition * (f->npartition ? f->npartition : 1));
@@ -229,8 +242,8 @@ static int read_data_file(rd_ctx_t *c, const av_value_t *df, ice_data_file_t *f,
   }
   if (f->ncols > 1) qsort(f->cols, f->ncols, sizeof *f->cols, cmp_cols);
 
-  f->key_metadata = bytes_of(a, ice__av_get(df, 131));
-  const av_value_t *so = ice__av_get(df, 132);
+  f->key_metadata = bytes_of(a, ice__av_get(&c->ids, df, 131));
+  const av_value_t *so = ice__av_get(&c->ids, df, 132);
   if (so) {
     if (so->type != AV_ARRAY) return bad(err, "%s is not an array", "split_offsets");
     f->nsplit_offsets = so->u.array.n;
@@ -239,7 +252,7 @@ static int read_data_file(rd_ctx_t *c, const av_value_t *df, ice_data_file_t *f,
       if (!av_long(so->u.array.items[i], &f->split_offsets[i]))
         return bad(err, "%s holds a value that is not a number", "split_offsets");
   }
-  const av_value_t *eq = ice__av_get(df, 135);
+  const av_value_t *eq = ice__av_get(&c->ids, df, 135);
   if (eq) {
     if (eq->type != AV_ARRAY) return bad(err, "%s is not an array", "equality_ids");
     f->nequality_ids = eq->u.array.n;
@@ -250,30 +263,30 @@ static int read_data_file(rd_ctx_t *c, const av_value_t *df, ice_data_file_t *f,
       f->equality_ids[i] = (int32_t)l;
     }
   }
-  l = opt_long(df, 140, -1);
+  l = opt_long(c, df, 140, -1);
   f->sort_order_id = l >= INT32_MIN && l <= INT32_MAX ? (int32_t)l : -1;
-  f->referenced_data_file = str_of(a, ice__av_get(df, 143));
-  f->first_row_id = opt_long(df, 142, -1);
-  f->content_offset = opt_long(df, 144, -1);
-  f->content_size = opt_long(df, 145, -1);
+  f->referenced_data_file = str_of(a, ice__av_get(&c->ids, df, 143));
+  f->first_row_id = opt_long(c, df, 142, -1);
+  f->content_offset = opt_long(c, df, 144, -1);
+  f->content_size = opt_long(c, df, 145, -1);
   return FL_OK;
 }
 
 static int read_entry(rd_ctx_t *c, const av_value_t *rec, ice_manifest_entry_t *e, fl_err_t *err) {
   memset(e, 0, sizeof *e);
   int64_t st = 0;
-  int rc = req_long(rec, 0, "status", &st, err);
+  int rc = req_long(c, rec, 0, "status", &st, err);
   if (rc) return rc;
   if (st < 0 || st > 2) return fl_err_set(err, FL_ECORRUPT, "status %lld", (long long)st);
   e->status = (ice_entry_status_t)st;
-  e->snapshot_id = opt_long(rec, 1, c->mf->added_snapshot_id);
+  e->snapshot_id = opt_long(c, rec, 1, c->mf->added_snapshot_id);
   if (c->fv < 2) {
     e->sequence_number = e->file_sequence_number = 0;
   } else {
-    e->sequence_number = opt_long(rec, 3, c->mf->sequence_number);
-    e->file_sequence_number = opt_long(rec, 4, c->mf->sequence_number);
+    e->sequence_number = opt_long(c, rec, 3, c->mf->sequence_number);
+    e->file_sequence_number = opt_long(c, rec, 4, c->mf->sequence_number);
   }
-  const av_value_t *df = ice__av_get(rec, 2);
+  const av_value_t *df = ice__av_get(&c->ids, rec, 2);
   if (!df || df->type != AV_RECORD) return bad(err, "%s missing", "data_file");
   rc = read_data_file(c, df, &e->file, err);
   if (rc) return rc;
@@ -330,7 +343,7 @@ int ice_manifest_read(io_fs_t *fs, fl_arena_t *a, const ice_manifest_file_t *mf,
     rc = bad(err, "%s", "the file schema is not a record");
     goto done;
   }
-  rd_ctx_t c = {.a = a, .mf = mf, .next_row_id = mf->first_row_id};
+  rd_ctx_t c = {.a = a, .mf = mf, .next_row_id = mf->first_row_id, .ids = {.a = a}};
   /* Without the key, a sequence_number field tells v2 from v1. */
   c.fv = ice__av_format_version(r, ice__av_field_by_id(r->schema, 3) >= 0 ? 2 : 1);
   rc = setup_partition(&c, r->schema, partition_type, err);
@@ -386,9 +399,12 @@ const ice_col_metrics_t *ice_data_file_col(const ice_data_file_t *f, int32_t fie
   size_t lo = 0, hi = f->ncols;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (f->cols[mid].field_id < field_id) lo = mid + 1;
-    else if (f->cols[mid].field_id > field_id) hi = mid;
-    else return &f->cols[mid];
+    if (f->cols[mid].field_id < field_id)
+      lo = mid + 1;
+    else if (f->cols[mid].field_id > field_id)
+      hi = mid;
+    else
+      return &f->cols[mid];
   }
   return NULL;
 }

@@ -47,7 +47,8 @@ static const ty_type_t *data_file_type(fl_arena_t *a, int v, const ty_type_t *pa
     f[n++] = fld(134, "content", true, prim(TY_INT),
                  "Contents of the file: 0=data, 1=position deletes, 2=equality deletes");
   f[n++] = fld(100, "file_path", true, prim(TY_STRING), "Location URI with FS scheme");
-  f[n++] = fld(101, "file_format", true, prim(TY_STRING), "File format name: avro, orc, or parquet");
+  f[n++] =
+      fld(101, "file_format", true, prim(TY_STRING), "File format name: avro, orc, or parquet");
   f[n++] = fld(102, "partition", true, partition_type,
                "Partition data tuple, schema based on the partition spec");
   f[n++] = fld(103, "record_count", true, prim(TY_LONG), "Number of records in the file");
@@ -125,8 +126,8 @@ const ty_schema_t *ice__manifest_file_schema(fl_arena_t *a, int v) {
   f[n++] = fld(502, "partition_spec_id", true, prim(TY_INT), "Spec ID used to write");
   if (v == 1) {
     /* Java's V1Metadata: optional counts, partitions before the row counts. */
-    f[n++] = fld(503, "added_snapshot_id", false, prim(TY_LONG),
-                 "Snapshot ID that added the manifest");
+    f[n++] =
+        fld(503, "added_snapshot_id", false, prim(TY_LONG), "Snapshot ID that added the manifest");
     f[n++] = fld(504, "added_data_files_count", false, prim(TY_INT), "Added entry count");
     f[n++] = fld(505, "existing_data_files_count", false, prim(TY_INT), "Existing entry count");
     f[n++] = fld(506, "deleted_data_files_count", false, prim(TY_INT), "Deleted entry count");
@@ -141,7 +142,8 @@ const ty_schema_t *ice__manifest_file_schema(fl_arena_t *a, int v) {
                "Sequence number when the manifest was added");
   f[n++] = fld(516, "min_sequence_number", true, prim(TY_LONG),
                "Lowest sequence number in the manifest");
-  f[n++] = fld(503, "added_snapshot_id", true, prim(TY_LONG), "Snapshot ID that added the manifest");
+  f[n++] =
+      fld(503, "added_snapshot_id", true, prim(TY_LONG), "Snapshot ID that added the manifest");
   f[n++] = fld(504, "added_files_count", true, prim(TY_INT), "Added entry count");
   f[n++] = fld(505, "existing_files_count", true, prim(TY_INT), "Existing entry count");
   f[n++] = fld(506, "deleted_files_count", true, prim(TY_INT), "Deleted entry count");
@@ -158,19 +160,45 @@ const ty_schema_t *ice__manifest_file_schema(fl_arena_t *a, int v) {
 
 /* ---- Avro helpers ---- */
 
+static int32_t field_id_of(const av_field_t *f);
+
 int ice__av_field_by_id(const av_schema_t *rec, int32_t id) {
   if (!rec || rec->type != AV_RECORD) return -1;
-  for (uint32_t i = 0; i < rec->nfields; i++) {
-    int64_t v;
-    const char *j = av_field_attr(&rec->fields[i], "field-id");
-    if (j && av_attr_int(j, &v) && v == id) return (int)i;
-  }
+  for (uint32_t i = 0; i < rec->nfields; i++)
+    if (field_id_of(&rec->fields[i]) == id) return (int)i;
   return -1;
 }
 
-const av_value_t *ice__av_get(const av_value_t *rec, int32_t id) {
-  if (!rec || rec->type != AV_RECORD) return NULL;
-  int i = ice__av_field_by_id(rec->schema, id);
+static int32_t field_id_of(const av_field_t *f) {
+  int64_t v;
+  const char *j = av_field_attr(f, "field-id");
+  return j && av_attr_int(j, &v) && v >= INT32_MIN && v <= INT32_MAX ? (int32_t)v : INT32_MIN;
+}
+
+static const int32_t *ids_of(ice__av_ids_t *c, const av_schema_t *rec) {
+  for (uint32_t i = 0; i < c->n; i++)
+    if (c->schemas[i] == rec) return c->ids[i];
+  if (c->n == ICE__AV_IDS_MAX) return NULL;
+  int32_t *ids = fl_arena_alloc(c->a, sizeof *ids * (rec->nfields ? rec->nfields : 1));
+  for (uint32_t i = 0; i < rec->nfields; i++) ids[i] = field_id_of(&rec->fields[i]);
+  c->schemas[c->n] = rec;
+  c->ids[c->n++] = ids;
+  return ids;
+}
+
+const av_value_t *ice__av_get(ice__av_ids_t *c, const av_value_t *rec, int32_t id) {
+  if (!rec || rec->type != AV_RECORD || !rec->schema) return NULL;
+  const int32_t *ids = ids_of(c, rec->schema);
+  int i = -1;
+  if (ids) {
+    for (uint32_t k = 0; k < rec->schema->nfields; k++)
+      if (ids[k] == id) {
+        i = (int)k;
+        break;
+      }
+  } else {
+    i = ice__av_field_by_id(rec->schema, id);
+  }
   if (i < 0 || (uint32_t)i >= rec->u.record.n) return NULL;
   const av_value_t *v = rec->u.record.fields[i];
   return v && v->type != AV_NULL ? v : NULL;

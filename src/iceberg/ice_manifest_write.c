@@ -70,8 +70,7 @@ int ice_manifest_writer_open(io_fs_t *fs, const char *path, int format_version,
                              int64_t snapshot_id, ice_manifest_writer_t **out, fl_err_t *err) {
   *out = NULL;
   if (format_version < 1 || format_version > 3)
-    return fl_err_set(err, FL_EUNSUPPORTED, "manifest %s: format version %d", path,
-                      format_version);
+    return fl_err_set(err, FL_EUNSUPPORTED, "manifest %s: format version %d", path, format_version);
   if (content != 0 && content != 1)
     return fl_err_set(err, FL_EINVALID, "manifest %s: content %d (0 data, 1 deletes)", path,
                       (int)content);
@@ -163,37 +162,37 @@ static int partition_value(fl_arena_t *a, const ty_type_t *t, const av_schema_t 
     return fl_err_set(err, FL_EINVALID, "a %s value for a %s field", ty_kind_name(v->kind),
                       ty_kind_name(t->kind));
   switch (t->kind) {
-  case TY_BOOLEAN: *out = av_value_bool(a, v->u.b); return FL_OK;
-  case TY_INT:
-  case TY_DATE: *out = av_value_int(a, v->u.i32); return FL_OK;
-  case TY_LONG:
-  case TY_TIME:
-  case TY_TIMESTAMP:
-  case TY_TIMESTAMPTZ:
-  case TY_TIMESTAMP_NS:
-  case TY_TIMESTAMPTZ_NS: *out = av_value_long(a, v->u.i64); return FL_OK;
-  case TY_FLOAT: *out = av_value_float(a, v->u.f32); return FL_OK;
-  case TY_DOUBLE: *out = av_value_double(a, v->u.f64); return FL_OK;
-  case TY_STRING: *out = av_value_stringn(a, v->u.bytes.p, v->u.bytes.n); return FL_OK;
-  case TY_BINARY: *out = av_value_bytes(a, v->u.bytes.p, v->u.bytes.n); return FL_OK;
-  case TY_UUID:
-  case TY_FIXED:
-    if (fs->type != AV_FIXED || v->u.bytes.n != (size_t)fs->size)
-      return fl_err_set(err, FL_EINVALID, "a value of %zu bytes for a %s field", v->u.bytes.n,
-                        ty_kind_name(t->kind));
-    *out = av_value_fixed(a, fs, v->u.bytes.p);
-    return FL_OK;
-  case TY_DECIMAL: {
-    /* Big-endian two's complement, sign-extended to the fixed size. */
-    uint8_t b[16];
-    int size = fs->type == AV_FIXED ? fs->size : 16;
-    if (size < 1 || size > 16) return fl_err_set(err, FL_EINTERNAL, "decimal of %d bytes", size);
-    unsigned __int128 u = (unsigned __int128)v->u.i128;
-    for (int i = size - 1; i >= 0; i--, u >>= 8) b[i] = (uint8_t)u;
-    *out = fs->type == AV_FIXED ? av_value_fixed(a, fs, b) : av_value_bytes(a, b, (size_t)size);
-    return FL_OK;
-  }
-  default: return fl_err_set(err, FL_EINVALID, "a %s partition field", ty_kind_name(t->kind));
+    case TY_BOOLEAN: *out = av_value_bool(a, v->u.b); return FL_OK;
+    case TY_INT:
+    case TY_DATE: *out = av_value_int(a, v->u.i32); return FL_OK;
+    case TY_LONG:
+    case TY_TIME:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ:
+    case TY_TIMESTAMP_NS:
+    case TY_TIMESTAMPTZ_NS: *out = av_value_long(a, v->u.i64); return FL_OK;
+    case TY_FLOAT: *out = av_value_float(a, v->u.f32); return FL_OK;
+    case TY_DOUBLE: *out = av_value_double(a, v->u.f64); return FL_OK;
+    case TY_STRING: *out = av_value_stringn(a, v->u.bytes.p, v->u.bytes.n); return FL_OK;
+    case TY_BINARY: *out = av_value_bytes(a, v->u.bytes.p, v->u.bytes.n); return FL_OK;
+    case TY_UUID:
+    case TY_FIXED:
+      if (fs->type != AV_FIXED || v->u.bytes.n != (size_t)fs->size)
+        return fl_err_set(err, FL_EINVALID, "a value of %zu bytes for a %s field", v->u.bytes.n,
+                          ty_kind_name(t->kind));
+      *out = av_value_fixed(a, fs, v->u.bytes.p);
+      return FL_OK;
+    case TY_DECIMAL: {
+      /* Big-endian two's complement, sign-extended to the fixed size. */
+      uint8_t b[16];
+      int size = fs->type == AV_FIXED ? fs->size : 16;
+      if (size < 1 || size > 16) return fl_err_set(err, FL_EINTERNAL, "decimal of %d bytes", size);
+      unsigned __int128 u = (unsigned __int128)v->u.i128;
+      for (int i = size - 1; i >= 0; i--, u >>= 8) b[i] = (uint8_t)u;
+      *out = fs->type == AV_FIXED ? av_value_fixed(a, fs, b) : av_value_bytes(a, b, (size_t)size);
+      return FL_OK;
+    }
+    default: return fl_err_set(err, FL_EINVALID, "a %s partition field", ty_kind_name(t->kind));
   }
 }
 
@@ -208,12 +207,12 @@ static av_value_t *metric_map(fl_arena_t *a, const av_schema_t *df, const char *
     const ice_col_metrics_t *c = &f->cols[i];
     av_value_t *v = NULL;
     switch (which) {
-    case 0: v = c->column_size >= 0 ? av_value_long(a, c->column_size) : NULL; break;
-    case 1: v = c->value_count >= 0 ? av_value_long(a, c->value_count) : NULL; break;
-    case 2: v = c->null_count >= 0 ? av_value_long(a, c->null_count) : NULL; break;
-    case 3: v = c->nan_count >= 0 ? av_value_long(a, c->nan_count) : NULL; break;
-    case 4: v = c->lower.p ? av_value_bytes(a, c->lower.p, c->lower.n) : NULL; break;
-    default: v = c->upper.p ? av_value_bytes(a, c->upper.p, c->upper.n) : NULL; break;
+      case 0: v = c->column_size >= 0 ? av_value_long(a, c->column_size) : NULL; break;
+      case 1: v = c->value_count >= 0 ? av_value_long(a, c->value_count) : NULL; break;
+      case 2: v = c->null_count >= 0 ? av_value_long(a, c->null_count) : NULL; break;
+      case 3: v = c->nan_count >= 0 ? av_value_long(a, c->nan_count) : NULL; break;
+      case 4: v = c->lower.p ? av_value_bytes(a, c->lower.p, c->lower.n) : NULL; break;
+      default: v = c->upper.p ? av_value_bytes(a, c->upper.p, c->upper.n) : NULL; break;
     }
     if (!v) continue;
     if (!out) out = av_value_array(a, f->ncols);
@@ -237,8 +236,8 @@ static bool is_nan(const ty_value_t *v) {
 static ty_value_t keep_value(fl_arena_t *a, const ty_value_t *v) {
   ty_value_t c = *v;
   if (v->kind == TY_STRING || v->kind == TY_BINARY || v->kind == TY_FIXED || v->kind == TY_UUID)
-    c.u.bytes.p = fl_arena_memdup(a, v->u.bytes.p ? v->u.bytes.p : (const uint8_t *)"",
-                                  v->u.bytes.n);
+    c.u.bytes.p =
+        fl_arena_memdup(a, v->u.bytes.p ? v->u.bytes.p : (const uint8_t *)"", v->u.bytes.n);
   return c;
 }
 
@@ -263,7 +262,8 @@ static void summarize(ice_manifest_writer_t *w, const ice_data_file_t *f) {
 
 static int build_data_file(ice_manifest_writer_t *w, fl_arena_t *a, const ice_data_file_t *f,
                            av_value_t **out, fl_err_t *err) {
-  if (!f->path || !f->format) return fl_err_set(err, FL_EINVALID, "data file without path or format");
+  if (!f->path || !f->format)
+    return fl_err_set(err, FL_EINVALID, "data file without path or format");
   if ((int)f->content < 0 || f->content > 2)
     return fl_err_set(err, FL_EINVALID, "content %d", (int)f->content);
   if ((w->content == 0) != (f->content == ICE_CONTENT_DATA))
@@ -289,7 +289,7 @@ static int build_data_file(ice_manifest_writer_t *w, fl_arena_t *a, const ice_da
   set(d, "record_count", av_value_long(a, f->record_count));
   set(d, "file_size_in_bytes", av_value_long(a, f->file_size));
   set(d, "block_size_in_bytes", av_value_long(a, 64 * 1024 * 1024));
-  static const char *const maps[] = {"column_sizes", "value_counts",  "null_value_counts",
+  static const char *const maps[] = {"column_sizes",     "value_counts", "null_value_counts",
                                      "nan_value_counts", "lower_bounds", "upper_bounds"};
   for (int k = 0; k < 6; k++) set(d, maps[k], metric_map(a, df, maps[k], f, k));
   if (f->key_metadata.p)
@@ -350,9 +350,9 @@ int ice_manifest_writer_add(ice_manifest_writer_t *w, const ice_manifest_entry_t
 
   int64_t rows = e->file.record_count;
   switch (e->status) {
-  case ICE_STATUS_ADDED: w->added_files++, w->added_rows += rows; break;
-  case ICE_STATUS_EXISTING: w->existing_files++, w->existing_rows += rows; break;
-  default: w->deleted_files++, w->deleted_rows += rows; break;
+    case ICE_STATUS_ADDED: w->added_files++, w->added_rows += rows; break;
+    case ICE_STATUS_EXISTING: w->existing_files++, w->existing_rows += rows; break;
+    default: w->deleted_files++, w->deleted_rows += rows; break;
   }
   if (!added && e->sequence_number >= 0 && (w->min_seq < 0 || e->sequence_number < w->min_seq))
     w->min_seq = e->sequence_number;

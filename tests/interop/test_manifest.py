@@ -3,9 +3,8 @@ and PyIceberg 0.12: files written through build/tests/manifest_tool are read by
 fastavro with Iceberg's schema names and field ids and the values written, and
 by PyIceberg's read_manifest_list / ManifestFile.fetch_manifest_entry with
 equal values after inheritance; manifests and lists PyIceberg writes for a
-table partitioned by a string and a date (SqlCatalog on SQLite, appends and a
-delete; PyIceberg needs pyiceberg-core, which the peers lack, to write
-other transforms) are read by
+table partitioned by identity (string, date), day and bucket (SqlCatalog on
+SQLite, appends and a delete) are read by
 floe with the values PyIceberg reads from them."""
 import datetime as dt
 import json
@@ -21,7 +20,7 @@ from pyiceberg.io.pyarrow import PyArrowFileIO
 from pyiceberg.manifest import read_manifest_list
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
-from pyiceberg.transforms import IdentityTransform
+from pyiceberg.transforms import BucketTransform, DayTransform, IdentityTransform
 from pyiceberg.types import DateType, DoubleType, LongType, NestedField, StringType, TimestampType
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -222,7 +221,9 @@ def pyiceberg_table(tmp_path, fv):
                     NestedField(4, "price", DoubleType(), required=False),
                     NestedField(5, "d", DateType(), required=False))
     spec = PartitionSpec(PartitionField(2, 1000, IdentityTransform(), "name"),
-                         PartitionField(5, 1001, IdentityTransform(), "d"))
+                         PartitionField(5, 1001, IdentityTransform(), "d"),
+                         PartitionField(3, 1002, DayTransform(), "ts_day"),
+                         PartitionField(1, 1003, BucketTransform(4), "id_bucket"))
     tbl = cat.create_table("ns.t", schema=schema, partition_spec=spec,
                            properties={"format-version": str(fv)})
     arrow_schema = pa.schema([pa.field("id", pa.int64(), nullable=False), ("name", pa.string()),
@@ -267,7 +268,7 @@ def test_floe_reads_pyiceberg_manifests(tmp_path, fv):
                 w.added_files_count, w.existing_files_count, w.deleted_files_count)
             assert (g["added_rows"], g["existing_rows"], g["deleted_rows"]) == (
                 w.added_rows_count, w.existing_rows_count, w.deleted_rows_count)
-            assert len(g["partitions"]) == len(w.partitions) == 2
+            assert len(g["partitions"]) == len(w.partitions) == 4
             for gp, wp in zip(g["partitions"], w.partitions):
                 assert gp["contains_null"] == wp.contains_null
                 assert gp["contains_nan"] == wp.contains_nan
@@ -285,9 +286,10 @@ def test_floe_reads_pyiceberg_manifests(tmp_path, fv):
                 assert gf["path"] == wf.file_path and gf["format"] == wf.file_format.value
                 assert (gf["record_count"], gf["file_size"]) == (wf.record_count, wf.file_size_in_bytes)
                 assert gf["content"] == int(wf.content)
-                wpart = [wf.partition[i] for i in range(2)]
-                if isinstance(wpart[1], dt.date):
-                    wpart[1] = (wpart[1] - dt.date(1970, 1, 1)).days
+                wpart = [wf.partition[i] for i in range(4)]
+                for i in (1, 2):
+                    if isinstance(wpart[i], dt.date):
+                        wpart[i] = (wpart[i] - dt.date(1970, 1, 1)).days
                 assert gf["partition_plain"] == wpart
                 for key, attr in [("column_sizes", "column_sizes"), ("value_counts", "value_counts"),
                                   ("null_value_counts", "null_value_counts"),

@@ -16,11 +16,10 @@
  *     inheritance, partition values as hex of their single-value binary
  *     form and as plain JSON numbers or strings.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "base/alloc.h"
 #include "iceberg/ice_conv.h"
@@ -107,10 +106,11 @@ static int parse_file(fl_arena_t *a, const json_t *o, const ty_type_t *pt, ice_d
       f->partition[i].is_null = true;
       continue;
     }
-    int rc = ice_value_from_json(a, pt->fields[i].type, v, pt->fields[i].name, &f->partition[i], err);
+    int rc =
+        ice_value_from_json(a, pt->fields[i].type, v, pt->fields[i].name, &f->partition[i], err);
     if (rc) return rc;
   }
-  static const char *const maps[] = {"column_sizes", "value_counts", "null_value_counts",
+  static const char *const maps[] = {"column_sizes",     "value_counts", "null_value_counts",
                                      "nan_value_counts", "lower_bounds", "upper_bounds"};
   uint32_t cap = 0;
   for (int k = 0; k < 6; k++) {
@@ -119,12 +119,18 @@ static int parse_file(fl_arena_t *a, const json_t *o, const ty_type_t *pt, ice_d
     json_t *v;
     json_object_foreach((json_t *)m, key, v) {
       ice_col_metrics_t *c = col(a, f, (int32_t)atoi(key), &cap);
-      if (k == 0) c->column_size = json_integer_value(v);
-      else if (k == 1) c->value_count = json_integer_value(v);
-      else if (k == 2) c->null_count = json_integer_value(v);
-      else if (k == 3) c->nan_count = json_integer_value(v);
-      else if (k == 4) c->lower = unhex(a, v);
-      else c->upper = unhex(a, v);
+      if (k == 0)
+        c->column_size = json_integer_value(v);
+      else if (k == 1)
+        c->value_count = json_integer_value(v);
+      else if (k == 2)
+        c->null_count = json_integer_value(v);
+      else if (k == 3)
+        c->nan_count = json_integer_value(v);
+      else if (k == 4)
+        c->lower = unhex(a, v);
+      else
+        c->upper = unhex(a, v);
     }
   }
   if (f->ncols > 1) qsort(f->cols, f->ncols, sizeof *f->cols, cmp_col);
@@ -155,24 +161,24 @@ static const ty_type_t *type_of(fl_arena_t *a, const ty_value_t *v) {
 
 static json_t *plain(const ty_value_t *v) {
   switch (v->kind) {
-  case TY_BOOLEAN: return json_boolean(v->u.b);
-  case TY_INT:
-  case TY_DATE: return json_integer(v->u.i32);
-  case TY_LONG:
-  case TY_TIME:
-  case TY_TIMESTAMP:
-  case TY_TIMESTAMPTZ:
-  case TY_TIMESTAMP_NS:
-  case TY_TIMESTAMPTZ_NS: return json_integer(v->u.i64);
-  case TY_FLOAT: return json_real(v->u.f32);
-  case TY_DOUBLE: return json_real(v->u.f64);
-  case TY_DECIMAL: {
-    char buf[64];
-    ty_decimal_format(v->u.i128, 0, buf, sizeof buf);
-    return json_string(buf);
-  }
-  case TY_STRING: return json_stringn((const char *)v->u.bytes.p, v->u.bytes.n);
-  default: return hex(v->u.bytes.p, v->u.bytes.n);
+    case TY_BOOLEAN: return json_boolean(v->u.b);
+    case TY_INT:
+    case TY_DATE: return json_integer(v->u.i32);
+    case TY_LONG:
+    case TY_TIME:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ:
+    case TY_TIMESTAMP_NS:
+    case TY_TIMESTAMPTZ_NS: return json_integer(v->u.i64);
+    case TY_FLOAT: return json_real(v->u.f32);
+    case TY_DOUBLE: return json_real(v->u.f64);
+    case TY_DECIMAL: {
+      char buf[64];
+      ty_decimal_format(v->u.i128, 0, buf, sizeof buf);
+      return json_string(buf);
+    }
+    case TY_STRING: return json_stringn((const char *)v->u.bytes.p, v->u.bytes.n);
+    default: return hex(v->u.bytes.p, v->u.bytes.n);
   }
 }
 
@@ -205,7 +211,7 @@ static json_t *file_json(fl_arena_t *a, const ice_data_file_t *f) {
   json_object_set_new(o, "partition", ph);
   json_object_set_new(o, "partition_plain", pp);
   json_t *m[6];
-  static const char *const names[] = {"column_sizes", "value_counts", "null_value_counts",
+  static const char *const names[] = {"column_sizes",     "value_counts", "null_value_counts",
                                       "nan_value_counts", "lower_bounds", "upper_bounds"};
   for (int k = 0; k < 6; k++) m[k] = json_object();
   for (uint32_t i = 0; i < f->ncols; i++) {
@@ -281,10 +287,11 @@ static void print_json(json_t *j) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: manifest_tool write --schema S [--spec S] --format-version V "
-                  "--content C --snapshot-id N --seq N [--parent N] --manifest P --list P "
-                  "--input F\n"
-                  "       manifest_tool dump LIST [--root DIR]\n");
+  fprintf(stderr,
+          "usage: manifest_tool write --schema S [--spec S] --format-version V "
+          "--content C --snapshot-id N --seq N [--parent N] --manifest P --list P "
+          "--input F\n"
+          "       manifest_tool dump LIST [--root DIR]\n");
   return 2;
 }
 
@@ -338,17 +345,28 @@ static int cmd_write(int argc, char **argv, fl_arena_t *a, fl_err_t *err) {
   for (int i = 2; i < argc; i += 2) {
     const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!v) return usage();
-    if (!strcmp(k, "--schema")) schema_text = v;
-    else if (!strcmp(k, "--spec")) spec_text = v;
-    else if (!strcmp(k, "--format-version")) fv = atoi(v);
-    else if (!strcmp(k, "--content")) content = atoi(v);
-    else if (!strcmp(k, "--snapshot-id")) snap = atoll(v);
-    else if (!strcmp(k, "--seq")) seq = atoll(v);
-    else if (!strcmp(k, "--parent")) parent = atoll(v);
-    else if (!strcmp(k, "--manifest")) mpath = v;
-    else if (!strcmp(k, "--list")) lpath = v;
-    else if (!strcmp(k, "--input")) input = v;
-    else return usage();
+    if (!strcmp(k, "--schema"))
+      schema_text = v;
+    else if (!strcmp(k, "--spec"))
+      spec_text = v;
+    else if (!strcmp(k, "--format-version"))
+      fv = atoi(v);
+    else if (!strcmp(k, "--content"))
+      content = atoi(v);
+    else if (!strcmp(k, "--snapshot-id"))
+      snap = atoll(v);
+    else if (!strcmp(k, "--seq"))
+      seq = atoll(v);
+    else if (!strcmp(k, "--parent"))
+      parent = atoll(v);
+    else if (!strcmp(k, "--manifest"))
+      mpath = v;
+    else if (!strcmp(k, "--list"))
+      lpath = v;
+    else if (!strcmp(k, "--input"))
+      input = v;
+    else
+      return usage();
   }
   if (!schema_text || !mpath || !lpath || !input) return usage();
   ty_schema_t *schema;
@@ -395,9 +413,12 @@ int main(int argc, char **argv) {
   fl_err_t err;
   fl_err_clear(&err);
   int rc;
-  if (!strcmp(argv[1], "dump")) rc = cmd_dump(argc, argv, a, &err);
-  else if (!strcmp(argv[1], "write")) rc = cmd_write(argc, argv, a, &err);
-  else rc = usage();
+  if (!strcmp(argv[1], "dump"))
+    rc = cmd_dump(argc, argv, a, &err);
+  else if (!strcmp(argv[1], "write"))
+    rc = cmd_write(argc, argv, a, &err);
+  else
+    rc = usage();
   fl_arena_free(a);
   if (rc == 2 && err.code == 0) return 2;
   if (rc) {

@@ -6,8 +6,6 @@
  * header keys written, every manifest list and manifest of the fixtures
  * (Spark, PyIceberg, iceberg-rust), and hostile or truncated files.
  */
-#include "test.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +14,7 @@
 #include "iceberg/ice_manifest.h"
 #include "iceberg/ice_spec.h"
 #include "io/fs.h"
+#include "test.h"
 
 static const char *tmp(const char *name) {
   static char buf[8][512];
@@ -57,8 +56,9 @@ static ty_value_t v_null(ty_kind_t k) {
 }
 
 /* Schema ids: id 1, name 2, ts 3, price 4, amount 5. */
-static const char *SCHEMA = "id long not null, name string, ts timestamp, price double, "
-                            "amount decimal(12,2)";
+static const char *SCHEMA =
+    "id long not null, name string, ts timestamp, price double, "
+    "amount decimal(12,2)";
 
 typedef struct fixture_env {
   fl_arena_t *a;
@@ -75,13 +75,27 @@ static int make_env(env_t *e, const char *spec_text, fl_err_t *err) {
 }
 
 static ice_col_metrics_t COLS[] = {
-    {.field_id = 1, .column_size = 100, .value_count = 10, .null_count = 0, .nan_count = -1,
+    {.field_id = 1,
+     .column_size = 100,
+     .value_count = 10,
+     .null_count = 0,
+     .nan_count = -1,
      .lower = {(const uint8_t *)"\x01\0\0\0\0\0\0\0", 8},
      .upper = {(const uint8_t *)"\x09\0\0\0\0\0\0\0", 8}},
-    {.field_id = 2, .column_size = 55, .value_count = 10, .null_count = 2, .nan_count = -1,
-     .lower = {(const uint8_t *)"aa", 2}, .upper = {(const uint8_t *)"zz", 2}},
-    {.field_id = 4, .column_size = -1, .value_count = 10, .null_count = 1, .nan_count = 3,
-     .lower = {NULL, 0}, .upper = {NULL, 0}},
+    {.field_id = 2,
+     .column_size = 55,
+     .value_count = 10,
+     .null_count = 2,
+     .nan_count = -1,
+     .lower = {(const uint8_t *)"aa", 2},
+     .upper = {(const uint8_t *)"zz", 2}},
+    {.field_id = 4,
+     .column_size = -1,
+     .value_count = 10,
+     .null_count = 1,
+     .nan_count = 3,
+     .lower = {NULL, 0},
+     .upper = {NULL, 0}},
 };
 static int64_t SPLITS[] = {4, 1000, 5000};
 static int32_t EQ_IDS[] = {1, 2};
@@ -135,7 +149,8 @@ static bool same_file(const ice_data_file_t *x, const ice_data_file_t *y) {
     if (a->field_id != b->field_id || a->column_size != b->column_size ||
         a->value_count != b->value_count || a->null_count != b->null_count ||
         a->nan_count != b->nan_count || a->lower.n != b->lower.n || a->upper.n != b->upper.n ||
-        (a->lower.p == NULL) != (b->lower.p == NULL) || (a->upper.p == NULL) != (b->upper.p == NULL))
+        (a->lower.p == NULL) != (b->lower.p == NULL) ||
+        (a->upper.p == NULL) != (b->upper.p == NULL))
       return false;
     if (a->lower.p && memcmp(a->lower.p, b->lower.p, a->lower.n)) return false;
     if (a->upper.p && memcmp(a->upper.p, b->upper.p, a->upper.n)) return false;
@@ -420,9 +435,9 @@ TEST(partition_summary_nan_and_nulls) {
   fl_err_t err = {0};
   CHECK_OK(make_env(&e, "price", &err), &err);
   ice_manifest_writer_t *w;
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), tmp("nan.avro"), 2, e.schema, e.spec, 0, 1, &w,
-                                    &err),
-           &err);
+  CHECK_OK(
+      ice_manifest_writer_open(io_local_fs(), tmp("nan.avro"), 2, e.schema, e.spec, 0, 1, &w, &err),
+      &err);
   ty_value_t vals[4] = {v_double(NAN), v_double(2.5), v_null(TY_DOUBLE), v_double(-1.0)};
   for (int i = 0; i < 4; i++) {
     ice_manifest_entry_t en;
@@ -442,8 +457,8 @@ TEST(partition_summary_nan_and_nulls) {
   CHECK(lo == -1.0 && hi == 2.5);
 
   /* An empty manifest: no bounds. */
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), tmp("empty.avro"), 2, e.schema, e.spec, 0, 1,
-                                    &w, &err),
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), tmp("empty.avro"), 2, e.schema, e.spec, 0, 1, &w,
+                                    &err),
            &err);
   CHECK_OK(ice_manifest_writer_close(w, e.a, &mf, &err), &err);
   CHECK(!mf.partitions[0].contains_null && mf.partitions[0].contains_nan == 0);
@@ -507,11 +522,11 @@ TEST(written_schema_and_header_keys) {
   const av_schema_t *df = s->fields[4].type;
   CHECK_STR(df->name, "r2");
   static const char *const dff[][2] = {
-      {"content", "134"},          {"file_path", "100"},         {"file_format", "101"},
-      {"partition", "102"},        {"record_count", "103"},      {"file_size_in_bytes", "104"},
-      {"column_sizes", "108"},     {"value_counts", "109"},      {"null_value_counts", "110"},
-      {"nan_value_counts", "137"}, {"lower_bounds", "125"},      {"upper_bounds", "128"},
-      {"key_metadata", "131"},     {"split_offsets", "132"},     {"equality_ids", "135"},
+      {"content", "134"},          {"file_path", "100"},           {"file_format", "101"},
+      {"partition", "102"},        {"record_count", "103"},        {"file_size_in_bytes", "104"},
+      {"column_sizes", "108"},     {"value_counts", "109"},        {"null_value_counts", "110"},
+      {"nan_value_counts", "137"}, {"lower_bounds", "125"},        {"upper_bounds", "128"},
+      {"key_metadata", "131"},     {"split_offsets", "132"},       {"equality_ids", "135"},
       {"sort_order_id", "140"},    {"referenced_data_file", "143"}};
   CHECK_EQ(df->nfields, 17);
   for (int i = 0; i < 17; i++) {
@@ -802,8 +817,10 @@ TEST(truncated_and_corrupt_files_give_errors) {
     size_t n;
     fl_arena_t *a = fl_arena_new(0);
     int rc = ice_manifest_read(io_local_fs(), a, &bm, NULL, &es, &n, &err);
-    if (rc) CHECK(strstr(err.msg, "bad.avro"));
-    else CHECK(n <= 20);
+    if (rc)
+      CHECK(strstr(err.msg, "bad.avro"));
+    else
+      CHECK(n <= 20);
     fl_arena_free(a);
   }
   /* A manifest list is not a manifest, and the other way round. */
@@ -851,4 +868,166 @@ TEST(writer_rejects_bad_entries) {
   FILE *fp = fopen(mpath, "rb");
   CHECK(!fp); /* aborted: nothing published */
   fl_arena_free(e.a);
+}
+
+TEST(every_partition_type_round_trips) {
+  /* Identity partitions of every primitive type, with and without the
+   * spec's partition type (then taken from the file's r102). */
+  fl_err_t err = {0};
+  fl_arena_t *a = fl_arena_new(0);
+  ty_schema_t *schema;
+  CHECK_OK(ty_schema_parse(a,
+                           "b boolean, i int, l long, f float, d double, dec decimal(30,4), "
+                           "dt date, t time, ts timestamp, tz timestamptz, s string, u uuid, "
+                           "fx fixed(3), bin binary, tsn timestamp_ns",
+                           &schema, &err),
+           &err);
+  ice_spec_t *spec;
+  int32_t last = 999;
+  CHECK_OK(ice_spec_parse(a, "b, i, l, f, d, dec, dt, t, ts, tz, s, u, fx, bin, tsn", schema, 0,
+                          &last, &spec, &err),
+           &err);
+  const ty_type_t *pt;
+  CHECK_OK(ice_spec_partition_type(a, spec, schema, &pt, &err), &err);
+  CHECK_EQ(pt->nfields, 15);
+  ty_value_t v[15];
+  memset(v, 0, sizeof v);
+  for (int i = 0; i < 15; i++) v[i].kind = pt->fields[i].type->kind;
+  v[0].u.b = true;
+  v[1].u.i32 = -123456;
+  v[2].u.i64 = 1LL << 40;
+  v[3].u.f32 = 1.5f;
+  v[4].u.f64 = -2.25;
+  v[5].u.i128 = -((fl_i128)1 << 80) - 7;
+  v[6].u.i32 = -1;
+  v[7].u.i64 = 81068000000LL;
+  v[8].u.i64 = 1510871468000001LL;
+  v[9].u.i64 = -1510871468000001LL;
+  v[10].u.bytes.p = (const uint8_t *)"\xc3\xa9t\xc3\xa9";
+  v[10].u.bytes.n = 5;
+  static const uint8_t uuid[16] = {0xf7, 0x9c, 0x3e, 0x09, 0x67, 0x7c, 0x4b, 0xbd,
+                                   0xa4, 0x79, 0x3f, 0x34, 0x9c, 0xb7, 0x85, 0xe7};
+  v[11].u.bytes.p = uuid;
+  v[11].u.bytes.n = 16;
+  v[12].u.bytes.p = (const uint8_t *)"\0\1\2";
+  v[12].u.bytes.n = 3;
+  v[13].u.bytes.p = (const uint8_t *)"\xff\0";
+  v[13].u.bytes.n = 2;
+  v[14].u.i64 = 1510871468000000001LL;
+  const char *mpath = tmp("types.avro");
+  ice_manifest_writer_t *w;
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, schema, spec, 0, 3, &w, &err), &err);
+  ice_manifest_entry_t en;
+  memset(&en, 0, sizeof en);
+  en.status = ICE_STATUS_ADDED;
+  en.file = file_of("/t/types.parquet", ICE_CONTENT_DATA, v, 15, 1);
+  CHECK_OK(ice_manifest_writer_add(w, &en, &err), &err);
+  ice_manifest_file_t mf;
+  CHECK_OK(ice_manifest_writer_close(w, a, &mf, &err), &err);
+  /* Summaries in single-value binary form: a few by hand. */
+  CHECK(bytes_eq(mf.partitions[0].lower, "\x01", 1));
+  CHECK(bytes_eq(mf.partitions[1].lower, "\xc0\x1d\xfe\xff", 4));
+  CHECK(bytes_eq(mf.partitions[6].upper, "\xff\xff\xff\xff", 4));
+  CHECK(bytes_eq(mf.partitions[10].lower, "\xc3\xa9t\xc3\xa9", 5));
+  CHECK(bytes_eq(mf.partitions[11].lower, uuid, 16));
+  CHECK(bytes_eq(mf.partitions[13].upper, "\xff\0", 2));
+  /* -(2^80) - 7: minimal big-endian two's complement, 11 bytes. */
+  CHECK(bytes_eq(mf.partitions[5].lower, "\xfe\xff\xff\xff\xff\xff\xff\xff\xff\xff\xf9", 11));
+  mf.sequence_number = 1;
+  for (int pass = 0; pass < 2; pass++) {
+    ice_manifest_entry_t *got;
+    size_t n;
+    CHECK_OK(ice_manifest_read(io_local_fs(), a, &mf, pass ? NULL : pt, &got, &n, &err), &err);
+    CHECK_EQ(n, 1);
+    CHECK_EQ(got[0].file.npartition, 15);
+    for (int i = 0; i < 15; i++) {
+      const ty_value_t *g = &got[0].file.partition[i];
+      if (g->is_null || g->kind != v[i].kind || ty_value_cmp(g, &v[i]) != 0) {
+        t_fail(__FILE__, __LINE__, "partition field %s (pass %d) differs", pt->fields[i].name,
+               pass);
+        return;
+      }
+    }
+  }
+  fl_arena_free(a);
+}
+
+/* Writes n entries of a hand-made minimal manifest_entry schema with the
+ * given statuses; without with_count the schema lacks record_count. */
+static int write_custom(const char *path, const int32_t *status, int n, bool with_count,
+                        fl_err_t *err) {
+  fl_arena_t *a = fl_arena_new(0);
+  char text[1024];
+  snprintf(text, sizeof text,
+           "{\"type\":\"record\",\"name\":\"manifest_entry\",\"fields\":["
+           "{\"name\":\"status\",\"type\":\"int\",\"field-id\":0},"
+           "{\"name\":\"data_file\",\"field-id\":2,\"type\":{\"type\":\"record\",\"name\":\"r2\","
+           "\"fields\":[{\"name\":\"file_path\",\"type\":\"string\",\"field-id\":100},"
+           "{\"name\":\"file_format\",\"type\":\"string\",\"field-id\":101},"
+           "{\"name\":\"partition\",\"field-id\":102,\"type\":{\"type\":\"record\",\"name\":"
+           "\"r102\",\"fields\":[]}},%s"
+           "{\"name\":\"file_size_in_bytes\",\"type\":\"long\",\"field-id\":104}]}}]}",
+           with_count ? "{\"name\":\"record_count\",\"type\":\"long\",\"field-id\":103}," : "");
+  av_schema_t *s;
+  int rc = av_schema_parse(a, text, strlen(text), &s, err);
+  io_writer_t *out;
+  if (!rc) rc = io_local_fs()->create(io_local_fs(), path, false, &out, err);
+  av_writer_t *w = NULL;
+  av_writer_opts_t o = {.codec = AV_CODEC_NULL};
+  if (!rc) rc = av_writer_open(out, s, &o, &w, err);
+  for (int i = 0; !rc && i < n; i++) {
+    av_value_t *rec = av_value_record(a, s);
+    av_value_t *df = av_value_record(a, s->fields[1].type);
+    av_record_set(rec, "status", av_value_int(a, status[i]), err);
+    av_record_set(df, "file_path", av_value_string(a, "/t/x.parquet"), err);
+    av_record_set(df, "file_format", av_value_string(a, "PARQUET"), err);
+    av_record_set(df, "partition", av_value_record(a, df->schema->fields[2].type), err);
+    if (with_count) av_record_set(df, "record_count", av_value_long(a, 5), err);
+    av_record_set(df, "file_size_in_bytes", av_value_long(a, 50), err);
+    av_record_set(rec, "data_file", df, err);
+    rc = av_writer_write_value(w, rec, err);
+  }
+  if (w) {
+    if (rc)
+      av_writer_abort(w);
+    else
+      rc = av_writer_finish(w, err);
+  }
+  fl_arena_free(a);
+  return rc;
+}
+
+TEST(minimal_and_invalid_entries) {
+  fl_err_t err = {0};
+  fl_arena_t *a = fl_arena_new(0);
+  const char *p = tmp("custom.avro");
+  int32_t st[3] = {1, 0, 7};
+  /* A bare schema (no format-version key, no sequence numbers) reads as v1. */
+  CHECK_OK(write_custom(p, st, 2, true, &err), &err);
+  ice_manifest_file_t mf;
+  memset(&mf, 0, sizeof mf);
+  mf.path = p;
+  mf.added_snapshot_id = 44;
+  mf.sequence_number = 3;
+  mf.first_row_id = -1;
+  ice_manifest_entry_t *es;
+  size_t n;
+  CHECK_OK(ice_manifest_read(io_local_fs(), a, &mf, NULL, &es, &n, &err), &err);
+  CHECK_EQ(n, 2);
+  CHECK_EQ(es[1].status, ICE_STATUS_EXISTING);
+  CHECK_EQ(es[0].snapshot_id, 44);
+  CHECK_EQ(es[0].sequence_number, 0);
+  CHECK_EQ(es[0].file.record_count, 5);
+  CHECK_EQ(es[0].file.ncols, 0);
+  CHECK_EQ(es[0].file.sort_order_id, -1);
+  /* A status outside 0..2 names the entry. */
+  CHECK_OK(write_custom(p, st, 3, true, &err), &err);
+  CHECK_ERR(ice_manifest_read(io_local_fs(), a, &mf, NULL, &es, &n, &err), FL_ECORRUPT);
+  CHECK(strstr(err.msg, "custom.avro") && strstr(err.msg, "entry 2") &&
+        strstr(err.msg, "status 7"));
+  /* A required field missing from the schema. */
+  CHECK_OK(write_custom(p, st, 1, false, &err), &err);
+  CHECK_ERR(ice_manifest_read(io_local_fs(), a, &mf, NULL, &es, &n, &err), FL_ECORRUPT);
+  CHECK(strstr(err.msg, "entry 0") && strstr(err.msg, "record_count"));
+  fl_arena_free(a);
 }
