@@ -32,21 +32,6 @@ typedef struct ice_eq_set {
   uint32_t last_task; /* the last task that applies it: freed after it */
 } ice_eq_set_t;
 
-/*
- * How the columns of one data file line up with the scan schema. For
- * files with field ids the ids are the table's; files written without
- * them (resolved through schema.name-mapping.default) get the reader's
- * fresh ids, which map[] translates: file id -> table id.
- */
-typedef struct ice_file_ids {
-  bool has_ids;
-  uint32_t n;
-  int32_t *file_id, *table_id;
-} ice_file_ids_t;
-
-/* The table id a file field stands for (-1: none). */
-int32_t ice__file_field_table_id(const ice_file_ids_t *m, int32_t file_id);
-
 struct ice_scan {
   const ice_table_t *t;
   fl_arena_t *a; /* planning: schemas, filter, tasks, delete entries */

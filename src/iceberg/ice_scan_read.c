@@ -39,7 +39,21 @@
 
 /* ---- matching file fields to table fields ---- */
 
-int32_t ice__file_field_table_id(const ice_file_ids_t *m, int32_t file_id) {
+/*
+ * How the columns of one data file line up with the scan schema. For
+ * files with field ids the ids are the table's; files written without
+ * them (resolved through schema.name-mapping.default) get the reader's
+ * fresh ids, paired with the table ids they stand for (file_id[i] ->
+ * table_id[i]).
+ */
+typedef struct ice_file_ids {
+  bool has_ids;
+  uint32_t n;
+  int32_t *file_id, *table_id;
+} ice_file_ids_t;
+
+/* The table id a file field stands for (-1: none). */
+static int32_t file_field_table_id(const ice_file_ids_t *m, int32_t file_id) {
   if (m->has_ids) return file_id;
   for (uint32_t i = 0; i < m->n; i++)
     if (m->file_id[i] == file_id) return m->table_id[i];
@@ -186,7 +200,7 @@ static int type_text(const ty_type_t *t, char *buf, size_t cap) {
 /* The index of the child of file type st standing for table id tid, -1 if none. */
 static int32_t find_child(const ice_file_read_t *f, const ty_type_t *st, int32_t tid) {
   for (uint32_t i = 0; i < st->nfields; i++)
-    if (ice__file_field_table_id(&f->ids, st->fields[i].id) == tid) return (int32_t)i;
+    if (file_field_table_id(&f->ids, st->fields[i].id) == tid) return (int32_t)i;
   return -1;
 }
 

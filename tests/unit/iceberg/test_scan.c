@@ -347,6 +347,28 @@ TEST(scan_position_and_equality_deletes) {
   CHECK_EQ(r.rows, want);
   CHECK_EQ(r.stats.delete_files, 3);
   CHECK_EQ(r.stats.rows_deleted, 2000 - (want - 100));
+  /* One task read alone: every live row of its file, the filter and limit set aside. */
+  {
+    ice_scan_opts_t fo = opts_default();
+    ice_expr_t *fe;
+    CHECK_OK(ice_expr_parse(a, "id < 5", &fe, &err), &err);
+    fo.filter = fe;
+    fo.limit = 1;
+    CHECK_OK(ice_scan_plan(t, &fo, &s, &err), &err);
+    tasks = ice_scan_tasks(s, &ntasks);
+    uint32_t first = tasks[0].data->file.record_count == 2000 ? 0 : 1;
+    CHECK_OK(ice_scan_read_task(s, first, &err), &err);
+    uint32_t live = 0;
+    for (;;) {
+      ty_batch_t *b;
+      CHECK_OK(ice_scan_next(s, &b, &err), &err);
+      if (!b) break;
+      live += b->nrows;
+    }
+    CHECK_EQ(live, want - 100);
+    CHECK(ice_scan_read_task(s, ntasks, &err) == FL_EINVALID);
+    ice_scan_free(s);
+  }
   /* With a filter the deletes still apply. */
   ice_expr_t *e;
   CHECK_OK(ice_expr_parse(a, "id < 100", &e, &err), &err);
