@@ -345,7 +345,8 @@ static const struct {
     {"describe", cli_table_describe},   {"drop", cli_table_drop},
     {"rename", cli_table_rename},       {"register", cli_table_register},
     {"append", cli_table_append},       {"delete", cli_table_delete},
-    {"upsert", cli_table_upsert},       {"scan", cli_table_scan},
+    {"upsert", cli_table_upsert},       {"evolve", cli_table_evolve},
+    {"scan", cli_table_scan},
     {"snapshots", cli_table_snapshots}, {"history", cli_table_history},
     {"files", cli_table_files},         {"manifests", cli_table_manifests},
     {"partitions", cli_table_partitions}, {"refs", cli_table_refs},
@@ -387,6 +388,11 @@ const cli_command_t cli_cmd_table = {
         "  upsert NAME FILE          replace rows with equal identifier fields\n"
         "                            (equality deletes) and add the file's rows\n"
         "      writes take [--branch B]\n\n"
+        "  evolve NAME CHANGE...     schema and partition changes in one commit:\n"
+        "      add-column 'c string' | add-column 'point.z double' | drop-column c\n"
+        "      rename-column a b | update-column c long | update-doc c 'text'\n"
+        "      make-optional c | set-identifier a,b | move-column c first|after x|before x\n"
+        "      add-partition 'hour(ts)' [NAME] | drop-partition NAME | rename-partition A B\n\n"
         "  scan NAME [--snapshot ID | --as-of TIME | --ref NAME] [--filter EXPR]\n"
         "       [--columns a,b] [--limit N] [--format table|csv|jsonl] [--stats]\n\n"
         "  snapshots|history|files|manifests|partitions|refs NAME [--format F]\n\n"

@@ -22,6 +22,7 @@ int cli_table_register(cat_catalog_t *c, int argc, char **argv);
 int cli_table_append(cat_catalog_t *c, int argc, char **argv);
 int cli_table_delete(cat_catalog_t *c, int argc, char **argv);
 int cli_table_upsert(cat_catalog_t *c, int argc, char **argv);
+int cli_table_evolve(cat_catalog_t *c, int argc, char **argv);
 int cli_table_scan(cat_catalog_t *c, int argc, char **argv);
 int cli_table_snapshots(cat_catalog_t *c, int argc, char **argv);
 int cli_table_history(cat_catalog_t *c, int argc, char **argv);

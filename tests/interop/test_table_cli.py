@@ -431,3 +431,29 @@ def test_drop_purge_and_rename(wh, tmp_path):
     assert catalog_for(wh).list_tables("db2") == []
     assert not any(pathlib.Path(loc).rglob("*.parquet"))
     assert not any(pathlib.Path(loc).rglob("*.avro"))
+
+
+def test_evolve_then_write_and_read(wh, tmp_path):
+    floe_at(wh, "ns", "create", "db")
+    floe_at(wh, "table", "create", "db.t", "--schema", SCHEMA)
+    p = tmp_path / "old.jsonl"
+    write_jsonl(p, make_rows(0, 10, 0))
+    floe_at(wh, "table", "append", "db.t", p)
+    floe_at(wh, "table", "evolve", "db.t", "add-column", "tag string", "rename-column", "name",
+            "user", "add-partition", "day(ts)")
+    new = make_rows(10, 5, 1)
+    for r in new:
+        r["user"] = r.pop("name")
+        r["tag"] = "t"
+    write_jsonl(tmp_path / "new.jsonl", new)
+    floe_at(wh, "table", "append", "db.t", tmp_path / "new.jsonl")
+    tbl = catalog_for(wh).load_table("db.t")
+    assert [f.name for f in tbl.schema().fields] == ["id", "ts", "user", "amount", "score", "tag"]
+    assert [f.name for f in tbl.spec().fields] == ["ts_day"]
+    py = by_id(py_rows(tbl))
+    fl = by_id(floe_scan(wh, "db.t"))
+    assert fl == py and len(fl) == 15
+    assert all(r["tag"] is None for r in fl[:10]) and all(r["tag"] == "t" for r in fl[10:])
+    assert fl[3]["user"] == "user-3"  # renamed column reads the old files by field id
+    bad = floe_at(wh, "table", "evolve", "db.t", "update-column", "user", "long", check=False)
+    assert bad.returncode != 0 and "user" in bad.stderr
