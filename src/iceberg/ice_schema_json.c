@@ -400,6 +400,7 @@ static int cmp_i32(const void *x, const void *y) {
 }
 
 static int check_unique(tparse_t *p) {
+  if (p->nids < 2) return FL_OK; /* qsort may not take NULL, even for no elements */
   qsort(p->ids, p->nids, sizeof *p->ids, cmp_i32);
   for (size_t i = 1; i < p->nids; i++)
     if (p->ids[i] == p->ids[i - 1])
