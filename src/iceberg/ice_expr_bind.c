@@ -39,6 +39,7 @@ typedef enum conv {
   CONV_ABOVE_MAX,
   CONV_BELOW_MIN,
   CONV_NAN,
+  CONV_BETWEEN, /* strictly between two adjacent values of the type: *v and *hi */
 } conv_t;
 
 typedef struct binder {
@@ -56,21 +57,26 @@ static bool name_eq(const binder_t *b, const char *x, size_t n, const char *name
 /* Resolves dotted name against a struct's fields, trying every split so
  * that names holding dots still resolve. */
 static const ty_field_t *resolve(const binder_t *b, const ty_type_t *st, const char *name,
-                                 fl_buf_t *full) {
+                                 fl_buf_t *full, bool *never_null) {
   size_t n = strlen(name);
   for (uint32_t i = 0; i < st->nfields; i++) {
     const ty_field_t *f = &st->fields[i];
     size_t fl = strlen(f->name);
     if (name_eq(b, name, n, f->name)) {
       fl_buf_append_str(full, f->name);
+      *never_null = f->required;
       return f;
     }
     if (f->type->kind == TY_STRUCT && fl < n && name[fl] == '.' && name_eq(b, name, fl, f->name)) {
       size_t mark = full->len;
       fl_buf_append_str(full, f->name);
       fl_buf_append_u8(full, '.');
-      const ty_field_t *g = resolve(b, f->type, name + fl + 1, full);
-      if (g) return g;
+      const ty_field_t *g = resolve(b, f->type, name + fl + 1, full, never_null);
+      if (g) {
+        /* A required field inside an optional struct is null where the struct is. */
+        *never_null = *never_null && f->required;
+        return g;
+      }
       full->len = mark;
     }
   }
@@ -155,10 +161,12 @@ static int convert_ts(binder_t *b, const char *col, const ice_literal_t *l, cons
   return FL_OK;
 }
 
-/* Converts literal l to column type t. */
+/* Converts literal l to column type t; *hi is set for CONV_BETWEEN. */
 static int convert(binder_t *b, const char *col, const ice_literal_t *l, const ty_type_t *t,
-                   ty_value_t *v, conv_t *range) {
+                   ty_value_t *v, ty_value_t *hi, conv_t *range) {
   memset(v, 0, sizeof *v);
+  *hi = *v;
+  hi->kind = t->kind;
   v->kind = t->kind;
   *range = CONV_OK;
   int64_t i;
@@ -188,6 +196,21 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
         return FL_OK;
       }
       double d = strtod(s, NULL);
+      bool inf_text = strchr(s, 'I') || strchr(s, 'i');
+      double max = t->kind == TY_FLOAT ? FLT_MAX : DBL_MAX;
+      if (!inf_text && (d > max || d < -max)) {
+        /* Beyond the largest finite value: between it and infinity. */
+        *range = CONV_BETWEEN;
+        double lo = d > 0 ? max : -INFINITY, up = d > 0 ? INFINITY : -max;
+        if (t->kind == TY_FLOAT) {
+          v->u.f32 = (float)lo;
+          hi->u.f32 = (float)up;
+        } else {
+          v->u.f64 = lo;
+          hi->u.f64 = up;
+        }
+        return FL_OK;
+      }
       if (t->kind == TY_FLOAT) v->u.f32 = (float)d;
       else v->u.f64 = d;
       return FL_OK;
@@ -207,7 +230,17 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
         int64_t us;
         bool z;
         if (!fl_parse_timestamp(s, n, 6, &us, &z)) return bad(b, col, l, t, "not an ISO-8601 timestamp");
-        v->u.i32 = (int32_t)fl_floordiv(us, FL_MICROS_PER_DAY);
+        int64_t day = fl_floordiv(us, FL_MICROS_PER_DAY);
+        if (day > INT32_MAX - 1 || day < INT32_MIN) {
+          *range = day > 0 ? CONV_ABOVE_MAX : CONV_BELOW_MIN;
+          return FL_OK;
+        }
+        v->u.i32 = (int32_t)day;
+        if (day * FL_MICROS_PER_DAY != us) {
+          /* A time of day after midnight: between this date and the next. */
+          *range = CONV_BETWEEN;
+          hi->u.i32 = (int32_t)day + 1;
+        }
         return FL_OK;
       }
       if (l->kind != ICE_LIT_STRING && l->kind != ICE_LIT_DATE) break;
@@ -268,15 +301,16 @@ static ice_expr_t *pred(binder_t *b, ice_op_t op, const ty_field_t *f, const cha
 static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
   fl_buf_t full;
   fl_buf_init(&full);
-  const ty_field_t *f = resolve(b, &b->schema->root, e->column, &full);
+  bool never_null = false;
+  const ty_field_t *f = resolve(b, &b->schema->root, e->column, &full, &never_null);
   const char *col = fl_arena_strndup(b->a, full.len ? (const char *)full.data : "", full.len);
   fl_buf_free(&full);
   if (!f) return fl_err_set(b->err, FL_EINVALID, "filter: unknown column %s", e->column);
   const ty_type_t *t = f->type;
   ice_op_t op = e->op;
   if (op == ICE_OP_IS_NULL || op == ICE_OP_NOT_NULL) {
-    if (op == ICE_OP_IS_NULL && f->required) {
-      *out = ice_expr_const(b->a, false);
+    if (never_null) {
+      *out = ice_expr_const(b->a, op == ICE_OP_NOT_NULL);
       return FL_OK;
     }
     *out = pred(b, op, f, col, NULL, 0);
@@ -302,8 +336,22 @@ static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
   bool has_nan = false;
   for (uint32_t i = 0; i < e->nlits; i++) {
     conv_t range;
-    int rc = convert(b, col, &e->lits[i], t, &vals[nv], &range);
+    ty_value_t hi;
+    int rc = convert(b, col, &e->lits[i], t, &vals[nv], &hi, &range);
     if (rc) return rc;
+    if (range == CONV_BETWEEN) {
+      /* No value of the column equals the literal; ranges close on its neighbours. */
+      if (op == ICE_OP_IN || op == ICE_OP_NOT_IN) continue;
+      switch (op) {
+        case ICE_OP_LT:
+        case ICE_OP_LE: *out = pred(b, ICE_OP_LE, f, col, &vals[nv], 1); break;
+        case ICE_OP_GT:
+        case ICE_OP_GE: *out = pred(b, ICE_OP_GE, f, col, &hi, 1); break;
+        case ICE_OP_NE: *out = pred(b, ICE_OP_NOT_NULL, f, col, NULL, 0); break;
+        default: *out = ice_expr_const(b->a, false); break;
+      }
+      return FL_OK;
+    }
     if (range == CONV_NAN) {
       if (op != ICE_OP_EQ && op != ICE_OP_NE && op != ICE_OP_IN && op != ICE_OP_NOT_IN)
         return fl_err_set(b->err, FL_EINVALID,
@@ -372,12 +420,26 @@ static int bind_tree(binder_t *b, const ice_expr_t *e, bool negate, ice_expr_t *
     }
     case ICE_E_NOT: return bind_tree(b, e->left, !negate, out);
     case ICE_E_PRED: {
-      ice_expr_t *p = NULL;
-      if (e->field_id != 0 && !e->column)
-        p = fl_arena_memdup(b->a, e, sizeof *e);
-      else if ((rc = bind_pred(b, e, &p)))
-        return rc;
-      *out = negate ? ice_expr_rewrite_not(b->a, ice_expr_not(b->a, p)) : p;
+      if (e->field_id != 0 && !e->column) {
+        ice_expr_t *p = fl_arena_memdup(b->a, e, sizeof *e);
+        *out = negate ? ice_expr_rewrite_not(b->a, ice_expr_not(b->a, p)) : p;
+        return FL_OK;
+      }
+      if (!negate) return bind_pred(b, e, out);
+      /* Bind the negated predicate itself, so that folding (x > huge is
+       * FALSE, so NOT (x > huge) is x IS NOT NULL) keeps unknown for null. */
+      ice_expr_t neg = *e;
+      neg.op = ice__op_negate(e->op);
+      if ((rc = bind_pred(b, &neg, out))) return rc;
+      /* NaN fails x < v and x >= v alike: NOT (x < v) also holds for NaN. */
+      const ice_expr_t *leaf = *out;
+      bool ordering = e->op >= ICE_OP_LT && e->op <= ICE_OP_GE;
+      if (ordering && leaf->kind == ICE_E_PRED && leaf->type &&
+          (leaf->type->kind == TY_FLOAT || leaf->type->kind == TY_DOUBLE)) {
+        ice_expr_t *nan = ice__pred_new(b->a, ICE_OP_IS_NAN, leaf->field_id, leaf->type, NULL, 0);
+        nan->column = leaf->column;
+        *out = ice_expr_or(b->a, *out, nan);
+      }
       return FL_OK;
     }
   }

@@ -184,6 +184,8 @@ static int next(parser_t *p) {
     default: break;
   }
   p->pos = b;
+  if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7F)
+    return lex_error(p, b, fl_arena_sprintf(p->a, "unexpected byte 0x%02X", (unsigned char)c));
   return lex_error(p, b, fl_arena_sprintf(p->a, "unexpected character '%c'", c));
 }
 
@@ -428,7 +430,15 @@ static int parse_primary(parser_t *p, ice_expr_t **out) {
   ice_literal_t lit;
   bool ok;
   size_t lit_pos = p->tok.pos;
+  size_t save_pos = p->pos;
+  tok_t save = p->tok;
   if ((rc = parse_literal(p, &lit, &ok))) return rc;
+  if (ok && save.kind == T_IDENT && lit.kind == ICE_LIT_NUMBER && p->tok.kind != T_OP) {
+    /* NaN or Infinity not followed by an operator: a column of that name. */
+    p->pos = save_pos;
+    p->tok = save;
+    ok = false;
+  }
   if (ok) {
     if (lit.kind == ICE_LIT_BOOL && p->tok.kind != T_OP) {
       *out = new_node(p, lit.text[0] == 't' ? ICE_E_TRUE : ICE_E_FALSE);

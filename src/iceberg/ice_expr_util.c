@@ -191,6 +191,16 @@ static ice_expr_t *rewrite(fl_arena_t *a, const ice_expr_t *e, bool negate) {
     case ICE_E_NOT: return rewrite(a, e->left, !negate);
     case ICE_E_AND:
     case ICE_E_OR: {
+      /* NOT (x >= v OR x IS NAN) is x < v: the NaN alternative a negated
+       * comparison brought is dropped again rather than negated. */
+      const ice_expr_t *cl = e->left, *cr = e->right;
+      if (negate && e->kind == ICE_E_OR && cl->kind == ICE_E_PRED && cr->kind == ICE_E_PRED &&
+          cr->op == ICE_OP_IS_NAN && cl->field_id == cr->field_id && cl->op >= ICE_OP_LT &&
+          cl->op <= ICE_OP_GE) {
+        ice_expr_t *p = fl_arena_memdup(a, cl, sizeof *cl);
+        p->op = ice__op_negate(cl->op);
+        return p;
+      }
       ice_expr_t *l = rewrite(a, e->left, negate), *r = rewrite(a, e->right, negate);
       bool is_and = (e->kind == ICE_E_AND) != negate;
       return is_and ? ice_expr_and(a, l, r) : ice_expr_or(a, l, r);
