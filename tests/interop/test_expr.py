@@ -1,6 +1,7 @@
 """floe's Iceberg filters against PyIceberg's: random filters (hypothesis)
 over random rows, compared on row evaluation, partition values, inclusive
-and strict projection decisions, and metrics evaluation.
+and strict projection decisions, manifest partition summaries and metrics
+evaluation.
 
 floe follows Java where PyIceberg does not: its temporal projections are
 widened (inclusive) or narrowed (strict) around negative partition values
@@ -43,9 +44,17 @@ from pyiceberg.expressions.visitors import (
     _StrictMetricsEvaluator,
     expression_evaluator,
     inclusive_projection,
+    manifest_evaluator,
     strict_projection,
 )
-from pyiceberg.manifest import DataFile, DataFileContent, FileFormat
+from pyiceberg.manifest import (
+    DataFile,
+    DataFileContent,
+    FileFormat,
+    ManifestContent,
+    ManifestFile,
+    PartitionFieldSummary,
+)
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import (
@@ -213,14 +222,44 @@ def metrics_of(rows):
     return floe, f
 
 
+def summaries_of(ptype, parts):
+    """Partition field summaries (floe JSON, PyIceberg ManifestFile) of partition tuples."""
+    floe, py = [], []
+    for k, f in enumerate(ptype.fields):
+        vals = [p[k] for p in parts if p[k] is not None]
+        has_null = any(p[k] is None for p in parts)
+        lo = hi = None
+        if vals:
+            key = (lambda v: v.encode()) if isinstance(vals[0], str) else (lambda v: v)
+            lo = conversions.to_bytes(f.field_type, min(vals, key=key))
+            hi = conversions.to_bytes(f.field_type, max(vals, key=key))
+        floe.append({"contains_null": has_null, "contains_nan": False,
+                     "lo": lo.hex() if lo is not None else None,
+                     "hi": hi.hex() if hi is not None else None})
+        py.append(PartitionFieldSummary.from_args(contains_null=has_null, contains_nan=False,
+                                                  lower_bound=lo, upper_bound=hi))
+    mf = ManifestFile.from_args(manifest_path="m.avro", manifest_length=1, partition_spec_id=0,
+                                content=ManifestContent.DATA, sequence_number=1,
+                                min_sequence_number=1, added_snapshot_id=1, partitions=py)
+    return floe, mf
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(spec_i=st.integers(0, len(SPECS) - 1), flt=filters(), rows=rows_strategy)
-def test_filters_agree_with_pyiceberg(tool, spec_i, flt, rows):
+@given(spec_i=st.integers(0, len(SPECS) - 1), flt=filters(), rows=rows_strategy,
+       keep_mask=st.lists(st.booleans(), min_size=4, max_size=4))
+def test_filters_agree_with_pyiceberg(tool, spec_i, flt, rows, keep_mask):
     spec_text, fields, temporal = SPECS[spec_i]
     text, expr = flt
     metrics, data_file = metrics_of(rows)
+    spec = pyspec(fields)
+    ptype = spec.partition_type(SCHEMA)
+    parts = [[tr.transform(TYPES[src])(r[COLS.index(src)]) for src, tr in fields] for r in rows]
+    # A manifest of these rows' partitions, and one of only some of them.
+    chosen = [p for p, keep in zip(parts, keep_mask) if keep] or parts[:1]
+    summaries, manifest = summaries_of(ptype, chosen)
     ans = tool({"schema": SCHEMA_TEXT, "spec": spec_text, "filter": text,
-                "rows": [list(r) for r in rows], "metrics": metrics, "record_count": len(rows)})
+                "rows": [list(r) for r in rows], "metrics": metrics, "record_count": len(rows),
+                "summaries": summaries})
     assert "error" not in ans, (text, ans)
 
     # Rows.
@@ -229,13 +268,11 @@ def test_filters_agree_with_pyiceberg(tool, spec_i, flt, rows):
     assert ans["match"] == py_match, (text, ans["bound_text"])
 
     # Partition values.
-    spec = pyspec(fields)
-    ptype = spec.partition_type(SCHEMA)
     pschema = Schema(*ptype.fields)
     incl = expression_evaluator(pschema, inclusive_projection(SCHEMA, spec)(expr), True)
     strict = expression_evaluator(pschema, strict_projection(SCHEMA, spec)(expr), True)
     for i, r in enumerate(rows):
-        part = [tr.transform(TYPES[src])(r[COLS.index(src)]) for src, tr in fields]
+        part = parts[i]
         want = [conversions.to_bytes(f.field_type, v).hex() for f, v in zip(ptype.fields, part)]
         assert ans["partitions"][i] == want, (spec_text, r)
         py_in, py_st = incl(Record(*part)), strict(Record(*part))
@@ -250,6 +287,18 @@ def test_filters_agree_with_pyiceberg(tool, spec_i, flt, rows):
         else:
             assert fl_in == py_in, ctx
             assert fl_st == py_st, ctx
+
+    # Manifest partition summaries.
+    py_manifest = manifest_evaluator(spec, SCHEMA, inclusive_projection(SCHEMA, spec)(expr))(manifest)
+    chosen_match = [ans["inclusive"][i] for i, keep in enumerate(keep_mask[:len(rows)]) if keep]
+    if not any(keep_mask[:len(rows)]):
+        chosen_match = ans["inclusive"][:1]
+    ctx = (spec_text, text, chosen, ans["inclusive_text"])
+    assert ans["manifest"] or not any(chosen_match), ctx
+    if not temporal:
+        # At least as decisive: PyIceberg's IN only tests "all below" or
+        # "all above" the bounds, floe each value against both.
+        assert py_manifest or not ans["manifest"], ctx
 
     # Metrics.
     py_might = _InclusiveMetricsEvaluator(SCHEMA, expr).eval(data_file)

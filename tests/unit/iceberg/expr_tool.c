@@ -7,15 +7,18 @@
  *   {"schema": "v long, s string", "spec": "bucket(4, v)", "filter": "v < 3",
  *    "rows": [[1, "a"], [null, "b"]],
  *    "metrics": [{"id": 1, "vc": 2, "nc": 1, "nanc": -1, "lo": "0100..", "hi": null}],
- *    "record_count": 2}
+ *    "record_count": 2,
+ *    "summaries": [{"contains_null": false, "contains_nan": null, "lo": "..", "hi": ".."}]}
  * Row cells are JSON numbers for ints, longs, dates (days), timestamps
  * (microseconds) and doubles, strings for strings, null for null.
- * Metrics bounds are hex of the single-value binary form.
+ * Metrics bounds and partition summary bounds (one summary per spec
+ * field, tested with the inclusive projection) are hex of the
+ * single-value binary form.
  *
  * Answer:
  *   {"match": [0], "partitions": [["03000000"], [null]], "inclusive": [true, false],
  *    "strict": [false, false], "inclusive_text": "...", "strict_text": "...",
- *    "might": true, "must": false}
+ *    "might": true, "must": false, "manifest": true}
  * or {"error": "message"} when the request cannot be served.
  */
 #include <jansson.h>
@@ -179,6 +182,25 @@ static int serve(fl_arena_t *a, json_t *req, json_t *out, fl_err_t *err) {
       json_object_set_new(out, "strict", js);
     }
     ty_batch_free(b);
+  }
+
+  json_t *summaries = json_object_get(req, "summaries");
+  if (spec && json_is_array(summaries)) {
+    ice_manifest_file_t mf = {0};
+    mf.npartitions = (uint32_t)json_array_size(summaries);
+    mf.partitions = fl_arena_zalloc(a, (mf.npartitions + 1) * sizeof *mf.partitions);
+    for (uint32_t i = 0; i < mf.npartitions; i++) {
+      json_t *sj = json_array_get(summaries, i);
+      ice_field_summary_t *fs = &mf.partitions[i];
+      fs->contains_null = json_is_true(json_object_get(sj, "contains_null"));
+      json_t *nan = json_object_get(sj, "contains_nan");
+      fs->contains_nan = json_is_boolean(nan) ? json_is_true(nan) : -1;
+      const char *lo = json_string_value(json_object_get(sj, "lo"));
+      const char *hi = json_string_value(json_object_get(sj, "hi"));
+      if ((lo && !unhex(a, lo, &fs->lower)) || (hi && !unhex(a, hi, &fs->upper)))
+        return fl_err_set(err, FL_EINVALID, "summary %u: bounds are not hex", i);
+    }
+    json_object_set_new(out, "manifest", json_boolean(ice_manifest_might_match(incl, pt, &mf)));
   }
 
   json_t *metrics = json_object_get(req, "metrics");
