@@ -13,6 +13,7 @@ row evaluator treats null != x as true, floe (SQL) as unknown.
 The filters reach floe through build/tests/expr_tool (tests/unit/iceberg/
 expr_tool.c), one JSON request per line."""
 import datetime
+import decimal
 import json
 import pathlib
 import subprocess
@@ -67,21 +68,23 @@ from pyiceberg.transforms import (
     YearTransform,
 )
 from pyiceberg.typedef import Record
-from pyiceberg.types import DateType, LongType, NestedField, StringType, TimestampType
+from pyiceberg.types import DateType, DecimalType, LongType, NestedField, StringType, TimestampType
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TOOL = ROOT / "build" / "tests" / "expr_tool"
 
-SCHEMA_TEXT = "v long, s string, d date, t timestamp"
+SCHEMA_TEXT = "v long, s string, d date, t timestamp, m decimal(9,2)"
 SCHEMA = Schema(
     NestedField(1, "v", LongType(), required=False),
     NestedField(2, "s", StringType(), required=False),
     NestedField(3, "d", DateType(), required=False),
     NestedField(4, "t", TimestampType(), required=False),
+    NestedField(5, "m", DecimalType(9, 2), required=False),
 )
-COLS = ["v", "s", "d", "t"]
-TYPES = {"v": LongType(), "s": StringType(), "d": DateType(), "t": TimestampType()}
-IDS = {"v": 1, "s": 2, "d": 3, "t": 4}
+COLS = ["v", "s", "d", "t", "m"]
+TYPES = {"v": LongType(), "s": StringType(), "d": DateType(), "t": TimestampType(),
+         "m": DecimalType(9, 2)}
+IDS = {"v": 1, "s": 2, "d": 3, "t": 4, "m": 5}
 
 # floe spec text, PyIceberg transforms per field (source name, transform), temporal?
 SPECS = [
@@ -90,8 +93,11 @@ SPECS = [
     ("bucket(8, v), bucket(4, s), bucket(3, d), bucket(5, t)",
      [("v", BucketTransform(8)), ("s", BucketTransform(4)), ("d", BucketTransform(3)),
       ("t", BucketTransform(5))], False),
-    ("truncate(5, v), truncate(2, s)", [("v", TruncateTransform(5)), ("s", TruncateTransform(2))],
+    ("truncate(5, v), truncate(2, s), truncate(50, m)",
+     [("v", TruncateTransform(5)), ("s", TruncateTransform(2)), ("m", TruncateTransform(50))],
      False),
+    ("m, bucket(4, m), truncate(7, m)",
+     [("m", IdentityTransform()), ("m", BucketTransform(4)), ("m", TruncateTransform(7))], False),
     ("v, truncate(3, v), truncate(1, s), bucket(2, s)",
      [("v", IdentityTransform()), ("v", TruncateTransform(3)), ("s", TruncateTransform(1)),
       ("s", BucketTransform(2))], False),
@@ -140,11 +146,12 @@ dates = st.integers(-800, 800)
 units = st.sampled_from([1, HOUR, DAY, 31 * DAY, 365 * DAY])
 timestamps = st.builds(lambda k, u, off: k * u + off, st.integers(-3, 3), units,
                        st.integers(-1, 1))
-VALUES = {"v": longs, "s": strings, "d": dates, "t": timestamps}
+decimals = st.builds(lambda u: decimal.Decimal(u).scaleb(-2), st.integers(-300, 300))
+VALUES = {"v": longs, "s": strings, "d": dates, "t": timestamps, "m": decimals}
 
 
 def floe_lit(col, x):
-    if col == "v":
+    if col in ("v", "m"):
         return str(x)
     if col == "s":
         return "'" + x.replace("'", "''") + "'"
@@ -198,7 +205,8 @@ def filters():
     )
 
 
-rows_strategy = st.lists(st.tuples(longs, strings, dates, timestamps), min_size=1, max_size=4)
+rows_strategy = st.lists(st.tuples(longs, strings, dates, timestamps, decimals), min_size=1,
+                         max_size=4)
 
 
 def metrics_of(rows):
@@ -258,7 +266,8 @@ def test_filters_agree_with_pyiceberg(tool, spec_i, flt, rows, keep_mask):
     chosen = [p for p, keep in zip(parts, keep_mask) if keep] or parts[:1]
     summaries, manifest = summaries_of(ptype, chosen)
     ans = tool({"schema": SCHEMA_TEXT, "spec": spec_text, "filter": text,
-                "rows": [list(r) for r in rows], "metrics": metrics, "record_count": len(rows),
+                "rows": [[str(c) if isinstance(c, decimal.Decimal) else c for c in r] for r in rows],
+                "metrics": metrics, "record_count": len(rows),
                 "summaries": summaries})
     assert "error" not in ans, (text, ans)
 

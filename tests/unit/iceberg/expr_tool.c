@@ -10,7 +10,8 @@
  *    "record_count": 2,
  *    "summaries": [{"contains_null": false, "contains_nan": null, "lo": "..", "hi": ".."}]}
  * Row cells are JSON numbers for ints, longs, dates (days), timestamps
- * (microseconds) and doubles, strings for strings, null for null.
+ * (microseconds) and doubles, strings for strings and decimals ("1.25"),
+ * null for null.
  * Metrics bounds and partition summary bounds (one summary per spec
  * field, tested with the inclusive projection) are hex of the
  * single-value binary form.
@@ -78,6 +79,14 @@ static int append_cell(ty_vec_t *v, const json_t *c, fl_err_t *err) {
     case TY_TIMESTAMP:
     case TY_TIMESTAMPTZ: ty_vec_append_i64(v, (int64_t)json_integer_value(c)); return FL_OK;
     case TY_DOUBLE: ty_vec_append_f64(v, json_number_value(c)); return FL_OK;
+    case TY_DECIMAL: {
+      fl_i128 x;
+      if (!json_is_string(c) || !ty_decimal_parse(json_string_value(c), json_string_length(c),
+                                                  v->type->precision, v->type->scale, false, &x))
+        return fl_err_set(err, FL_EINVALID, "decimal cell must be a string of the column's scale");
+      ty_vec_append_i128(v, x);
+      return FL_OK;
+    }
     case TY_STRING:
       if (!json_is_string(c)) break;
       ty_vec_append_bytes(v, json_string_value(c), json_string_length(c));
