@@ -22,7 +22,8 @@
  *   void, unknown      nothing.
  * The temporal transforms then widen (inclusive) or narrow (strict) the
  * result around negative partition values, as Java does for files whose
- * writers (Iceberg 0.10 and older) put pre-1970 values one unit too high.
+ * writers (Iceberg 0.10 and older) put pre-1970 values one unit too high;
+ * day of a date, always right, is left alone as Java leaves it.
  */
 #include <string.h>
 
@@ -259,7 +260,9 @@ static ice_expr_t *project_field(proj_t *P, const ice_expr_t *p, const ice_parti
     return project_array(P, p, t, pf);
   if (p->op == ICE_OP_STARTS_WITH || p->op == ICE_OP_NOT_STARTS_WITH) return NULL;
   ice_expr_t *q = project_number(P, p, t, pf);
-  return is_temporal(t->kind) ? fix_time(P, pf, q) : q;
+  /* day of a date is the date itself: old writers never got it wrong. */
+  bool exact = t->kind == ICE_T_DAY && k == TY_DATE;
+  return is_temporal(t->kind) && !exact ? fix_time(P, pf, q) : q;
 }
 
 static ice_expr_t *project(proj_t *P, const ice_expr_t *e) {

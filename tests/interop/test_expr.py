@@ -16,6 +16,7 @@ import datetime
 import decimal
 import json
 import pathlib
+import shutil
 import subprocess
 
 import pytest
@@ -169,37 +170,48 @@ def py_lit(col, x):
     return x
 
 
-CMP = [("<", LessThan), ("<=", LessThanOrEqual), (">", GreaterThan), (">=", GreaterThanOrEqual),
-       ("=", EqualTo), ("!=", NotEqualTo)]
+CMP = [("<", LessThan, "lt"), ("<=", LessThanOrEqual, "le"), (">", GreaterThan, "gt"),
+       (">=", GreaterThanOrEqual, "ge"), ("=", EqualTo, "eq"), ("!=", NotEqualTo, "ne")]
+
+
+def java_pred(op, col, xs=()):
+    """Prefix tokens of a predicate for ExprOracle.java."""
+    return [op, str(IDS[col]), str(len(xs)), *[str(x) for x in xs]]
 
 
 @st.composite
 def predicates(draw):
+    """A predicate as (floe text, PyIceberg expression, Java oracle tokens)."""
     col = draw(st.sampled_from(COLS))
     kind = draw(st.sampled_from(["cmp", "cmp", "cmp", "in", "notin", "null", "sw", "nsw"]))
     if kind in ("sw", "nsw"):
         p = draw(strings)
         text = f"s {'NOT ' if kind == 'nsw' else ''}STARTS WITH {floe_lit('s', p)}"
-        return text, (NotStartsWith if kind == "nsw" else StartsWith)("s", p)
+        return (text, (NotStartsWith if kind == "nsw" else StartsWith)("s", p),
+                java_pred(kind, "s", [p]))
     if kind == "null":
         neg = draw(st.booleans())
-        return f"{col} IS {'NOT ' if neg else ''}NULL", (NotNull if neg else IsNull)(col)
+        return (f"{col} IS {'NOT ' if neg else ''}NULL", (NotNull if neg else IsNull)(col),
+                java_pred("notnull" if neg else "isnull", col))
     if kind in ("in", "notin"):
         xs = draw(st.lists(VALUES[col], min_size=1, max_size=3))
         text = f"{col} {'NOT ' if kind == 'notin' else ''}IN ({', '.join(floe_lit(col, x) for x in xs)})"
-        return text, (NotIn if kind == "notin" else In)(col, {py_lit(col, x) for x in xs})
-    op, cls = draw(st.sampled_from(CMP))
+        return (text, (NotIn if kind == "notin" else In)(col, {py_lit(col, x) for x in xs}),
+                java_pred(kind, col, xs))
+    op, cls, jop = draw(st.sampled_from(CMP))
     x = draw(VALUES[col])
-    return f"{col} {op} {floe_lit(col, x)}", cls(col, py_lit(col, x))
+    return f"{col} {op} {floe_lit(col, x)}", cls(col, py_lit(col, x)), java_pred(jop, col, [x])
 
 
 def filters():
     return st.recursive(
         predicates(),
         lambda inner: st.one_of(
-            st.builds(lambda l, r: (f"({l[0]} AND {r[0]})", And(l[1], r[1])), inner, inner),
-            st.builds(lambda l, r: (f"({l[0]} OR {r[0]})", Or(l[1], r[1])), inner, inner),
-            st.builds(lambda x: (f"NOT ({x[0]})", Not(x[1])), inner),
+            st.builds(lambda l, r: (f"({l[0]} AND {r[0]})", And(l[1], r[1]), ["and", *l[2], *r[2]]),
+                      inner, inner),
+            st.builds(lambda l, r: (f"({l[0]} OR {r[0]})", Or(l[1], r[1]), ["or", *l[2], *r[2]]),
+                      inner, inner),
+            st.builds(lambda x: (f"NOT ({x[0]})", Not(x[1]), ["not", *x[2]]), inner),
         ),
         max_leaves=5,
     )
@@ -257,7 +269,7 @@ def summaries_of(ptype, parts):
        keep_mask=st.lists(st.booleans(), min_size=4, max_size=4))
 def test_filters_agree_with_pyiceberg(tool, spec_i, flt, rows, keep_mask):
     spec_text, fields, temporal = SPECS[spec_i]
-    text, expr = flt
+    text, expr, _ = flt
     metrics, data_file = metrics_of(rows)
     spec = pyspec(fields)
     ptype = spec.partition_type(SCHEMA)
@@ -337,3 +349,80 @@ def test_tool_reports_errors(tool):
     assert "cannot compare column v (long)" in ans["error"]
     ans = tool({"schema": SCHEMA_TEXT, "filter": "v = "})
     assert "column 5" in ans["error"]
+
+
+# ---- Java's Projections as the oracle ----
+
+ICEBERG_JAVA = "1.10.0"
+ORACLE_SRC = ROOT / "tests" / "interop" / "java" / "ExprOracle.java"
+M2 = pathlib.Path.home() / ".m2" / "repository" / "org" / "apache" / "iceberg"
+
+
+@pytest.fixture(scope="module")
+def java_oracle(tmp_path_factory):
+    """ExprOracle.java compiled against iceberg-api from Maven Central."""
+    if not (shutil.which("javac") and shutil.which("java") and shutil.which("mvn")):
+        pytest.skip("needs java, javac and mvn for the Iceberg Java oracle")
+    jars = [M2 / "iceberg-api" / ICEBERG_JAVA / f"iceberg-api-{ICEBERG_JAVA}.jar",
+            M2 / "iceberg-bundled-guava" / ICEBERG_JAVA / f"iceberg-bundled-guava-{ICEBERG_JAVA}.jar"]
+    if not all(j.exists() for j in jars):
+        got = subprocess.run(["mvn", "-q", "dependency:get",
+                              f"-Dartifact=org.apache.iceberg:iceberg-api:{ICEBERG_JAVA}"],
+                             capture_output=True, text=True, timeout=600)
+        if got.returncode != 0 or not all(j.exists() for j in jars):
+            pytest.skip(f"iceberg-api {ICEBERG_JAVA} not available from Maven: {got.stdout[-500:]}")
+    cp = ":".join(map(str, jars))
+    out = tmp_path_factory.mktemp("oracle")
+    subprocess.run(["javac", "-nowarn", "-d", str(out), "-cp", cp, str(ORACLE_SRC)], check=True,
+                   capture_output=True, timeout=300)
+    proc = subprocess.Popen(["java", "-cp", f"{out}:{cp}", "org.apache.iceberg.ExprOracle"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            encoding="utf-8")
+
+    def ask(spec_fields, tokens, tuple_tokens):
+        sep = "\x1f"
+        proc.stdin.write(f"{sep.join(spec_fields)}\t{sep.join(tokens)}\t{sep.join(tuple_tokens)}\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline().strip()
+        assert line and not line.startswith("ERR"), line
+        incl, strict = line.split()
+        return incl == "1", strict == "1"
+
+    yield ask
+    proc.stdin.close()
+    proc.wait(timeout=30)
+
+
+def java_tuple(ptype, part):
+    out = []
+    for f, v in zip(ptype.fields, part):
+        if v is None:
+            out.append("N")
+        elif isinstance(f.field_type, (LongType, TimestampType)):
+            out.append(f"L:{v}")
+        elif isinstance(f.field_type, DecimalType):
+            out.append(f"D:{v}")
+        elif isinstance(f.field_type, StringType):
+            out.append(f"S:{v}")
+        else:
+            out.append(f"I:{v}")
+    return out
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec_i=st.integers(0, len(SPECS) - 1), flt=filters(), row=rows_strategy.map(lambda r: r[0]))
+def test_projections_agree_with_java(tool, java_oracle, spec_i, flt, row):
+    """Inclusive and strict projection decisions equal Java's, time adjustments included."""
+    spec_text, fields, _ = SPECS[spec_i]
+    text, _, tokens = flt
+    ans = tool({"schema": SCHEMA_TEXT, "spec": spec_text, "filter": text,
+                "rows": [[str(c) if isinstance(c, decimal.Decimal) else c for c in row]]})
+    assert "error" not in ans, (text, ans)
+    spec = pyspec(fields)
+    ptype = spec.partition_type(SCHEMA)
+    part = [tr.transform(TYPES[src])(row[COLS.index(src)]) for src, tr in fields]
+    java_fields = [f"{IDS[src]}:{tr}" for src, tr in fields]
+    j_in, j_st = java_oracle(java_fields, tokens, java_tuple(ptype, part))
+    ctx = (spec_text, text, row, ans["inclusive_text"], ans["strict_text"])
+    assert ans["inclusive"][0] == j_in, ctx
+    assert ans["strict"][0] == j_st, ctx

@@ -912,6 +912,12 @@ TEST(project_time_transforms) {
   CHECK_STR(INCL(&p, "d = '1969-11-15'"), "d_month IN (-2, -1)");
   CHECK_STR(STRICT(&p, "d >= '1969-11-01'"), "d_month > -2");
   CHECK_STR(INCL(&p, "tn > '1970-01-01T01:00:00'"), "tn_hour >= 1");
+  /* day of a date needs no adjustment (Java's Dates.DAY). */
+  pspec_t q = pspec(a, "d date", "day(d)");
+  CHECK_STR(INCL(&q, "d < '1970-01-01'"), "d_day <= '1969-12-31'");
+  CHECK_STR(INCL(&q, "d = '1969-12-01'"), "d_day = '1969-12-01'");
+  CHECK_STR(STRICT(&q, "d >= '1970-01-01'"), "d_day > '1969-12-31'");
+  CHECK_STR(STRICT(&q, "d != '1969-12-01'"), "d_day != '1969-12-01'");
   CHECK_STR(STRICT(&p, "tn > '1970-01-01T01:00:00'"), "tn_hour > 1");
   CHECK_STR(INCL(&p, "tn < '1970-01-01T00:00:00'"), "tn_hour <= 0");
   fl_arena_free(a);
