@@ -264,7 +264,8 @@ def summaries_of(ptype, parts):
     return floe, mf
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(spec_i=st.integers(0, len(SPECS) - 1), flt=filters(), rows=rows_strategy,
        keep_mask=st.lists(st.booleans(), min_size=4, max_size=4))
 def test_filters_agree_with_pyiceberg(tool, spec_i, flt, rows, keep_mask):
@@ -409,7 +410,8 @@ def java_tuple(ptype, part):
     return out
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=600, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(spec_i=st.integers(0, len(SPECS) - 1), flt=filters(), row=rows_strategy.map(lambda r: r[0]))
 def test_projections_agree_with_java(tool, java_oracle, spec_i, flt, row):
     """Inclusive and strict projection decisions equal Java's, time adjustments included."""
