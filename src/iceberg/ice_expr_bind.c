@@ -54,31 +54,44 @@ static bool name_eq(const binder_t *b, const char *x, size_t n, const char *name
   return b->case_sensitive ? memcmp(x, name, n) == 0 : strncasecmp(x, name, n) == 0;
 }
 
-/* Resolves dotted name against a struct's fields, trying every split so
- * that names holding dots still resolve. */
+/* Resolves dotted name against a struct's fields: a field of exactly that
+ * name first, else every split at a dot into a struct and the rest, so
+ * that names holding dots still resolve. *ambiguous is set when more than
+ * one field matches (possible only ignoring case). */
 static const ty_field_t *resolve(const binder_t *b, const ty_type_t *st, const char *name,
-                                 fl_buf_t *full, bool *never_null) {
+                                 fl_buf_t *full, bool *never_null, bool *ambiguous) {
   size_t n = strlen(name);
+  const ty_field_t *hit = NULL;
+  for (uint32_t i = 0; i < st->nfields; i++) {
+    const ty_field_t *f = &st->fields[i];
+    if (!name_eq(b, name, n, f->name)) continue;
+    if (hit) {
+      *ambiguous = true;
+      return NULL;
+    }
+    hit = f;
+  }
+  if (hit) {
+    fl_buf_append_str(full, hit->name);
+    *never_null = hit->required;
+    return hit;
+  }
   for (uint32_t i = 0; i < st->nfields; i++) {
     const ty_field_t *f = &st->fields[i];
     size_t fl = strlen(f->name);
-    if (name_eq(b, name, n, f->name)) {
-      fl_buf_append_str(full, f->name);
-      *never_null = f->required;
-      return f;
+    if (f->type->kind != TY_STRUCT || fl >= n || name[fl] != '.' || !name_eq(b, name, fl, f->name))
+      continue;
+    size_t mark = full->len;
+    fl_buf_append_str(full, f->name);
+    fl_buf_append_u8(full, '.');
+    const ty_field_t *g = resolve(b, f->type, name + fl + 1, full, never_null, ambiguous);
+    if (*ambiguous) return NULL;
+    if (g) {
+      /* A required field inside an optional struct is null where the struct is. */
+      *never_null = *never_null && f->required;
+      return g;
     }
-    if (f->type->kind == TY_STRUCT && fl < n && name[fl] == '.' && name_eq(b, name, fl, f->name)) {
-      size_t mark = full->len;
-      fl_buf_append_str(full, f->name);
-      fl_buf_append_u8(full, '.');
-      const ty_field_t *g = resolve(b, f->type, name + fl + 1, full, never_null);
-      if (g) {
-        /* A required field inside an optional struct is null where the struct is. */
-        *never_null = *never_null && f->required;
-        return g;
-      }
-      full->len = mark;
-    }
+    full->len = mark;
   }
   return NULL;
 }
@@ -302,9 +315,14 @@ static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
   fl_buf_t full;
   fl_buf_init(&full);
   bool never_null = false;
-  const ty_field_t *f = resolve(b, &b->schema->root, e->column, &full, &never_null);
+  bool ambiguous = false;
+  const ty_field_t *f = resolve(b, &b->schema->root, e->column, &full, &never_null, &ambiguous);
   const char *col = fl_arena_strndup(b->a, full.len ? (const char *)full.data : "", full.len);
   fl_buf_free(&full);
+  if (ambiguous)
+    return fl_err_set(b->err, FL_EINVALID,
+                      "filter: column %s is ambiguous ignoring case; match case to choose",
+                      e->column);
   if (!f) return fl_err_set(b->err, FL_EINVALID, "filter: unknown column %s", e->column);
   const ty_type_t *t = f->type;
   ice_op_t op = e->op;

@@ -235,6 +235,17 @@ TEST(bind_names_case_and_nesting) {
   ty_schema_t *s2 = schema_of(a, "\"a.b\" int, a struct<b: long>");
   CHECK_OK(bind_text(a, s2, "\"a.b\" = 1", true, &e, &err), &err);
   CHECK_EQ(e->field_id, 1);
+  ty_schema_t *s4 = schema_of(a, "a struct<b: long>, \"a.b\" int");
+  CHECK_OK(bind_text(a, s4, "\"a.b\" = 1", true, &e, &err), &err);
+  CHECK_EQ(e->field_id, 2);
+  CHECK_OK(bind_text(a, s4, "a.b = 1", true, &e, &err), &err);
+  CHECK_EQ(e->field_id, 2);
+  /* Ignoring case, two columns may match: an error, not a guess. */
+  ty_schema_t *s5 = schema_of(a, "id int, ID long, n struct<x: int, X: int>");
+  CHECK_STR(bound(a, s5, "ID = 1", true), "ID = 1");
+  CHECK(contains(bound(a, s5, "Id = 1", false), "ambiguous"));
+  CHECK(contains(bound(a, s5, "n.x = 1", false), "ambiguous"));
+  CHECK_STR(bound(a, s5, "N.x = 1", true), "ERR: filter: unknown column N.x");
   fl_arena_free(a);
 }
 
@@ -259,6 +270,18 @@ TEST(bind_converts_literals) {
   CHECK(contains(bound(a, s, "ts = '2024-01-05T10:00:00+01:00'", true), "takes no offset"));
   CHECK_STR(bound(a, s, "tz = '2024-01-05T10:00:00+01:00'", true), "tz = '2024-01-05T09:00:00.000000+00:00'");
   CHECK_STR(bound(a, s, "b = false", true), "b = false");
+  CHECK_STR(bound(a, s, "dec > 1.5e1", true), "dec > 15.00");
+  CHECK_STR(bound(a, s, "dec < -1e-2", true), "dec < -0.01");
+  CHECK_STR(bound(a, s, "id = 12", true), "id = 12");
+  ty_schema_t *t2 = schema_of(a, "tm time, fx fixed(3), ns timestamp_ns, bn binary");
+  CHECK_STR(bound(a, t2, "tm >= '10:30:00'", true), "tm >= '10:30:00.000000'");
+  CHECK_STR(bound(a, t2, "tm < 1000000", true), "tm < '00:00:01.000000'");
+  CHECK(contains(bound(a, t2, "tm = '25:00:00'", true), "not an ISO-8601 time"));
+  CHECK_STR(bound(a, t2, "fx = 'abc'", true), "fx = '616263'");
+  CHECK(contains(bound(a, t2, "fx = 'ab'", true), "fixed(3) takes exactly 3 bytes"));
+  CHECK_STR(bound(a, t2, "ns > '2024-01-05T10:00:00.123456789'", true),
+            "ns > '2024-01-05T10:00:00.123456789'");
+  CHECK_STR(bound(a, t2, "bn = 'ab'", true), "bn = '6162'");
   CHECK_STR(bound(a, s, "u = 'f79c3e09-677c-4bbd-a479-3f349cb785e7'", true),
             "u = 'f79c3e09-677c-4bbd-a479-3f349cb785e7'");
   CHECK(contains(bound(a, s, "u = 'nope'", true), "not a uuid"));
