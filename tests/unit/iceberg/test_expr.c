@@ -1237,6 +1237,17 @@ TEST(random_metrics_agree_with_rows) {
       }
       uint32_t sel[8], n = 0;
       CHECK_OK(ice_expr_eval_batch(e, s, b, sel, &n, &err), &err);
+      /* The formatted bound filter reads back to the same selection. */
+      ice_expr_t *back;
+      const char *shown = fmt(a, e);
+      CHECK_OK(bind_text(a, s, shown, true, &back, &err), &err);
+      uint32_t sel0[8], n0 = 0;
+      CHECK_OK(ice_expr_eval_batch(back, s, b, sel0, &n0, &err), &err);
+      if (n0 != n || memcmp(sel0, sel, n * sizeof *sel) != 0) {
+        t_fail(__FILE__, __LINE__, "round %d: %s formats as %s, which selects other rows", round,
+               text, shown);
+        return;
+      }
       /* NOT pushed down at binding selects what a NOT node over e selects. */
       ice_expr_t *ne, *node = fl_arena_zalloc(a, sizeof *node);
       CHECK_OK(bind_text(a, s, fl_arena_sprintf(a, "NOT (%s)", text), true, &ne, &err), &err);
@@ -1358,6 +1369,50 @@ TEST(random_projections_agree_with_rows) {
         }
       }
       ty_batch_free(b);
+    }
+  }
+  fl_arena_free(a);
+}
+
+TEST(parse_survives_garbage) {
+  static const char *toks[] = {"(", ")", "AND", "OR", "NOT", "IN", "IS", "NULL", "NAN", "x", "s",
+                               "p.q", "=", "<", ">=", "!=", "<>", "'a'", "'", "\"", "1", "-", "+",
+                               "1.5e", ",", "STARTS", "WITH", "LIKE", "'a%'", "TIMESTAMP",
+                               "DATE", "TRUE", "\xff", "#", "."};
+  fl_arena_t *a = fl_arena_new(0);
+  ty_schema_t *s = schema_of(a, "x double, s string, p struct<q: int>");
+  char buf[512];
+  for (int round = 0; round < 20000; round++) {
+    size_t len = 0;
+    int n = (int)rnd(12);
+    for (int k = 0; k < n; k++) {
+      const char *t = toks[rnd(sizeof toks / sizeof *toks)];
+      size_t l = strlen(t);
+      if (len + l + 2 >= sizeof buf) break;
+      memcpy(buf + len, t, l);
+      len += l;
+      if (rnd(3)) buf[len++] = ' ';
+    }
+    buf[len] = 0;
+    ice_expr_t *e;
+    fl_err_t err = {0};
+    int rc = ice_expr_parse(a, buf, &e, &err);
+    if (rc) {
+      if (rc != FL_EPARSE || !contains(err.msg, "at column ")) {
+        t_fail(__FILE__, __LINE__, "\"%s\": %s", buf, err.msg);
+        return;
+      }
+      continue;
+    }
+    ice_expr_t *bd;
+    rc = ice_expr_bind(a, e, s, false, &bd, &err);
+    if (rc && (rc != FL_EINVALID || !contains(err.msg, "filter: "))) {
+      t_fail(__FILE__, __LINE__, "\"%s\": bind: %s", buf, err.msg);
+      return;
+    }
+    if ((round & 1023) == 0) {
+      fl_arena_reset(a);
+      s = schema_of(a, "x double, s string, p struct<q: int>");
     }
   }
   fl_arena_free(a);
