@@ -488,6 +488,56 @@ TEST(eval_not_push_down_matches_not_node) {
   fl_arena_free(r.a);
 }
 
+TEST(eval_typed_columns) {
+  rows_t r;
+  r.a = fl_arena_new(0);
+  r.s = schema_of(r.a, "i int, f float, d date, m decimal(9,2), b boolean, ts timestamptz, u uuid");
+  r.b = ty_batch_new(r.s, 4);
+  const int32_t is[] = {-5, 0, 7};
+  const float fs[] = {1.5f, NAN, -2.0f};
+  const int32_t ds[] = {-1, 0, 19727};
+  const fl_i128 ms[] = {-150, 0, 1234};
+  const bool bs[] = {true, false, true};
+  const int64_t tss[] = {-1, 0, 1704448800000000LL};
+  uint8_t uu[3][16];
+  for (int i = 0; i < 3; i++) {
+    memset(uu[i], 0x10 * i, 16);
+    ty_vec_append_i32(r.b->cols[0], is[i]);
+    ty_vec_append_f32(r.b->cols[1], fs[i]);
+    ty_vec_append_i32(r.b->cols[2], ds[i]);
+    ty_vec_append_i128(r.b->cols[3], ms[i]);
+    ty_vec_append_bool(r.b->cols[4], bs[i]);
+    ty_vec_append_i64(r.b->cols[5], tss[i]);
+    ty_vec_append_bytes(r.b->cols[6], uu[i], 16);
+  }
+  ty_batch_seal(r.b);
+  CHECK_STR(matching(&r, "i < 0"), "0");
+  CHECK_STR(matching(&r, "i IN (0, 7)"), "12");
+  CHECK_STR(matching(&r, "f > -3"), "02");
+  CHECK_STR(matching(&r, "f IS NAN"), "1");
+  CHECK_STR(matching(&r, "NOT f <= 1.5"), "1");
+  CHECK_STR(matching(&r, "d < '1970-01-01'"), "0");
+  CHECK_STR(matching(&r, "d = '2024-01-05'"), "2");
+  CHECK_STR(matching(&r, "m >= -1.5"), "012");
+  CHECK_STR(matching(&r, "m > -1.5 AND m < 12.34"), "1");
+  CHECK_STR(matching(&r, "m IN (12.34, 0)"), "12");
+  CHECK_STR(matching(&r, "b = true"), "02");
+  CHECK_STR(matching(&r, "b != true"), "1");
+  CHECK_STR(matching(&r, "ts < '1970-01-01T00:00:00Z'"), "0");
+  CHECK_STR(matching(&r, "ts >= '2024-01-05T11:00:00+01:00'"), "2");
+  CHECK_STR(matching(&r, "u > '00000000-0000-0000-0000-000000000000'"), "12");
+  CHECK_STR(matching(&r, "u = '10101010-1010-1010-1010-101010101010'"), "1");
+  /* A NULL schema takes the batch's. */
+  ice_expr_t *e;
+  fl_err_t err = {0};
+  CHECK_OK(bind_text(r.a, r.s, "i > -10 AND d > '1969-01-01'", true, &e, &err), &err);
+  uint32_t sel[4], n = 0;
+  CHECK_OK(ice_expr_eval_batch(e, NULL, r.b, sel, &n, &err), &err);
+  CHECK_EQ(n, 3);
+  ty_batch_free(r.b);
+  fl_arena_free(r.a);
+}
+
 TEST(eval_errors) {
   rows_t r = make_rows();
   fl_arena_t *a = r.a;
