@@ -380,14 +380,14 @@ def java_oracle(tmp_path_factory):
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                             encoding="utf-8")
 
-    def ask(spec_fields, tokens, tuple_tokens):
-        sep = "\x1f"
-        proc.stdin.write(f"{sep.join(spec_fields)}\t{sep.join(tokens)}\t{sep.join(tuple_tokens)}\n")
+    def ask(*parts):
+        """Sends tab-separated parts (token lists joined by U+001F); returns the answer words."""
+        line = "\t".join(p if isinstance(p, str) else "\x1f".join(p) for p in parts)
+        proc.stdin.write(line + "\n")
         proc.stdin.flush()
-        line = proc.stdout.readline().strip()
-        assert line and not line.startswith("ERR"), line
-        incl, strict = line.split()
-        return incl == "1", strict == "1"
+        answer = proc.stdout.readline().strip()
+        assert answer and not answer.startswith("ERR"), (line, answer)
+        return [w == "1" for w in answer.split()]
 
     yield ask
     proc.stdin.close()
@@ -412,19 +412,43 @@ def java_tuple(ptype, part):
 
 @settings(max_examples=600, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
-@given(spec_i=st.integers(0, len(SPECS) - 1), flt=filters(), row=rows_strategy.map(lambda r: r[0]))
-def test_projections_agree_with_java(tool, java_oracle, spec_i, flt, row):
-    """Inclusive and strict projection decisions equal Java's, time adjustments included."""
+@given(spec_i=st.integers(0, len(SPECS) - 1), flt=filters(), rows=rows_strategy,
+       keep_mask=st.lists(st.booleans(), min_size=4, max_size=4))
+def test_agree_with_java(tool, java_oracle, spec_i, flt, rows, keep_mask):
+    """Projection decisions equal Java's Projections (time adjustments included);
+    metrics and manifest decisions are at least as sharp as Java's evaluators
+    and sound."""
     spec_text, fields, _ = SPECS[spec_i]
     text, _, tokens = flt
-    ans = tool({"schema": SCHEMA_TEXT, "spec": spec_text, "filter": text,
-                "rows": [[str(c) if isinstance(c, decimal.Decimal) else c for c in row]]})
-    assert "error" not in ans, (text, ans)
+    metrics, _ = metrics_of(rows)
     spec = pyspec(fields)
     ptype = spec.partition_type(SCHEMA)
-    part = [tr.transform(TYPES[src])(row[COLS.index(src)]) for src, tr in fields]
+    parts = [[tr.transform(TYPES[src])(r[COLS.index(src)]) for src, tr in fields] for r in rows]
+    chosen = [p for p, keep in zip(parts, keep_mask) if keep] or parts[:1]
+    chosen_i = [i for i, keep in enumerate(keep_mask[:len(rows)]) if keep] or [0]
+    summaries, _ = summaries_of(ptype, chosen)
+    ans = tool({"schema": SCHEMA_TEXT, "spec": spec_text, "filter": text,
+                "rows": [[str(c) if isinstance(c, decimal.Decimal) else c for c in r] for r in rows],
+                "metrics": metrics, "record_count": len(rows), "summaries": summaries})
+    assert "error" not in ans, (text, ans)
     java_fields = [f"{IDS[src]}:{tr}" for src, tr in fields]
-    j_in, j_st = java_oracle(java_fields, tokens, java_tuple(ptype, part))
-    ctx = (spec_text, text, row, ans["inclusive_text"], ans["strict_text"])
-    assert ans["inclusive"][0] == j_in, ctx
-    assert ans["strict"][0] == j_st, ctx
+    for i, r in enumerate(rows):
+        j_in, j_st = java_oracle(java_fields, tokens, java_tuple(ptype, parts[i]))
+        ctx = (spec_text, text, r, ans["inclusive_text"], ans["strict_text"])
+        assert ans["inclusive"][i] == j_in, ctx
+        assert ans["strict"][i] == j_st, ctx
+
+    cols = [f"{m['id']}:{m['vc']}:{m['nc']}::{m['lo']}:{m['hi']}" for m in metrics]
+    j_might, j_must = java_oracle("M", tokens, str(len(rows)), cols)
+    ctx = (text, rows, ans["bound_text"])
+    assert j_might or not ans["might"], ctx
+    assert ans["must"] or not j_must, ctx
+    assert ans["might"] or not ans["match"], ctx
+    assert not ans["must"] or len(ans["match"]) == len(rows), ctx
+
+    sums = [f"{int(x['contains_null'])}:0:{'-' if x['lo'] is None else x['lo']}:"
+            f"{'-' if x['hi'] is None else x['hi']}" for x in summaries]
+    (j_manifest,) = java_oracle("S", java_fields, tokens, sums)
+    ctx = (spec_text, text, chosen, ans["inclusive_text"])
+    assert j_manifest or not ans["manifest"], ctx
+    assert ans["manifest"] or not any(ans["inclusive"][i] for i in chosen_i), ctx

@@ -16,6 +16,16 @@
  *   tuple  one token per partition field: N (null) or K:text with K in
  *          L (long), I (int), S (string), D (decimal)
  * Answer: "incl strict" as 0/1, or "ERR message".
+ *
+ * A line starting "M" asks the metrics evaluators instead:
+ *   M <tab> filter <tab> recordCount <tab> columns
+ * with one column token "id:valueCount:nullCount:nanCount:lowerHex:upperHex"
+ * each (counts empty, bounds "-" for absent); answer "might must". A line
+ * starting "S" asks
+ * the manifest evaluator of a row filter:
+ *   S <tab> spec <tab> filter <tab> summaries
+ * with one token "containsNull:containsNaN:lowerHex:upperHex" per spec
+ * field (0/1, containsNaN empty and bounds "-" for absent); answer "might".
  * The schema is fixed: 1 v long, 2 s string, 3 d date, 4 t timestamp,
  * 5 m decimal(9,2).
  */
@@ -24,14 +34,21 @@ package org.apache.iceberg;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.iceberg.expressions.Evaluator;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.InclusiveMetricsEvaluator;
+import org.apache.iceberg.expressions.ManifestEvaluator;
 import org.apache.iceberg.expressions.Projections;
+import org.apache.iceberg.expressions.StrictMetricsEvaluator;
 import org.apache.iceberg.transforms.Transforms;
 import org.apache.iceberg.types.Types;
 
@@ -187,6 +204,130 @@ public class ExprOracle {
     return new Tuple(v);
   }
 
+  static ByteBuffer bytes(String hex) {
+    if (hex.equals("-")) return null;
+    byte[] b = new byte[hex.length() / 2];
+    for (int j = 0; j < b.length; j++)
+      b[j] = (byte) Integer.parseInt(hex.substring(2 * j, 2 * j + 2), 16);
+    return ByteBuffer.wrap(b);
+  }
+
+  static Long count(String text) {
+    return text.isEmpty() ? null : Long.parseLong(text);
+  }
+
+  /* A data file carrying only what the metrics evaluators read. */
+  static DataFile dataFile(long records, String columns) {
+    Map<Integer, Long> vc = new HashMap<>(), nc = new HashMap<>(), nanc = new HashMap<>();
+    Map<Integer, ByteBuffer> lo = new HashMap<>(), hi = new HashMap<>();
+    for (String c : new Tokens(columns).t) {
+      String[] f = c.split(":", -1);
+      int id = Integer.parseInt(f[0]);
+      if (count(f[1]) != null) vc.put(id, count(f[1]));
+      if (count(f[2]) != null) nc.put(id, count(f[2]));
+      if (count(f[3]) != null) nanc.put(id, count(f[3]));
+      if (bytes(f[4]) != null) lo.put(id, bytes(f[4]));
+      if (bytes(f[5]) != null) hi.put(id, bytes(f[5]));
+    }
+    return (DataFile)
+        Proxy.newProxyInstance(
+            DataFile.class.getClassLoader(),
+            new Class<?>[] {DataFile.class},
+            (proxy, method, margs) -> {
+              switch (method.getName()) {
+                case "recordCount":
+                  return records;
+                case "valueCounts":
+                  return vc;
+                case "nullValueCounts":
+                  return nc;
+                case "nanValueCounts":
+                  return nanc;
+                case "lowerBounds":
+                  return lo;
+                case "upperBounds":
+                  return hi;
+                case "content":
+                  return FileContent.DATA;
+                case "specId":
+                  return 0;
+                default:
+                  return null;
+              }
+            });
+  }
+
+  static ManifestFile.PartitionFieldSummary summary(String token) {
+    String[] f = token.split(":", -1);
+    return (ManifestFile.PartitionFieldSummary)
+        Proxy.newProxyInstance(
+            ManifestFile.class.getClassLoader(),
+            new Class<?>[] {ManifestFile.PartitionFieldSummary.class},
+            (proxy, method, margs) -> {
+              switch (method.getName()) {
+                case "containsNull":
+                  return f[0].equals("1");
+                case "containsNaN":
+                  return f[1].isEmpty() ? null : f[1].equals("1");
+                case "lowerBound":
+                  return bytes(f[2]);
+                case "upperBound":
+                  return bytes(f[3]);
+                default:
+                  return null;
+              }
+            });
+  }
+
+  static ManifestFile manifest(String summaries) {
+    List<ManifestFile.PartitionFieldSummary> parts = new ArrayList<>();
+    for (String t : new Tokens(summaries).t) parts.add(summary(t));
+    return (ManifestFile)
+        Proxy.newProxyInstance(
+            ManifestFile.class.getClassLoader(),
+            new Class<?>[] {ManifestFile.class},
+            (proxy, method, margs) -> {
+              switch (method.getName()) {
+                case "partitions":
+                  return parts;
+                case "partitionSpecId":
+                  return 0;
+                case "content":
+                  return ManifestContent.DATA;
+                case "hasAddedFiles":
+                case "hasExistingFiles":
+                  return true;
+                case "hasDeletedFiles":
+                  return false;
+                default:
+                  return null;
+              }
+            });
+  }
+
+  static String answer(String line) {
+    String[] parts = line.split("\t", -1);
+    if (parts[0].equals("M")) {
+      Expression e = parse(new Tokens(parts[1]));
+      DataFile f = dataFile(Long.parseLong(parts[2]), parts[3]);
+      boolean might = new InclusiveMetricsEvaluator(SCHEMA, e).eval(f);
+      boolean must = new StrictMetricsEvaluator(SCHEMA, e).eval(f);
+      return (might ? "1" : "0") + " " + (must ? "1" : "0");
+    }
+    if (parts[0].equals("S")) {
+      PartitionSpec spec = spec(parts[1]);
+      Expression e = parse(new Tokens(parts[2]));
+      return ManifestEvaluator.forRowFilter(e, spec, true).eval(manifest(parts[3])) ? "1" : "0";
+    }
+    PartitionSpec spec = spec(parts[0]);
+    Expression e = parse(new Tokens(parts[1]));
+    Types.StructType pt = spec.partitionType();
+    Tuple t = tuple(parts[2]);
+    boolean incl = new Evaluator(pt, Projections.inclusive(spec).project(e)).eval(t);
+    boolean strict = new Evaluator(pt, Projections.strict(spec).project(e)).eval(t);
+    return (incl ? "1" : "0") + " " + (strict ? "1" : "0");
+  }
+
   public static void main(String[] args) throws Exception {
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -194,14 +335,7 @@ public class ExprOracle {
     String line;
     while ((line = in.readLine()) != null) {
       try {
-        String[] parts = line.split("\t", -1);
-        PartitionSpec spec = spec(parts[0]);
-        Expression e = parse(new Tokens(parts[1]));
-        Types.StructType pt = spec.partitionType();
-        Tuple t = tuple(parts[2]);
-        boolean incl = new Evaluator(pt, Projections.inclusive(spec).project(e)).eval(t);
-        boolean strict = new Evaluator(pt, Projections.strict(spec).project(e)).eval(t);
-        out.println((incl ? "1" : "0") + " " + (strict ? "1" : "0"));
+        out.println(answer(line));
       } catch (Exception ex) {
         out.println("ERR " + ex.toString().replace('\n', ' '));
       }
