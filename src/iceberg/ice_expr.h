@@ -83,13 +83,13 @@ struct ice_expr {
   ice_expr_t *left, *right; /* AND, OR: both; NOT: left */
   /* ICE_E_PRED: */
   ice_op_t op;
-  const char *column;       /* as written (unbound) */
+  const char *column; /* as written (unbound) */
   uint32_t nlits;
-  ice_literal_t *lits;      /* unbound literals */
+  ice_literal_t *lits; /* unbound literals */
   /* bound: */
-  int32_t field_id;         /* 0 while unbound */
-  const ty_type_t *type;    /* the column's type */
-  ty_value_t *values;       /* nlits values of the column's type (IN: sorted, deduplicated) */
+  int32_t field_id;      /* 0 while unbound */
+  const ty_type_t *type; /* the column's type */
+  ty_value_t *values;    /* nlits values of the column's type (IN: sorted, deduplicated) */
 };
 
 /* Parses filter text; errors give the 1-based column of the bad token. */

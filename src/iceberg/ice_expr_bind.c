@@ -136,15 +136,17 @@ static const char *lit_kind_name(ice_lit_kind_t k) {
   return "a literal";
 }
 
-static int convert_decimal(binder_t *b, const char *col, const ice_literal_t *l,
-                           const ty_type_t *t, ty_value_t *v, conv_t *range) {
+static int convert_decimal(binder_t *b, const char *col, const ice_literal_t *l, const ty_type_t *t,
+                           ty_value_t *v, conv_t *range) {
   const char *s = l->text;
   size_t n = strlen(s);
   fl_i128 x;
   if (ty_decimal_parse(s, n, 38, t->scale, false, &x)) {
     fl_i128 max = ty_decimal_max(t->precision);
-    if (x > max) *range = CONV_ABOVE_MAX;
-    else if (x < -max) *range = CONV_BELOW_MIN;
+    if (x > max)
+      *range = CONV_ABOVE_MAX;
+    else if (x < -max)
+      *range = CONV_BELOW_MIN;
     v->u.i128 = x;
     return FL_OK;
   }
@@ -169,8 +171,7 @@ static int convert_ts(binder_t *b, const char *col, const ice_literal_t *l, cons
   bool has_zone;
   if (!fl_parse_timestamp(l->text, strlen(l->text), prec, &v->u.i64, &has_zone))
     return bad(b, col, l, t, "not an ISO-8601 timestamp");
-  if (has_zone && !tz)
-    return bad(b, col, l, t, "a timestamp without time zone takes no offset");
+  if (has_zone && !tz) return bad(b, col, l, t, "a timestamp without time zone takes no offset");
   return FL_OK;
 }
 
@@ -195,11 +196,15 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
       if (l->kind != ICE_LIT_INT) break;
       parse_i64(s, &i, range);
       if (*range == CONV_OK && t->kind == TY_INT) {
-        if (i > INT32_MAX) *range = CONV_ABOVE_MAX;
-        else if (i < INT32_MIN) *range = CONV_BELOW_MIN;
+        if (i > INT32_MAX)
+          *range = CONV_ABOVE_MAX;
+        else if (i < INT32_MIN)
+          *range = CONV_BELOW_MIN;
       }
-      if (t->kind == TY_INT) v->u.i32 = (int32_t)i;
-      else v->u.i64 = i;
+      if (t->kind == TY_INT)
+        v->u.i32 = (int32_t)i;
+      else
+        v->u.i64 = i;
       return FL_OK;
     case TY_FLOAT:
     case TY_DOUBLE: {
@@ -224,8 +229,10 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
         }
         return FL_OK;
       }
-      if (t->kind == TY_FLOAT) v->u.f32 = (float)d;
-      else v->u.f64 = d;
+      if (t->kind == TY_FLOAT)
+        v->u.f32 = (float)d;
+      else
+        v->u.f64 = d;
       return FL_OK;
     }
     case TY_DECIMAL:
@@ -242,7 +249,8 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
       if (l->kind == ICE_LIT_TIMESTAMP) {
         int64_t us;
         bool z;
-        if (!fl_parse_timestamp(s, n, 6, &us, &z)) return bad(b, col, l, t, "not an ISO-8601 timestamp");
+        if (!fl_parse_timestamp(s, n, 6, &us, &z))
+          return bad(b, col, l, t, "not an ISO-8601 timestamp");
         int64_t day = fl_floordiv(us, FL_MICROS_PER_DAY);
         if (day > INT32_MAX - 1 || day < INT32_MIN) {
           *range = day > 0 ? CONV_ABOVE_MAX : CONV_BELOW_MIN;
@@ -257,7 +265,8 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
         return FL_OK;
       }
       if (l->kind != ICE_LIT_STRING && l->kind != ICE_LIT_DATE) break;
-      if (!fl_parse_date(s, n, &v->u.i32)) return bad(b, col, l, t, "not an ISO-8601 date (YYYY-MM-DD)");
+      if (!fl_parse_date(s, n, &v->u.i32))
+        return bad(b, col, l, t, "not an ISO-8601 date (YYYY-MM-DD)");
       return FL_OK;
     case TY_TIME:
       if (l->kind == ICE_LIT_INT) {
@@ -265,7 +274,8 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
         return FL_OK;
       }
       if (l->kind != ICE_LIT_STRING) break;
-      if (!fl_parse_time(s, n, &v->u.i64)) return bad(b, col, l, t, "not an ISO-8601 time (HH:MM:SS)");
+      if (!fl_parse_time(s, n, &v->u.i64))
+        return bad(b, col, l, t, "not an ISO-8601 time (HH:MM:SS)");
       return FL_OK;
     case TY_TIMESTAMP:
     case TY_TIMESTAMPTZ:
@@ -275,7 +285,8 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
         parse_i64(s, &v->u.i64, range);
         return FL_OK;
       }
-      if (l->kind != ICE_LIT_STRING && l->kind != ICE_LIT_TIMESTAMP && l->kind != ICE_LIT_DATE) break;
+      if (l->kind != ICE_LIT_STRING && l->kind != ICE_LIT_TIMESTAMP && l->kind != ICE_LIT_DATE)
+        break;
       return convert_ts(b, col, l, t, v);
     case TY_STRING:
     case TY_BINARY:
@@ -286,7 +297,9 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
     case TY_FIXED:
       if (l->kind != ICE_LIT_STRING) break;
       if (n != (size_t)t->length)
-        return bad(b, col, l, t, fl_arena_sprintf(b->a, "fixed(%d) takes exactly %d bytes", t->length, t->length));
+        return bad(
+            b, col, l, t,
+            fl_arena_sprintf(b->a, "fixed(%d) takes exactly %d bytes", t->length, t->length));
       v->u.bytes.p = (const uint8_t *)s;
       v->u.bytes.n = n;
       return FL_OK;
@@ -298,10 +311,11 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
       v->u.bytes.n = 16;
       return FL_OK;
     }
-    default:
-      return bad(b, col, l, t, "nested columns cannot be compared");
+    default: return bad(b, col, l, t, "nested columns cannot be compared");
   }
-  return bad(b, col, l, t, fl_arena_sprintf(b->a, "%s does not convert to %s", lit_kind_name(l->kind), ty_kind_name(t->kind)));
+  return bad(b, col, l, t,
+             fl_arena_sprintf(b->a, "%s does not convert to %s", lit_kind_name(l->kind),
+                              ty_kind_name(t->kind)));
 }
 
 static ice_expr_t *pred(binder_t *b, ice_op_t op, const ty_field_t *f, const char *col,
@@ -339,8 +353,9 @@ static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
                       col, ty_kind_name(t->kind));
   if (op == ICE_OP_IS_NAN || op == ICE_OP_NOT_NAN) {
     if (t->kind != TY_FLOAT && t->kind != TY_DOUBLE)
-      return fl_err_set(b->err, FL_EINVALID, "filter: IS [NOT] NAN needs a float or double column; %s is %s",
-                        col, ty_kind_name(t->kind));
+      return fl_err_set(b->err, FL_EINVALID,
+                        "filter: IS [NOT] NAN needs a float or double column; %s is %s", col,
+                        ty_kind_name(t->kind));
     *out = pred(b, op, f, col, NULL, 0);
     return FL_OK;
   }
@@ -410,8 +425,7 @@ static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
       ice_expr_t *nan = pred(b, in ? ICE_OP_IS_NAN : ICE_OP_NOT_NAN, f, col, NULL, 0);
       /* NOT IN with NaN: not NaN and not in the rest; x NOT IN () alone is
        * x IS NOT NULL, which IS NOT NAN already implies for non-null rows. */
-      list = in ? ice_expr_or(b->a, nan, list)
-                : (nv == 0 ? nan : ice_expr_and(b->a, nan, list));
+      list = in ? ice_expr_or(b->a, nan, list) : (nv == 0 ? nan : ice_expr_and(b->a, nan, list));
     }
     *out = list;
     return FL_OK;

@@ -42,7 +42,8 @@ static bool step(const ty_value_t *v, int delta, ty_value_t *out) {
   switch (v->kind) {
     case TY_INT:
     case TY_DATE:
-      if ((delta > 0 && v->u.i32 == INT32_MAX) || (delta < 0 && v->u.i32 == INT32_MIN)) return false;
+      if ((delta > 0 && v->u.i32 == INT32_MAX) || (delta < 0 && v->u.i32 == INT32_MIN))
+        return false;
       out->u.i32 += delta;
       return true;
     case TY_LONG:
@@ -51,7 +52,8 @@ static bool step(const ty_value_t *v, int delta, ty_value_t *out) {
     case TY_TIMESTAMPTZ:
     case TY_TIMESTAMP_NS:
     case TY_TIMESTAMPTZ_NS:
-      if ((delta > 0 && v->u.i64 == INT64_MAX) || (delta < 0 && v->u.i64 == INT64_MIN)) return false;
+      if ((delta > 0 && v->u.i64 == INT64_MAX) || (delta < 0 && v->u.i64 == INT64_MIN))
+        return false;
       out->u.i64 += delta;
       return true;
     case TY_DECIMAL: out->u.i128 += delta; return true;

@@ -93,7 +93,8 @@ int ice__val_cmp(const ty_value_t *a, const ty_value_t *b) {
 
 bool ice__starts_with(const ty_value_t *s, const ty_value_t *prefix) {
   return s->u.bytes.n >= prefix->u.bytes.n &&
-         (prefix->u.bytes.n == 0 || memcmp(s->u.bytes.p, prefix->u.bytes.p, prefix->u.bytes.n) == 0);
+         (prefix->u.bytes.n == 0 ||
+          memcmp(s->u.bytes.p, prefix->u.bytes.p, prefix->u.bytes.n) == 0);
 }
 
 static int cmp_qsort(const void *x, const void *y) { return ice__val_cmp(x, y); }
@@ -222,7 +223,9 @@ static ice_expr_t *rewrite(fl_arena_t *a, const ice_expr_t *e, bool negate) {
   return ice_expr_const(a, true);
 }
 
-ice_expr_t *ice_expr_rewrite_not(fl_arena_t *a, const ice_expr_t *e) { return rewrite(a, e, false); }
+ice_expr_t *ice_expr_rewrite_not(fl_arena_t *a, const ice_expr_t *e) {
+  return rewrite(a, e, false);
+}
 
 /* ---- format ---- */
 
@@ -332,8 +335,8 @@ static bool pq_prunable(const ice_expr_t *p) {
   return p->type && !ty_is_nested(p->type) && p->field_id > 0;
 }
 
-static void add_term(fl_arena_t *a, pq_pred_term_t **terms, uint32_t *n, uint32_t *cap,
-                     int32_t id, pq_pred_op_t op, const ty_value_t *v) {
+static void add_term(fl_arena_t *a, pq_pred_term_t **terms, uint32_t *n, uint32_t *cap, int32_t id,
+                     pq_pred_op_t op, const ty_value_t *v) {
   if (*n == *cap) {
     uint32_t nc = *cap ? *cap * 2 : 8;
     pq_pred_term_t *t = fl_arena_alloc(a, nc * sizeof *t);

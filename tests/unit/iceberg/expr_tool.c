@@ -100,7 +100,8 @@ static int serve(fl_arena_t *a, json_t *req, json_t *out, fl_err_t *err) {
   const char *schema_text = json_string_value(json_object_get(req, "schema"));
   const char *spec_text = json_string_value(json_object_get(req, "spec"));
   const char *filter = json_string_value(json_object_get(req, "filter"));
-  if (!schema_text || !filter) return fl_err_set(err, FL_EINVALID, "schema and filter are required");
+  if (!schema_text || !filter)
+    return fl_err_set(err, FL_EINVALID, "schema and filter are required");
   ty_schema_t *schema;
   int rc = ty_schema_parse(a, schema_text, &schema, err);
   if (rc) return rc;
