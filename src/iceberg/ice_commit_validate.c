@@ -250,7 +250,8 @@ int ice__commit_validate(ice_commit_state_t *st, fl_err_t *err) {
   /* Rows the writer did not see. */
   const ice_expr_t *filter = NULL;
   bool check_deletes_too = false;
-  if (c->kind == ICE_CHANGE_OVERWRITE || c->kind == ICE_CHANGE_DELETE) filter = c->filter;
+  if (c->kind == ICE_CHANGE_OVERWRITE || c->kind == ICE_CHANGE_DELETE)
+    filter = c->filter ? c->filter : c->conflict_filter;
   if (c->kind == ICE_CHANGE_ROW_DELTA) {
     filter = c->conflict_filter;
     check_deletes_too = true;
