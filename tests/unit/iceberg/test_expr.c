@@ -1058,6 +1058,22 @@ TEST(partition_eval_on_tuples) {
   CHECK(ice_partition_eval(q, p.pt, t));
   t[0].is_null = true;
   CHECK(!ice_partition_eval(q, p.pt, t));
+  /* Tuples read without the spec's types: a day as a plain int. */
+  t[0] = (ty_value_t){.kind = TY_INT, .u.i32 = day + 1};
+  CHECK(ice_partition_eval(q, p.pt, t));
+  t[0].u.i32 = day;
+  CHECK(!ice_partition_eval(q, p.pt, t));
+  /* ... an int identity partition of a column since promoted to long. */
+  pspec_t pl = pspec(a, "id long", "id");
+  CHECK_OK(bind_text(a, pl.s, "id IN (5, 7)", true, &e, &err), &err);
+  q = ice_expr_project_inclusive(a, e, pl.spec, pl.s, pl.pt);
+  ty_value_t iv = {.kind = TY_INT, .u.i32 = 7};
+  CHECK(ice_partition_eval(q, pl.pt, &iv));
+  iv.u.i32 = 6;
+  CHECK(!ice_partition_eval(q, pl.pt, &iv));
+  /* A tuple of an unrelated type proves nothing either way. */
+  ty_value_t sv = vs("7");
+  CHECK(!ice_partition_eval(q, pl.pt, &sv));
   fl_arena_free(a);
 }
 
