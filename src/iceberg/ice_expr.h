@@ -83,13 +83,13 @@ struct ice_expr {
   ice_expr_t *left, *right; /* AND, OR: both; NOT: left */
   /* ICE_E_PRED: */
   ice_op_t op;
-  const char *column;       /* as written (unbound) */
+  const char *column; /* as written (unbound) */
   uint32_t nlits;
-  ice_literal_t *lits;      /* unbound literals */
+  ice_literal_t *lits; /* unbound literals */
   /* bound: */
-  int32_t field_id;         /* 0 while unbound */
-  const ty_type_t *type;    /* the column's type */
-  ty_value_t *values;       /* nlits values of the column's type (IN: sorted, deduplicated) */
+  int32_t field_id;      /* 0 while unbound */
+  const ty_type_t *type; /* the column's type */
+  ty_value_t *values;    /* nlits values of the column's type (IN: sorted, deduplicated) */
 };
 
 /* Parses filter text; errors give the 1-based column of the bad token. */
@@ -126,7 +126,10 @@ int ice_expr_eval_batch(const ice_expr_t *e, const ty_schema_t *schema, const ty
 /*
  * Inclusive metrics evaluation: false only when the file's column metrics
  * (value/null/NaN counts, bounds) prove no row matches. schema gives the
- * column types for decoding bounds.
+ * column types for decoding bounds. "Matches" is ice_expr_eval_batch's
+ * row semantics (a null never satisfies a comparison, not even !=; NaN
+ * satisfies only != and NOT IN), so these answers can be sharper than
+ * Java's where Java's row semantics differ; e is bound, NOT allowed.
  */
 bool ice_metrics_might_match(const ice_expr_t *e, const ty_schema_t *schema,
                              const ice_data_file_t *f);
@@ -139,7 +142,8 @@ bool ice_metrics_must_match(const ice_expr_t *e, const ty_schema_t *schema,
  * the result is bound to partition field ids and types (partition_type =
  * ice_spec_partition_type). Inclusive: true for every partition that might
  * hold a matching row; strict: true only for partitions whose every row
- * matches.
+ * matches. Temporal transforms get Java's adjustments around negative
+ * values (for files written by Iceberg 0.10 and older).
  */
 ice_expr_t *ice_expr_project_inclusive(fl_arena_t *a, const ice_expr_t *e, const ice_spec_t *spec,
                                        const ty_schema_t *schema, const ty_type_t *partition_type);
@@ -147,7 +151,9 @@ ice_expr_t *ice_expr_project_strict(fl_arena_t *a, const ice_expr_t *e, const ic
                                     const ty_schema_t *schema, const ty_type_t *partition_type);
 
 /* Evaluates a projected expression on a partition tuple (values in spec
- * field order). */
+ * field order, one per field of partition_type). Unknown counts as false:
+ * a null partition value means every source value is null, which no
+ * comparison matches. */
 bool ice_partition_eval(const ice_expr_t *projected, const ty_type_t *partition_type,
                         const ty_value_t *values);
 

@@ -39,6 +39,7 @@ typedef enum conv {
   CONV_ABOVE_MAX,
   CONV_BELOW_MIN,
   CONV_NAN,
+  CONV_BETWEEN, /* strictly between two adjacent values of the type: *v and *hi */
 } conv_t;
 
 typedef struct binder {
@@ -53,26 +54,44 @@ static bool name_eq(const binder_t *b, const char *x, size_t n, const char *name
   return b->case_sensitive ? memcmp(x, name, n) == 0 : strncasecmp(x, name, n) == 0;
 }
 
-/* Resolves dotted name against a struct's fields, trying every split so
- * that names holding dots still resolve. */
+/* Resolves dotted name against a struct's fields: a field of exactly that
+ * name first, else every split at a dot into a struct and the rest, so
+ * that names holding dots still resolve. *ambiguous is set when more than
+ * one field matches (possible only ignoring case). */
 static const ty_field_t *resolve(const binder_t *b, const ty_type_t *st, const char *name,
-                                 fl_buf_t *full) {
+                                 fl_buf_t *full, bool *never_null, bool *ambiguous) {
   size_t n = strlen(name);
+  const ty_field_t *hit = NULL;
+  for (uint32_t i = 0; i < st->nfields; i++) {
+    const ty_field_t *f = &st->fields[i];
+    if (!name_eq(b, name, n, f->name)) continue;
+    if (hit) {
+      *ambiguous = true;
+      return NULL;
+    }
+    hit = f;
+  }
+  if (hit) {
+    fl_buf_append_str(full, hit->name);
+    *never_null = hit->required;
+    return hit;
+  }
   for (uint32_t i = 0; i < st->nfields; i++) {
     const ty_field_t *f = &st->fields[i];
     size_t fl = strlen(f->name);
-    if (name_eq(b, name, n, f->name)) {
-      fl_buf_append_str(full, f->name);
-      return f;
+    if (f->type->kind != TY_STRUCT || fl >= n || name[fl] != '.' || !name_eq(b, name, fl, f->name))
+      continue;
+    size_t mark = full->len;
+    fl_buf_append_str(full, f->name);
+    fl_buf_append_u8(full, '.');
+    const ty_field_t *g = resolve(b, f->type, name + fl + 1, full, never_null, ambiguous);
+    if (*ambiguous) return NULL;
+    if (g) {
+      /* A required field inside an optional struct is null where the struct is. */
+      *never_null = *never_null && f->required;
+      return g;
     }
-    if (f->type->kind == TY_STRUCT && fl < n && name[fl] == '.' && name_eq(b, name, fl, f->name)) {
-      size_t mark = full->len;
-      fl_buf_append_str(full, f->name);
-      fl_buf_append_u8(full, '.');
-      const ty_field_t *g = resolve(b, f->type, name + fl + 1, full);
-      if (g) return g;
-      full->len = mark;
-    }
+    full->len = mark;
   }
   return NULL;
 }
@@ -117,15 +136,17 @@ static const char *lit_kind_name(ice_lit_kind_t k) {
   return "a literal";
 }
 
-static int convert_decimal(binder_t *b, const char *col, const ice_literal_t *l,
-                           const ty_type_t *t, ty_value_t *v, conv_t *range) {
+static int convert_decimal(binder_t *b, const char *col, const ice_literal_t *l, const ty_type_t *t,
+                           ty_value_t *v, conv_t *range) {
   const char *s = l->text;
   size_t n = strlen(s);
   fl_i128 x;
   if (ty_decimal_parse(s, n, 38, t->scale, false, &x)) {
     fl_i128 max = ty_decimal_max(t->precision);
-    if (x > max) *range = CONV_ABOVE_MAX;
-    else if (x < -max) *range = CONV_BELOW_MIN;
+    if (x > max)
+      *range = CONV_ABOVE_MAX;
+    else if (x < -max)
+      *range = CONV_BELOW_MIN;
     v->u.i128 = x;
     return FL_OK;
   }
@@ -150,15 +171,16 @@ static int convert_ts(binder_t *b, const char *col, const ice_literal_t *l, cons
   bool has_zone;
   if (!fl_parse_timestamp(l->text, strlen(l->text), prec, &v->u.i64, &has_zone))
     return bad(b, col, l, t, "not an ISO-8601 timestamp");
-  if (has_zone && !tz)
-    return bad(b, col, l, t, "a timestamp without time zone takes no offset");
+  if (has_zone && !tz) return bad(b, col, l, t, "a timestamp without time zone takes no offset");
   return FL_OK;
 }
 
-/* Converts literal l to column type t. */
+/* Converts literal l to column type t; *hi is set for CONV_BETWEEN. */
 static int convert(binder_t *b, const char *col, const ice_literal_t *l, const ty_type_t *t,
-                   ty_value_t *v, conv_t *range) {
+                   ty_value_t *v, ty_value_t *hi, conv_t *range) {
   memset(v, 0, sizeof *v);
+  *hi = *v;
+  hi->kind = t->kind;
   v->kind = t->kind;
   *range = CONV_OK;
   int64_t i;
@@ -174,11 +196,15 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
       if (l->kind != ICE_LIT_INT) break;
       parse_i64(s, &i, range);
       if (*range == CONV_OK && t->kind == TY_INT) {
-        if (i > INT32_MAX) *range = CONV_ABOVE_MAX;
-        else if (i < INT32_MIN) *range = CONV_BELOW_MIN;
+        if (i > INT32_MAX)
+          *range = CONV_ABOVE_MAX;
+        else if (i < INT32_MIN)
+          *range = CONV_BELOW_MIN;
       }
-      if (t->kind == TY_INT) v->u.i32 = (int32_t)i;
-      else v->u.i64 = i;
+      if (t->kind == TY_INT)
+        v->u.i32 = (int32_t)i;
+      else
+        v->u.i64 = i;
       return FL_OK;
     case TY_FLOAT:
     case TY_DOUBLE: {
@@ -188,8 +214,25 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
         return FL_OK;
       }
       double d = strtod(s, NULL);
-      if (t->kind == TY_FLOAT) v->u.f32 = (float)d;
-      else v->u.f64 = d;
+      bool inf_text = strchr(s, 'I') || strchr(s, 'i');
+      double max = t->kind == TY_FLOAT ? FLT_MAX : DBL_MAX;
+      if (!inf_text && (d > max || d < -max)) {
+        /* Beyond the largest finite value: between it and infinity. */
+        *range = CONV_BETWEEN;
+        double lo = d > 0 ? max : -INFINITY, up = d > 0 ? INFINITY : -max;
+        if (t->kind == TY_FLOAT) {
+          v->u.f32 = (float)lo;
+          hi->u.f32 = (float)up;
+        } else {
+          v->u.f64 = lo;
+          hi->u.f64 = up;
+        }
+        return FL_OK;
+      }
+      if (t->kind == TY_FLOAT)
+        v->u.f32 = (float)d;
+      else
+        v->u.f64 = d;
       return FL_OK;
     }
     case TY_DECIMAL:
@@ -206,12 +249,24 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
       if (l->kind == ICE_LIT_TIMESTAMP) {
         int64_t us;
         bool z;
-        if (!fl_parse_timestamp(s, n, 6, &us, &z)) return bad(b, col, l, t, "not an ISO-8601 timestamp");
-        v->u.i32 = (int32_t)fl_floordiv(us, FL_MICROS_PER_DAY);
+        if (!fl_parse_timestamp(s, n, 6, &us, &z))
+          return bad(b, col, l, t, "not an ISO-8601 timestamp");
+        int64_t day = fl_floordiv(us, FL_MICROS_PER_DAY);
+        if (day > INT32_MAX - 1 || day < INT32_MIN) {
+          *range = day > 0 ? CONV_ABOVE_MAX : CONV_BELOW_MIN;
+          return FL_OK;
+        }
+        v->u.i32 = (int32_t)day;
+        if (day * FL_MICROS_PER_DAY != us) {
+          /* A time of day after midnight: between this date and the next. */
+          *range = CONV_BETWEEN;
+          hi->u.i32 = (int32_t)day + 1;
+        }
         return FL_OK;
       }
       if (l->kind != ICE_LIT_STRING && l->kind != ICE_LIT_DATE) break;
-      if (!fl_parse_date(s, n, &v->u.i32)) return bad(b, col, l, t, "not an ISO-8601 date (YYYY-MM-DD)");
+      if (!fl_parse_date(s, n, &v->u.i32))
+        return bad(b, col, l, t, "not an ISO-8601 date (YYYY-MM-DD)");
       return FL_OK;
     case TY_TIME:
       if (l->kind == ICE_LIT_INT) {
@@ -219,7 +274,8 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
         return FL_OK;
       }
       if (l->kind != ICE_LIT_STRING) break;
-      if (!fl_parse_time(s, n, &v->u.i64)) return bad(b, col, l, t, "not an ISO-8601 time (HH:MM:SS)");
+      if (!fl_parse_time(s, n, &v->u.i64))
+        return bad(b, col, l, t, "not an ISO-8601 time (HH:MM:SS)");
       return FL_OK;
     case TY_TIMESTAMP:
     case TY_TIMESTAMPTZ:
@@ -229,7 +285,8 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
         parse_i64(s, &v->u.i64, range);
         return FL_OK;
       }
-      if (l->kind != ICE_LIT_STRING && l->kind != ICE_LIT_TIMESTAMP && l->kind != ICE_LIT_DATE) break;
+      if (l->kind != ICE_LIT_STRING && l->kind != ICE_LIT_TIMESTAMP && l->kind != ICE_LIT_DATE)
+        break;
       return convert_ts(b, col, l, t, v);
     case TY_STRING:
     case TY_BINARY:
@@ -240,7 +297,9 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
     case TY_FIXED:
       if (l->kind != ICE_LIT_STRING) break;
       if (n != (size_t)t->length)
-        return bad(b, col, l, t, fl_arena_sprintf(b->a, "fixed(%d) takes exactly %d bytes", t->length, t->length));
+        return bad(
+            b, col, l, t,
+            fl_arena_sprintf(b->a, "fixed(%d) takes exactly %d bytes", t->length, t->length));
       v->u.bytes.p = (const uint8_t *)s;
       v->u.bytes.n = n;
       return FL_OK;
@@ -252,10 +311,11 @@ static int convert(binder_t *b, const char *col, const ice_literal_t *l, const t
       v->u.bytes.n = 16;
       return FL_OK;
     }
-    default:
-      return bad(b, col, l, t, "nested columns cannot be compared");
+    default: return bad(b, col, l, t, "nested columns cannot be compared");
   }
-  return bad(b, col, l, t, fl_arena_sprintf(b->a, "%s does not convert to %s", lit_kind_name(l->kind), ty_kind_name(t->kind)));
+  return bad(b, col, l, t,
+             fl_arena_sprintf(b->a, "%s does not convert to %s", lit_kind_name(l->kind),
+                              ty_kind_name(t->kind)));
 }
 
 static ice_expr_t *pred(binder_t *b, ice_op_t op, const ty_field_t *f, const char *col,
@@ -268,15 +328,21 @@ static ice_expr_t *pred(binder_t *b, ice_op_t op, const ty_field_t *f, const cha
 static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
   fl_buf_t full;
   fl_buf_init(&full);
-  const ty_field_t *f = resolve(b, &b->schema->root, e->column, &full);
+  bool never_null = false;
+  bool ambiguous = false;
+  const ty_field_t *f = resolve(b, &b->schema->root, e->column, &full, &never_null, &ambiguous);
   const char *col = fl_arena_strndup(b->a, full.len ? (const char *)full.data : "", full.len);
   fl_buf_free(&full);
+  if (ambiguous)
+    return fl_err_set(b->err, FL_EINVALID,
+                      "filter: column %s is ambiguous ignoring case; match case to choose",
+                      e->column);
   if (!f) return fl_err_set(b->err, FL_EINVALID, "filter: unknown column %s", e->column);
   const ty_type_t *t = f->type;
   ice_op_t op = e->op;
   if (op == ICE_OP_IS_NULL || op == ICE_OP_NOT_NULL) {
-    if (op == ICE_OP_IS_NULL && f->required) {
-      *out = ice_expr_const(b->a, false);
+    if (never_null) {
+      *out = ice_expr_const(b->a, op == ICE_OP_NOT_NULL);
       return FL_OK;
     }
     *out = pred(b, op, f, col, NULL, 0);
@@ -287,8 +353,9 @@ static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
                       col, ty_kind_name(t->kind));
   if (op == ICE_OP_IS_NAN || op == ICE_OP_NOT_NAN) {
     if (t->kind != TY_FLOAT && t->kind != TY_DOUBLE)
-      return fl_err_set(b->err, FL_EINVALID, "filter: IS [NOT] NAN needs a float or double column; %s is %s",
-                        col, ty_kind_name(t->kind));
+      return fl_err_set(b->err, FL_EINVALID,
+                        "filter: IS [NOT] NAN needs a float or double column; %s is %s", col,
+                        ty_kind_name(t->kind));
     *out = pred(b, op, f, col, NULL, 0);
     return FL_OK;
   }
@@ -302,8 +369,22 @@ static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
   bool has_nan = false;
   for (uint32_t i = 0; i < e->nlits; i++) {
     conv_t range;
-    int rc = convert(b, col, &e->lits[i], t, &vals[nv], &range);
+    ty_value_t hi;
+    int rc = convert(b, col, &e->lits[i], t, &vals[nv], &hi, &range);
     if (rc) return rc;
+    if (range == CONV_BETWEEN) {
+      /* No value of the column equals the literal; ranges close on its neighbours. */
+      if (op == ICE_OP_IN || op == ICE_OP_NOT_IN) continue;
+      switch (op) {
+        case ICE_OP_LT:
+        case ICE_OP_LE: *out = pred(b, ICE_OP_LE, f, col, &vals[nv], 1); break;
+        case ICE_OP_GT:
+        case ICE_OP_GE: *out = pred(b, ICE_OP_GE, f, col, &hi, 1); break;
+        case ICE_OP_NE: *out = pred(b, ICE_OP_NOT_NULL, f, col, NULL, 0); break;
+        default: *out = ice_expr_const(b->a, false); break;
+      }
+      return FL_OK;
+    }
     if (range == CONV_NAN) {
       if (op != ICE_OP_EQ && op != ICE_OP_NE && op != ICE_OP_IN && op != ICE_OP_NOT_IN)
         return fl_err_set(b->err, FL_EINVALID,
@@ -344,8 +425,7 @@ static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
       ice_expr_t *nan = pred(b, in ? ICE_OP_IS_NAN : ICE_OP_NOT_NAN, f, col, NULL, 0);
       /* NOT IN with NaN: not NaN and not in the rest; x NOT IN () alone is
        * x IS NOT NULL, which IS NOT NAN already implies for non-null rows. */
-      list = in ? ice_expr_or(b->a, nan, list)
-                : (nv == 0 ? nan : ice_expr_and(b->a, nan, list));
+      list = in ? ice_expr_or(b->a, nan, list) : (nv == 0 ? nan : ice_expr_and(b->a, nan, list));
     }
     *out = list;
     return FL_OK;
@@ -372,12 +452,26 @@ static int bind_tree(binder_t *b, const ice_expr_t *e, bool negate, ice_expr_t *
     }
     case ICE_E_NOT: return bind_tree(b, e->left, !negate, out);
     case ICE_E_PRED: {
-      ice_expr_t *p = NULL;
-      if (e->field_id != 0 && !e->column)
-        p = fl_arena_memdup(b->a, e, sizeof *e);
-      else if ((rc = bind_pred(b, e, &p)))
-        return rc;
-      *out = negate ? ice_expr_rewrite_not(b->a, ice_expr_not(b->a, p)) : p;
+      if (e->field_id != 0 && !e->column) {
+        ice_expr_t *p = fl_arena_memdup(b->a, e, sizeof *e);
+        *out = negate ? ice_expr_rewrite_not(b->a, ice_expr_not(b->a, p)) : p;
+        return FL_OK;
+      }
+      if (!negate) return bind_pred(b, e, out);
+      /* Bind the negated predicate itself, so that folding (x > huge is
+       * FALSE, so NOT (x > huge) is x IS NOT NULL) keeps unknown for null. */
+      ice_expr_t neg = *e;
+      neg.op = ice__op_negate(e->op);
+      if ((rc = bind_pred(b, &neg, out))) return rc;
+      /* NaN fails x < v and x >= v alike: NOT (x < v) also holds for NaN. */
+      const ice_expr_t *leaf = *out;
+      bool ordering = e->op >= ICE_OP_LT && e->op <= ICE_OP_GE;
+      if (ordering && leaf->kind == ICE_E_PRED && leaf->type &&
+          (leaf->type->kind == TY_FLOAT || leaf->type->kind == TY_DOUBLE)) {
+        ice_expr_t *nan = ice__pred_new(b->a, ICE_OP_IS_NAN, leaf->field_id, leaf->type, NULL, 0);
+        nan->column = leaf->column;
+        *out = ice_expr_or(b->a, *out, nan);
+      }
       return FL_OK;
     }
   }

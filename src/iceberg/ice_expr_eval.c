@@ -40,8 +40,10 @@ static bool in_sorted(const ty_value_t *vals, uint32_t n, const ty_value_t *v) {
     uint32_t mid = lo + (hi - lo) / 2;
     int c = ice__val_cmp(&vals[mid], v);
     if (c == 0) return true;
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return false;
 }
@@ -99,30 +101,31 @@ static inline bool row_null(const col_ref_t *c, uint32_t r) {
   return false;
 }
 
-#define CMP_LOOP(T, lit, ISNAN)                                                   \
-  do {                                                                            \
-    const T *d = (const T *)c.vec->data;                                          \
-    T x = (lit);                                                                  \
-    for (uint32_t k = 0; k < m; k++) {                                            \
-      uint32_t r = rows[k];                                                       \
-      if (row_null(&c, r)) {                                                      \
-        out[k] = ICE__U;                                                          \
-        continue;                                                                 \
-      }                                                                           \
-      T y = d[r];                                                                 \
-      bool t;                                                                     \
-      if (ISNAN(y)) t = op == ICE_OP_NE;                                          \
-      else                                                                        \
-        switch (op) {                                                             \
-          case ICE_OP_EQ: t = y == x; break;                                      \
-          case ICE_OP_NE: t = y != x; break;                                      \
-          case ICE_OP_LT: t = y < x; break;                                       \
-          case ICE_OP_LE: t = y <= x; break;                                      \
-          case ICE_OP_GT: t = y > x; break;                                       \
-          default: t = y >= x; break;                                             \
-        }                                                                         \
-      out[k] = t ? ICE__T : ICE__F;                                               \
-    }                                                                             \
+#define CMP_LOOP(T, lit, ISNAN)              \
+  do {                                       \
+    const T *d = (const T *)c.vec->data;     \
+    T x = (lit);                             \
+    for (uint32_t k = 0; k < m; k++) {       \
+      uint32_t r = rows[k];                  \
+      if (row_null(&c, r)) {                 \
+        out[k] = ICE__U;                     \
+        continue;                            \
+      }                                      \
+      T y = d[r];                            \
+      bool t;                                \
+      if (ISNAN(y))                          \
+        t = op == ICE_OP_NE;                 \
+      else                                   \
+        switch (op) {                        \
+          case ICE_OP_EQ: t = y == x; break; \
+          case ICE_OP_NE: t = y != x; break; \
+          case ICE_OP_LT: t = y < x; break;  \
+          case ICE_OP_LE: t = y <= x; break; \
+          case ICE_OP_GT: t = y > x; break;  \
+          default: t = y >= x; break;        \
+        }                                    \
+      out[k] = t ? ICE__T : ICE__F;          \
+    }                                        \
   } while (0)
 
 #define NO_NAN(y) ((void)(y), false)
@@ -144,7 +147,8 @@ static int eval_pred(const ice_expr_t *p, const ty_schema_t *schema, const ty_ba
                       p->field_id);
   if (!ice__op_unary(op) && (!p->nlits || c.vec->type->kind != p->values[0].kind))
     return fl_err_set(err, FL_EINVALID, "filter: field id %d is %s in the batch, %s in the filter",
-                      p->field_id, ty_kind_name(c.vec->type->kind), ty_kind_name(p->values[0].kind));
+                      p->field_id, ty_kind_name(c.vec->type->kind),
+                      ty_kind_name(p->values[0].kind));
   bool cmp = op <= ICE_OP_GE;
   if (cmp) {
     switch (c.vec->type->kind) {

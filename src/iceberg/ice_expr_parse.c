@@ -40,7 +40,7 @@ typedef enum tok_kind {
 
 typedef struct tok {
   tok_kind_t kind;
-  size_t pos; /* byte offset of the token */
+  size_t pos;       /* byte offset of the token */
   const char *text; /* arena copy: identifier, unquoted string, number, operator */
 } tok_t;
 
@@ -93,8 +93,7 @@ static int next(parser_t *p) {
     p->pos = e;
     return FL_OK;
   }
-  if (isdigit((unsigned char)c) ||
-      (c == '.' && b + 1 < p->n && isdigit((unsigned char)s[b + 1]))) {
+  if (isdigit((unsigned char)c) || (c == '.' && b + 1 < p->n && isdigit((unsigned char)s[b + 1]))) {
     size_t e = b;
     bool number = false;
     while (e < p->n && isdigit((unsigned char)s[e])) e++;
@@ -106,7 +105,8 @@ static int next(parser_t *p) {
     if (e < p->n && (s[e] == 'e' || s[e] == 'E')) {
       size_t x = e + 1;
       if (x < p->n && (s[x] == '+' || s[x] == '-')) x++;
-      if (x >= p->n || !isdigit((unsigned char)s[x])) return lex_error(p, b, "malformed number exponent");
+      if (x >= p->n || !isdigit((unsigned char)s[x]))
+        return lex_error(p, b, "malformed number exponent");
       while (x < p->n && isdigit((unsigned char)s[x])) x++;
       e = x;
       number = true;
@@ -148,10 +148,22 @@ static int next(parser_t *p) {
   }
   p->pos = b + 1;
   switch (c) {
-    case '(': p->tok.kind = T_LPAREN; p->tok.text = "("; return FL_OK;
-    case ')': p->tok.kind = T_RPAREN; p->tok.text = ")"; return FL_OK;
-    case ',': p->tok.kind = T_COMMA; p->tok.text = ","; return FL_OK;
-    case '.': p->tok.kind = T_DOT; p->tok.text = "."; return FL_OK;
+    case '(':
+      p->tok.kind = T_LPAREN;
+      p->tok.text = "(";
+      return FL_OK;
+    case ')':
+      p->tok.kind = T_RPAREN;
+      p->tok.text = ")";
+      return FL_OK;
+    case ',':
+      p->tok.kind = T_COMMA;
+      p->tok.text = ",";
+      return FL_OK;
+    case '.':
+      p->tok.kind = T_DOT;
+      p->tok.text = ".";
+      return FL_OK;
     case '=':
       if (b + 1 < p->n && s[b + 1] == '=') p->pos++;
       p->tok.kind = T_OP;
@@ -184,6 +196,8 @@ static int next(parser_t *p) {
     default: break;
   }
   p->pos = b;
+  if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7F)
+    return lex_error(p, b, fl_arena_sprintf(p->a, "unexpected byte 0x%02X", (unsigned char)c));
   return lex_error(p, b, fl_arena_sprintf(p->a, "unexpected character '%c'", c));
 }
 
@@ -197,7 +211,8 @@ static int expect_kw(parser_t *p, const char *kw) {
 }
 
 static bool reserved(const char *w) {
-  static const char *const kws[] = {"AND", "OR", "NOT", "IN", "IS", "NULL", "LIKE", "TRUE", "FALSE"};
+  static const char *const kws[] = {"AND",  "OR",   "NOT",  "IN",   "IS",
+                                    "NULL", "LIKE", "TRUE", "FALSE"};
   for (size_t i = 0; i < sizeof kws / sizeof kws[0]; i++)
     if (strcasecmp(w, kws[i]) == 0) return true;
   return false;
@@ -228,9 +243,18 @@ static int parse_literal(parser_t *p, ice_literal_t *out, bool *ok) {
     return next(p);
   }
   switch (p->tok.kind) {
-    case T_INT: out->kind = ICE_LIT_INT; out->text = p->tok.text; return next(p);
-    case T_NUMBER: out->kind = ICE_LIT_NUMBER; out->text = p->tok.text; return next(p);
-    case T_STRING: out->kind = ICE_LIT_STRING; out->text = p->tok.text; return next(p);
+    case T_INT:
+      out->kind = ICE_LIT_INT;
+      out->text = p->tok.text;
+      return next(p);
+    case T_NUMBER:
+      out->kind = ICE_LIT_NUMBER;
+      out->text = p->tok.text;
+      return next(p);
+    case T_STRING:
+      out->kind = ICE_LIT_STRING;
+      out->text = p->tok.text;
+      return next(p);
     case T_IDENT: break;
     default: *ok = false; return FL_OK;
   }
@@ -290,13 +314,20 @@ done:
 }
 
 static int cmp_op(const char *t, ice_op_t *op) {
-  if (!strcmp(t, "=")) *op = ICE_OP_EQ;
-  else if (!strcmp(t, "!=")) *op = ICE_OP_NE;
-  else if (!strcmp(t, "<")) *op = ICE_OP_LT;
-  else if (!strcmp(t, "<=")) *op = ICE_OP_LE;
-  else if (!strcmp(t, ">")) *op = ICE_OP_GT;
-  else if (!strcmp(t, ">=")) *op = ICE_OP_GE;
-  else return -1;
+  if (!strcmp(t, "="))
+    *op = ICE_OP_EQ;
+  else if (!strcmp(t, "!="))
+    *op = ICE_OP_NE;
+  else if (!strcmp(t, "<"))
+    *op = ICE_OP_LT;
+  else if (!strcmp(t, "<="))
+    *op = ICE_OP_LE;
+  else if (!strcmp(t, ">"))
+    *op = ICE_OP_GT;
+  else if (!strcmp(t, ">="))
+    *op = ICE_OP_GE;
+  else
+    return -1;
   return 0;
 }
 
@@ -354,9 +385,12 @@ static int parse_pred_rest(parser_t *p, ice_expr_t *e) {
       neg = true;
       if ((rc = next(p))) return rc;
     }
-    if (is_kw(p, "null")) e->op = neg ? ICE_OP_NOT_NULL : ICE_OP_IS_NULL;
-    else if (is_kw(p, "nan")) e->op = neg ? ICE_OP_NOT_NAN : ICE_OP_IS_NAN;
-    else return fail(p, neg ? "NULL or NAN" : "NOT, NULL or NAN");
+    if (is_kw(p, "null"))
+      e->op = neg ? ICE_OP_NOT_NULL : ICE_OP_IS_NULL;
+    else if (is_kw(p, "nan"))
+      e->op = neg ? ICE_OP_NOT_NAN : ICE_OP_IS_NAN;
+    else
+      return fail(p, neg ? "NULL or NAN" : "NOT, NULL or NAN");
     return next(p);
   }
   bool neg = false;
@@ -410,7 +444,8 @@ static int parse_pred_rest(parser_t *p, ice_expr_t *e) {
 static int parse_or(parser_t *p, ice_expr_t **out);
 
 static int too_deep(parser_t *p) {
-  return fl_err_set(p->err, FL_EPARSE, "filter: at column %zu: nested too deeply (more than %d levels)",
+  return fl_err_set(p->err, FL_EPARSE,
+                    "filter: at column %zu: nested too deeply (more than %d levels)",
                     p->tok.pos + 1, MAX_DEPTH);
 }
 
@@ -428,7 +463,15 @@ static int parse_primary(parser_t *p, ice_expr_t **out) {
   ice_literal_t lit;
   bool ok;
   size_t lit_pos = p->tok.pos;
+  size_t save_pos = p->pos;
+  tok_t save = p->tok;
   if ((rc = parse_literal(p, &lit, &ok))) return rc;
+  if (ok && save.kind == T_IDENT && lit.kind == ICE_LIT_NUMBER && p->tok.kind != T_OP) {
+    /* NaN or Infinity not followed by an operator: a column of that name. */
+    p->pos = save_pos;
+    p->tok = save;
+    ok = false;
+  }
   if (ok) {
     if (lit.kind == ICE_LIT_BOOL && p->tok.kind != T_OP) {
       *out = new_node(p, lit.text[0] == 't' ? ICE_E_TRUE : ICE_E_FALSE);

@@ -22,7 +22,8 @@
  *   void, unknown      nothing.
  * The temporal transforms then widen (inclusive) or narrow (strict) the
  * result around negative partition values, as Java does for files whose
- * writers (Iceberg 0.10 and older) put pre-1970 values one unit too high.
+ * writers (Iceberg 0.10 and older) put pre-1970 values one unit too high;
+ * day of a date, always right, is left alone as Java leaves it.
  */
 #include <string.h>
 
@@ -41,7 +42,8 @@ static bool step(const ty_value_t *v, int delta, ty_value_t *out) {
   switch (v->kind) {
     case TY_INT:
     case TY_DATE:
-      if ((delta > 0 && v->u.i32 == INT32_MAX) || (delta < 0 && v->u.i32 == INT32_MIN)) return false;
+      if ((delta > 0 && v->u.i32 == INT32_MAX) || (delta < 0 && v->u.i32 == INT32_MIN))
+        return false;
       out->u.i32 += delta;
       return true;
     case TY_LONG:
@@ -50,7 +52,8 @@ static bool step(const ty_value_t *v, int delta, ty_value_t *out) {
     case TY_TIMESTAMPTZ:
     case TY_TIMESTAMP_NS:
     case TY_TIMESTAMPTZ_NS:
-      if ((delta > 0 && v->u.i64 == INT64_MAX) || (delta < 0 && v->u.i64 == INT64_MIN)) return false;
+      if ((delta > 0 && v->u.i64 == INT64_MAX) || (delta < 0 && v->u.i64 == INT64_MIN))
+        return false;
       out->u.i64 += delta;
       return true;
     case TY_DECIMAL: out->u.i128 += delta; return true;
@@ -259,7 +262,9 @@ static ice_expr_t *project_field(proj_t *P, const ice_expr_t *p, const ice_parti
     return project_array(P, p, t, pf);
   if (p->op == ICE_OP_STARTS_WITH || p->op == ICE_OP_NOT_STARTS_WITH) return NULL;
   ice_expr_t *q = project_number(P, p, t, pf);
-  return is_temporal(t->kind) ? fix_time(P, pf, q) : q;
+  /* day of a date is the date itself: old writers never got it wrong. */
+  bool exact = t->kind == ICE_T_DAY && k == TY_DATE;
+  return is_temporal(t->kind) && !exact ? fix_time(P, pf, q) : q;
 }
 
 static ice_expr_t *project(proj_t *P, const ice_expr_t *e) {
@@ -305,6 +310,36 @@ ice_expr_t *ice_expr_project_strict(fl_arena_t *a, const ice_expr_t *e, const ic
 
 /* ---- evaluation on one partition tuple ---- */
 
+static bool is_i32(ty_kind_t k) { return k == TY_INT || k == TY_DATE; }
+static bool is_i64(ty_kind_t k) {
+  return k == TY_LONG || k == TY_TIME || k == TY_TIMESTAMP || k == TY_TIMESTAMPTZ ||
+         k == TY_TIMESTAMP_NS || k == TY_TIMESTAMPTZ_NS;
+}
+static bool is_bytes(ty_kind_t k) {
+  return k == TY_STRING || k == TY_BINARY || k == TY_FIXED || k == TY_UUID;
+}
+
+/* A tuple value as the predicate's kind: the same representation under
+ * another name (a day read as a plain int), or a promoted one (int to
+ * long, float to double); false when it cannot be. */
+static bool coerce(const ty_value_t *v, ty_kind_t want, ty_value_t *out) {
+  *out = *v;
+  out->kind = want;
+  if (v->is_null || v->kind == want) return true;
+  if ((is_i32(v->kind) && is_i32(want)) || (is_i64(v->kind) && is_i64(want)) ||
+      (is_bytes(v->kind) && is_bytes(want)))
+    return true;
+  if (is_i32(v->kind) && is_i64(want)) {
+    out->u.i64 = v->u.i32;
+    return true;
+  }
+  if (v->kind == TY_FLOAT && want == TY_DOUBLE) {
+    out->u.f64 = v->u.f32;
+    return true;
+  }
+  return false;
+}
+
 static int part_eval(const ice_expr_t *e, const ty_type_t *pt, const ty_value_t *values) {
   switch (e->kind) {
     case ICE_E_TRUE: return ICE__T;
@@ -326,7 +361,7 @@ static int part_eval(const ice_expr_t *e, const ty_type_t *pt, const ty_value_t 
       for (uint32_t i = 0; i < pt->nfields; i++) {
         if (pt->fields[i].id != e->field_id) continue;
         ty_value_t v = values[i];
-        if (!v.is_null && !ice__op_unary(e->op) && e->nlits && v.kind != e->values[0].kind)
+        if (!ice__op_unary(e->op) && e->nlits && !coerce(&values[i], e->values[0].kind, &v))
           return ICE__U; /* a tuple of another type: cannot tell */
         return ice__pred_eval_value(e, &v);
       }

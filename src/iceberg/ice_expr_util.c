@@ -93,7 +93,8 @@ int ice__val_cmp(const ty_value_t *a, const ty_value_t *b) {
 
 bool ice__starts_with(const ty_value_t *s, const ty_value_t *prefix) {
   return s->u.bytes.n >= prefix->u.bytes.n &&
-         (prefix->u.bytes.n == 0 || memcmp(s->u.bytes.p, prefix->u.bytes.p, prefix->u.bytes.n) == 0);
+         (prefix->u.bytes.n == 0 ||
+          memcmp(s->u.bytes.p, prefix->u.bytes.p, prefix->u.bytes.n) == 0);
 }
 
 static int cmp_qsort(const void *x, const void *y) { return ice__val_cmp(x, y); }
@@ -191,6 +192,16 @@ static ice_expr_t *rewrite(fl_arena_t *a, const ice_expr_t *e, bool negate) {
     case ICE_E_NOT: return rewrite(a, e->left, !negate);
     case ICE_E_AND:
     case ICE_E_OR: {
+      /* NOT (x >= v OR x IS NAN) is x < v: the NaN alternative a negated
+       * comparison brought is dropped again rather than negated. */
+      const ice_expr_t *cl = e->left, *cr = e->right;
+      if (negate && e->kind == ICE_E_OR && cl->kind == ICE_E_PRED && cr->kind == ICE_E_PRED &&
+          cr->op == ICE_OP_IS_NAN && cl->field_id == cr->field_id && cl->op >= ICE_OP_LT &&
+          cl->op <= ICE_OP_GE) {
+        ice_expr_t *p = fl_arena_memdup(a, cl, sizeof *cl);
+        p->op = ice__op_negate(cl->op);
+        return p;
+      }
       ice_expr_t *l = rewrite(a, e->left, negate), *r = rewrite(a, e->right, negate);
       bool is_and = (e->kind == ICE_E_AND) != negate;
       return is_and ? ice_expr_and(a, l, r) : ice_expr_or(a, l, r);
@@ -212,7 +223,9 @@ static ice_expr_t *rewrite(fl_arena_t *a, const ice_expr_t *e, bool negate) {
   return ice_expr_const(a, true);
 }
 
-ice_expr_t *ice_expr_rewrite_not(fl_arena_t *a, const ice_expr_t *e) { return rewrite(a, e, false); }
+ice_expr_t *ice_expr_rewrite_not(fl_arena_t *a, const ice_expr_t *e) {
+  return rewrite(a, e, false);
+}
 
 /* ---- format ---- */
 
@@ -322,8 +335,8 @@ static bool pq_prunable(const ice_expr_t *p) {
   return p->type && !ty_is_nested(p->type) && p->field_id > 0;
 }
 
-static void add_term(fl_arena_t *a, pq_pred_term_t **terms, uint32_t *n, uint32_t *cap,
-                     int32_t id, pq_pred_op_t op, const ty_value_t *v) {
+static void add_term(fl_arena_t *a, pq_pred_term_t **terms, uint32_t *n, uint32_t *cap, int32_t id,
+                     pq_pred_op_t op, const ty_value_t *v) {
   if (*n == *cap) {
     uint32_t nc = *cap ? *cap * 2 : 8;
     pq_pred_term_t *t = fl_arena_alloc(a, nc * sizeof *t);

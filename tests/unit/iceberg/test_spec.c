@@ -150,10 +150,11 @@ TEST(spec_partition_type) {
   CHECK(!ice_spec_is_unpartitioned(spec));
   /* A dropped source column: void still types (as int), others fail. */
   ty_schema_t *dropped = schema_of(a, "id long not null");
-  ice_spec_t vs = {.spec_id = 1, .nfields = 1,
-                   .fields = &(ice_partition_field_t){.source_id = 9, .field_id = 1000,
-                                                      .name = "x_null",
-                                                      .transform = {.kind = ICE_T_VOID}}};
+  ice_spec_t vs = {
+      .spec_id = 1,
+      .nfields = 1,
+      .fields = &(ice_partition_field_t){
+          .source_id = 9, .field_id = 1000, .name = "x_null", .transform = {.kind = ICE_T_VOID}}};
   CHECK_OK(ice_spec_partition_type(a, &vs, dropped, &pt, &err), &err);
   CHECK_EQ(pt->fields[0].type->kind, TY_INT);
   CHECK(ice_spec_is_unpartitioned(&vs));
@@ -203,9 +204,9 @@ static const char *order_desc(fl_arena_t *a, const ty_schema_t *s, const char *t
   const char *out = "";
   for (uint32_t i = 0; i < o->nfields; i++) {
     const ice_sort_field_t *f = &o->fields[i];
-    out = fl_arena_sprintf(a, "%s%s%s(%d) %s %s", out, i ? ", " : "", transform_text(a, &f->transform),
-                           f->source_id, f->descending ? "desc" : "asc",
-                           f->nulls_first ? "nulls-first" : "nulls-last");
+    out = fl_arena_sprintf(
+        a, "%s%s%s(%d) %s %s", out, i ? ", " : "", transform_text(a, &f->transform), f->source_id,
+        f->descending ? "desc" : "asc", f->nulls_first ? "nulls-first" : "nulls-last");
   }
   return out;
 }
@@ -213,8 +214,9 @@ static const char *order_desc(fl_arena_t *a, const ty_schema_t *s, const char *t
 TEST(sort_order_parse) {
   fl_arena_t *a = fl_arena_new(0);
   ty_schema_t *s = schema_of(a, SCHEMA);
-  CHECK_STR(order_desc(a, s, "id, ts DESC NULLS LAST, bucket(4, name)"),
-            "identity(1) asc nulls-first, identity(2) desc nulls-last, bucket[4](5) asc nulls-first");
+  CHECK_STR(
+      order_desc(a, s, "id, ts DESC NULLS LAST, bucket(4, name)"),
+      "identity(1) asc nulls-first, identity(2) desc nulls-last, bucket[4](5) asc nulls-first");
   /* Iceberg's defaults: ascending nulls first, descending nulls last. */
   CHECK_STR(order_desc(a, s, "id desc"), "identity(1) desc nulls-last");
   CHECK_STR(order_desc(a, s, "id asc"), "identity(1) asc nulls-first");
