@@ -11,6 +11,7 @@ packages=(
   libsqlite3-dev libpq-dev                # the embedded SQLite catalog and the PostgreSQL one
   postgresql                              # a real server the catalog tests start on loopback
   python3 python3-venv time                 # time: peak memory of floe in tests
+  openjdk-17-jdk-headless maven           # the Iceberg Java reference as a test oracle
 )
 
 missing=()

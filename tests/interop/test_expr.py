@@ -363,7 +363,7 @@ M2 = pathlib.Path.home() / ".m2" / "repository" / "org" / "apache" / "iceberg"
 def java_oracle(tmp_path_factory):
     """ExprOracle.java compiled against iceberg-api from Maven Central."""
     if not (shutil.which("javac") and shutil.which("java") and shutil.which("mvn")):
-        pytest.skip("needs java, javac and mvn for the Iceberg Java oracle")
+        pytest.fail("needs java, javac and mvn for the Iceberg Java oracle")
     jars = [M2 / "iceberg-api" / ICEBERG_JAVA / f"iceberg-api-{ICEBERG_JAVA}.jar",
             M2 / "iceberg-bundled-guava" / ICEBERG_JAVA / f"iceberg-bundled-guava-{ICEBERG_JAVA}.jar"]
     if not all(j.exists() for j in jars):
@@ -371,7 +371,7 @@ def java_oracle(tmp_path_factory):
                               f"-Dartifact=org.apache.iceberg:iceberg-api:{ICEBERG_JAVA}"],
                              capture_output=True, text=True, timeout=600)
         if got.returncode != 0 or not all(j.exists() for j in jars):
-            pytest.skip(f"iceberg-api {ICEBERG_JAVA} not available from Maven: {got.stdout[-500:]}")
+            pytest.fail(f"iceberg-api {ICEBERG_JAVA} not available from Maven: {got.stdout[-500:]}")
     cp = ":".join(map(str, jars))
     out = tmp_path_factory.mktemp("oracle")
     subprocess.run(["javac", "-nowarn", "-d", str(out), "-cp", cp, str(ORACLE_SRC)], check=True,
