@@ -118,7 +118,9 @@ static int pg_exec(cat_catalog_t *c, const char *sql, fl_err_t *err) {
   PGresult *res = PQexecParams(c->db, sql, 0, NULL, NULL, NULL, NULL, 0);
   ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
   int rc = FL_OK;
-  if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) rc = pg_fail(c, res, sql, err);
+  char what[64];
+  if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
+    rc = pg_fail(c, res, cat__sql_what(sql, what, sizeof what), err);
   if (res) PQclear(res);
   return rc;
 }

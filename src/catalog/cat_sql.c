@@ -42,6 +42,15 @@ char *cat__sprintf(const char *fmt, ...) {
   return s;
 }
 
+const char *cat__sql_what(const char *sql, char *buf, size_t n) {
+  size_t len = strcspn(sql, "(");
+  while (len > 0 && sql[len - 1] == ' ') len--;
+  if (len >= n) len = n - 1;
+  memcpy(buf, sql, len);
+  buf[len] = '\0';
+  return buf;
+}
+
 /* ---- small statement helpers ---- */
 
 /* The iceberg_type condition of table lookups ("" on V0 schemas). */

@@ -58,6 +58,10 @@ int cat__pg_open(cat_catalog_t *c, const char *conninfo, fl_err_t *err);
 /* A malloc'd formatted string. */
 char *cat__sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A short name of a statement for messages: its text up to the first
+ * parenthesis, at most n - 1 bytes ("CREATE TABLE IF NOT EXISTS x"). */
+const char *cat__sql_what(const char *sql, char *buf, size_t n);
+
 /* Creates the schema tables when missing and detects the iceberg_type column. */
 int cat__schema_init(cat_catalog_t *c, fl_err_t *err);
 

@@ -82,7 +82,9 @@ static void sq_finalize(cat_stmt_t *s) {
 
 static int sq_exec(cat_catalog_t *c, const char *sql, fl_err_t *err) {
   int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
-  if (rc != SQLITE_OK) return sq_fail(c, sqlite3_extended_errcode(c->db), sql, err);
+  char what[64];
+  if (rc != SQLITE_OK)
+    return sq_fail(c, sqlite3_extended_errcode(c->db), cat__sql_what(sql, what, sizeof what), err);
   return FL_OK;
 }
 
