@@ -47,6 +47,10 @@ struct cat_catalog {
   char *warehouse;
   char *where; /* "sqlite file X" / "postgresql host H port P database D" for messages */
   bool v1;     /* iceberg_tables has the iceberg_type column */
+  /* SQLite driver: when the current wait for a lock began, and the seed
+   * of its random pauses. */
+  long long busy_start_ms;
+  unsigned busy_seed;
 };
 
 extern const cat_drv_t cat__sqlite_drv, cat__pg_drv;
