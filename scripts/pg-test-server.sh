@@ -139,6 +139,10 @@ cmd_run() {
   dir=$(mktemp -d /tmp/floe-pg.XXXXXX)
   # shellcheck disable=SC2064
   trap "cmd_stop '$dir'" EXIT
+  # Killed or interrupted: still stop the server (it runs in a session of
+  # its own and would outlive this script).
+  trap 'exit 143' TERM
+  trap 'exit 130' INT HUP
   local uri
   uri=$(cmd_start "$dir")
   set +e

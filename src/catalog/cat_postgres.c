@@ -5,7 +5,8 @@
  * parameters; the SQL text itself is one of cat_sql.c's constants with
  * its '?' placeholders renumbered to $1, $2, .... Unique violations
  * (SQLSTATE 23505) are FL_EEXISTS; serialization failures and deadlocks
- * (40001, 40P01) are retriable. Messages name the host, port and
+ * (40001, 40P01) are retriable and ask cat_sql.c to run the transaction
+ * again (transactions are SERIALIZABLE). Messages name the host, port and
  * database, never the password.
  */
 #include <libpq-fe.h>
@@ -36,8 +37,10 @@ static int pg_fail(cat_catalog_t *c, PGresult *res, const char *what, fl_err_t *
   while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) n--;
   if (state && !strcmp(state, "23505"))
     return fl_err_set(err, FL_EEXISTS, "%s: %s: %.*s", c->where, what, (int)n, msg);
-  if (state && (!strcmp(state, "40001") || !strcmp(state, "40P01")))
+  if (state && (!strcmp(state, "40001") || !strcmp(state, "40P01"))) {
+    c->tx_retry = true;
     return fl_err_set_retriable(err, FL_EIO, "%s: %s: %.*s", c->where, what, (int)n, msg);
+  }
   if (state && !strncmp(state, "22", 2))
     return fl_err_set(err, FL_EINVALID, "%s: %s: %.*s", c->where, what, (int)n, msg);
   if (PQstatus(c->db) != CONNECTION_OK)
@@ -132,7 +135,7 @@ static void pg_close(cat_catalog_t *c) {
 
 const cat_drv_t cat__pg_drv = {
     .name = "postgresql",
-    .begin_sql = "BEGIN",
+    .begin_sql = "BEGIN ISOLATION LEVEL SERIALIZABLE",
     .prepare = pg_prepare,
     .bind_text = pg_bind_text,
     .step = pg_step,
@@ -147,7 +150,11 @@ const cat_drv_t cat__pg_drv = {
 static void pg_quiet(void *arg, const char *message) {}
 
 int cat__pg_open(cat_catalog_t *c, const char *conninfo, fl_err_t *err) {
-  PGconn *conn = PQconnectdb(conninfo);
+  /* The URI comes last so that its own connect_timeout wins; without one
+   * an unreachable host fails after 10 s instead of the system's minutes. */
+  const char *const keys[] = {"connect_timeout", "fallback_application_name", "dbname", NULL};
+  const char *const values[] = {"10", "floe", conninfo, NULL};
+  PGconn *conn = PQconnectdbParams(keys, values, 1);
   if (!conn) return fl_err_set(err, FL_ENOMEM, "postgresql catalog: cannot allocate a connection");
   const char *host = PQhost(conn), *port = PQport(conn), *db = PQdb(conn);
   c->where = cat__sprintf("postgresql catalog at host %s port %s database %s",

@@ -9,7 +9,14 @@
  *
  * Driver errors use these codes: FL_EEXISTS for a primary key violation,
  * FL_EIO with retriable set for a busy/locked database or a serialization
- * failure, FL_EIO otherwise.
+ * failure (which also sets c->tx_retry), FL_EIO otherwise.
+ *
+ * Multi-statement changes run in begin_sql transactions that the database
+ * serializes: SQLite's BEGIN IMMEDIATE takes the write lock up front;
+ * PostgreSQL's SERIALIZABLE level aborts one of two transactions that
+ * would otherwise both pass their checks (two creators of one namespace,
+ * a table registered into a namespace being dropped), and cat_sql.c runs
+ * the aborted one again.
  */
 #ifndef FL_CATALOG_CAT_SQL_INT_H
 #define FL_CATALOG_CAT_SQL_INT_H
@@ -51,6 +58,10 @@ struct cat_catalog {
    * of its random pauses. */
   long long busy_start_ms;
   unsigned busy_seed;
+  /* Set by a driver when the last failure was a serialization failure or
+   * deadlock: the whole transaction may succeed when run again. */
+  bool tx_retry;
+  unsigned tx_seed; /* of the pauses between such attempts */
 };
 
 extern const cat_drv_t cat__sqlite_drv, cat__pg_drv;

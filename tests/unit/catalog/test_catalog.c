@@ -927,6 +927,103 @@ static void t_race_ns_create(const be_t *be) {
   cat_close(c);
 }
 
+/* Two writers that meet step by step: at each step writer 0 registers a
+ * table into namespace d<step> while writer 1 drops that namespace.
+ * Whatever the order, exactly one of them may succeed: a drop that wins
+ * leaves nowhere to register, a registration that wins makes the
+ * namespace non-empty. */
+static int drop_vs_register(cat_catalog_t *c, int who, int step, fl_err_t *err) {
+  char ns[32];
+  snprintf(ns, sizeof ns, "d%03d", step);
+  if (who == 0) return cat_table_register(c, ns, "t", "file:///m/t.json", err);
+  return cat_ns_drop(c, ns, err);
+}
+
+static void t_race_drop_register(const be_t *be) {
+  enum { STEPS = 40 };
+  fl_err_t err;
+  cat_catalog_t *c;
+  CHECK_OK(be_open(be, &c, &err), &err);
+  for (int i = 0; i < STEPS; i++) {
+    char ns[32];
+    snprintf(ns, sizeof ns, "d%03d", i);
+    CHECK_OK(cat_ns_create(c, ns, NULL, 0, &err), &err);
+  }
+  cat_close(c);
+  int go[2][2], done[2][2];
+  pid_t pids[2];
+  fflush(NULL);
+  for (int w = 0; w < 2; w++) CHECK(pipe(go[w]) == 0 && pipe(done[w]) == 0);
+  for (int w = 0; w < 2; w++) {
+    pids[w] = fork();
+    CHECK(pids[w] >= 0);
+    if (pids[w] == 0) {
+      /* Only this writer's ends stay open, so that each sees the end of
+       * its go pipe when the parent closes it. */
+      for (int o = 0; o < 2; o++) {
+        close(go[o][1]);
+        close(done[o][0]);
+        if (o != w) {
+          close(go[o][0]);
+          close(done[o][1]);
+        }
+      }
+      cat_catalog_t *wc;
+      fl_err_t e;
+      if (be_open(be, &wc, &e)) _exit(10);
+      char b;
+      for (int i = 0; read(go[w][0], &b, 1) == 1; i++) {
+        int rc = drop_vs_register(wc, w, i, &e);
+        char r = rc == FL_OK ? 1 : (rc == FL_ENOTFOUND || rc == FL_EINVALID) ? 0 : 2;
+        if (r == 2) fprintf(stderr, "writer %d: %s: %s\n", w, fl_code_name(rc), e.msg);
+        if (write(done[w][1], &r, 1) != 1) _exit(11);
+      }
+      cat_close(wc);
+      _exit(0);
+    }
+  }
+  for (int w = 0; w < 2; w++) {
+    close(go[w][0]);
+    close(done[w][1]);
+  }
+  int both = 0, neither = 0, errors = 0, drops = 0;
+  for (int i = 0; i < STEPS; i++) {
+    char r[2] = {0, 0};
+    for (int w = 0; w < 2; w++) CHECK(write(go[w][1], "g", 1) == 1);
+    for (int w = 0; w < 2; w++) CHECK(read(done[w][0], &r[w], 1) == 1);
+    if (r[0] == 2 || r[1] == 2) errors++;
+    else if (r[0] && r[1]) both++;
+    else if (!r[0] && !r[1]) neither++;
+    drops += r[1] == 1;
+  }
+  for (int w = 0; w < 2; w++) {
+    close(go[w][1]);
+    close(done[w][0]);
+  }
+  for (int w = 0; w < 2; w++) {
+    int st;
+    CHECK(waitpid(pids[w], &st, 0) == pids[w]);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  CHECK_EQ(errors, 0);
+  CHECK_EQ(both, 0);
+  CHECK_EQ(neither, 0);
+  /* The catalog agrees: a namespace is left exactly where the table won. */
+  CHECK_OK(be_open(be, &c, &err), &err);
+  cat_names_t l;
+  CHECK_OK(cat_ns_list(c, NULL, &l, &err), &err);
+  CHECK_EQ(l.n, STEPS - drops);
+  for (size_t i = 0; i < l.n; i++) {
+    char *loc;
+    CHECK_OK(cat_table_load(c, l.items[i], "t", &loc, &err), &err);
+    fl_free(loc);
+  }
+  cat_names_free(&l);
+  cat_close(c);
+  if (getenv("FLOE_TEST_VERBOSE"))
+    fprintf(stderr, "  drop won %d of %d steps\n", drops, STEPS);
+}
+
 /* ---- registration: each behaviour on each back end ---- */
 
 #define CAT_TESTS(X) \
@@ -942,7 +1039,8 @@ static void t_race_ns_create(const be_t *be) {
   X(catalog_names)   \
   X(race_swap)       \
   X(race_swap_many)  \
-  X(race_ns_create)
+  X(race_ns_create)   \
+  X(race_drop_register)
 
 #define CAT_WRAP(name)                   \
   static void sqlite_##name(void) {      \
