@@ -435,6 +435,7 @@ int cat_ns_list(cat_catalog_t *c, const char *parent, cat_names_t *out, fl_err_t
     all.items[w++] = s;
   }
   all.n = w;
+  if (w == 0) cat_names_free(&all);
   names_sort_unique(&all);
   *out = all;
   return FL_OK;

@@ -122,6 +122,7 @@ static void names_print(const char *what, const cat_names_t *n) {
       t_fail(__FILE__, __LINE__, "%s is not empty", #names); \
       return;                                               \
     }                                                       \
+    cat_names_free(&(names));                               \
   } while (0)
 
 #define CHECK_HAS(msg, part)                                                        \
