@@ -11,7 +11,7 @@ PY         := $(VENV)/bin/python
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps venv demo test unit unit-asan interop fuzz fuzz-long bench bench-quick clean
+.PHONY: all build deps venv demo test unit unit-asan interop fuzz fuzz-long bench bench-quick bench-iceberg bench-iceberg-quick clean
 
 all: build
 
@@ -56,6 +56,13 @@ BENCH_ARGS ?=
 
 bench: build venv
 	@$(PY) bench/parquet_bench.py --floe $(BUILD)/floe $(BENCH_ARGS)
+
+# floe beside PyIceberg on Iceberg tables (appends, commit latency, planning, scans).
+bench-iceberg: build venv
+	@$(PY) bench/iceberg_bench.py --build $(BUILD) $(BENCH_ARGS)
+
+bench-iceberg-quick: build venv
+	@$(PY) bench/iceberg_bench.py --build $(BUILD) --quick $(BENCH_ARGS)
 
 bench-quick: build venv
 	@$(PY) bench/parquet_bench.py --floe $(BUILD)/floe --quick $(BENCH_ARGS)

@@ -16,7 +16,7 @@ typedef struct cli_opt_spec {
   bool takes_value;
 } cli_opt_spec_t;
 
-#define CLI_MAX_ARGS 64
+#define CLI_MAX_ARGS 1024
 
 typedef struct cli_args {
   const char *names[CLI_MAX_ARGS];

@@ -2,6 +2,7 @@
  * cli.c - dispatch to subcommands, --version and --help.
  */
 #include "cli/cli.h"
+#include "cli/session.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ const cli_command_t *cli_find_command(const char *name) {
 static void print_help(FILE *out) {
   fprintf(out,
           "floe %s - a streaming lakehouse\n\n"
-          "usage: floe [--version] [--help] COMMAND [ARGS]\n\n"
+          "usage: floe [--version] [--help] [--warehouse DIR] [--catalog URI] COMMAND [ARGS]\n\n"
           "commands:\n",
           FLOE_VERSION);
   for (const cli_command_t *const *c = cli_commands; *c; c++)
@@ -67,6 +68,8 @@ const cli_command_t cli_cmd_help = {
 };
 
 int cli_main(int argc, char **argv) {
+  argc = cli_session_take_options(argc, argv);
+  if (argc < 0) return 2;
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     print_help(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

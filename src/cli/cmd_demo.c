@@ -1,11 +1,14 @@
 /*
  * cmd_demo.c - `floe demo`: floe's main job on its embedded defaults.
  *
- * At this stage of the product the job is the foundation's round trip: a
- * sample dataset of click events is generated as JSON lines, decoded by
- * floe's JSON reader, written as a zstd Parquet file with field ids and
- * statistics, read back and summarised, and `floe inspect` of the result is
- * printed.
+ * At this stage of the product the job is the lakehouse round trip: three
+ * days of sample click events are generated as JSON lines; the first day
+ * is converted to a zstd Parquet file with field ids and statistics, read
+ * back and inspected; then a day-partitioned Iceberg table is created in
+ * the embedded SQLite catalog of <dir>/warehouse, the three days are
+ * appended in three commits (Parquet, then JSON lines), and the demo shows
+ * the snapshots, a scan pruned to one day and a time-travel scan, through
+ * the same code as the `floe table` commands.
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +18,10 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/pipe.h"
+#include "catalog/cat_tables.h"
+#include "cli/session.h"
+#include "cli/table_cmds.h"
+#include "iceberg/ice_scan.h"
 #include "types/gen.h"
 
 extern const cli_command_t cli_cmd_demo;
@@ -24,9 +31,19 @@ static const char *const demo_schema =
     "url string, duration_ms int, revenue decimal(12,2), is_mobile boolean, "
     "tags list<string>, device struct<os: string, version: string>";
 
-static int write_events(const ty_schema_t *s, const char *path, uint64_t rows, fl_err_t *err) {
-  ty_gen_opts_t go = {.seed = 42, .null_fraction = 0.05, .edge_fraction = 0, .max_string = 24,
-                      .max_elements = 3, .sequence_column = "event_id"};
+/* The first demo day, 2026-11-30 00:00 UTC, in microseconds. */
+#define DEMO_DAY0_US 1795996800000000LL
+#define DEMO_DAYS 3
+
+/* Writes `rows` events of day `day` (0-based): event ids continue across
+ * days and timestamps rise evenly through the day. */
+static int write_events(const ty_schema_t *s, const char *path, uint64_t rows, int day,
+                        fl_err_t *err) {
+  ty_gen_opts_t go = {.seed = 42 + (uint64_t)day, .null_fraction = 0.05, .edge_fraction = 0,
+                      .max_string = 24, .max_elements = 3, .sequence_column = "event_id"};
+  int ts_col = ty_schema_find_name(s, "ts");
+  int id_col = ty_schema_find_name(s, "event_id");
+  const int64_t step = rows ? 86400000000LL / (int64_t)rows : 0;
   ty_gen_t *g = ty_gen_new(&go);
   ty_batch_t *b = ty_batch_new(s, TY_BATCH_ROWS);
   fmt_writer_t *w;
@@ -36,6 +53,12 @@ static int write_events(const ty_schema_t *s, const char *path, uint64_t rows, f
     uint32_t n = rows - done < TY_BATCH_ROWS ? (uint32_t)(rows - done) : TY_BATCH_ROWS;
     ty_batch_reset(b);
     ty_gen_fill(g, b, n);
+    int64_t *ts = (int64_t *)b->cols[ts_col]->data;
+    int64_t *ids = (int64_t *)b->cols[id_col]->data;
+    for (uint32_t i = 0; i < n; i++) {
+      ts[i] = DEMO_DAY0_US + day * 86400000000LL + (int64_t)(done + i) * step;
+      ids[i] = (int64_t)((uint64_t)day * rows + done + i);
+    }
     rc = w->write(w, b, err);
     if (rc) w->abort(w);
     done += n;
@@ -75,33 +98,152 @@ static int count_rows(const char *path, uint64_t *rows, fl_err_t *err) {
   return rc;
 }
 
+/* Runs one `floe table` subcommand with the demo's catalog, echoing it. */
+static int table_cmd(cat_catalog_t *c, cli_table_fn fn, const char *shown, int argc,
+                     const char **argv) {
+  printf("$ floe table %s", shown);
+  for (int i = 0; i < argc; i++)
+    printf(strchr(argv[i], '\'') ? " \"%s\"" : strpbrk(argv[i], " ()<>,") ? " '%s'" : " %s", argv[i]);
+  printf("\n");
+  fflush(stdout);
+  int status = fn(c, argc, (char **)argv);
+  fflush(stdout);
+  fflush(stderr);
+  return status;
+}
+
+/* Rows of the table at a snapshot (-1: current), through a scan. */
+static int count_table_rows(cat_catalog_t *c, int64_t snapshot_id, uint64_t *rows,
+                            fl_err_t *err) {
+  ice_table_t *t;
+  int rc = cat_open_table(c, io_local_fs(), "demo", "events", &t, err);
+  if (rc) return rc;
+  ice_scan_opts_t o = {.snapshot_id = snapshot_id, .as_of_ms = -1, .limit = -1,
+                       .case_sensitive = true};
+  const char *cols[] = {"event_id"};
+  o.columns = cols;
+  o.ncolumns = 1;
+  ice_scan_t *s = NULL;
+  rc = ice_scan_plan(t, &o, &s, err);
+  *rows = 0;
+  while (rc == FL_OK) {
+    ty_batch_t *b;
+    rc = ice_scan_next(s, &b, err);
+    if (rc || !b) break;
+    *rows += ty_batch_live(b);
+  }
+  ice_scan_free(s);
+  ice_table_free(t);
+  return rc;
+}
+
+static int lakehouse_steps(const char *dir, char paths[DEMO_DAYS][1024], uint64_t per_day,
+                           fl_err_t *err) {
+  char wh[1100];
+  snprintf(wh, sizeof wh, "%s/warehouse", dir);
+  cli_session_set_warehouse(wh);
+  cat_catalog_t *c;
+  if (cli_session_catalog("demo", &c)) return fl_err_set(err, FL_EIO, "cannot open the catalog");
+  int rc = FL_OK;
+  bool exists = false;
+  rc = cat_ns_exists(c, "demo", &exists, err);
+  if (rc == FL_OK && !exists) rc = cat_ns_create(c, "demo", NULL, 0, err);
+  if (rc) goto out;
+  printf("\n== 4. an Iceberg table in the embedded catalog of the warehouse %s\n", cli_session_warehouse());
+  {
+    const char *drop[] = {"demo.events", "--purge", "--if-exists"};
+    if (table_cmd(c, cli_table_drop, "drop", 3, drop)) goto failed;
+    const char *create[] = {"demo.events", "--schema", demo_schema, "--partition", "day(ts)",
+                            "--property", "write.parquet.compression-codec=zstd"};
+    if (table_cmd(c, cli_table_create, "create", 7, create)) goto failed;
+  }
+  printf("\n== 5. appending the three days in three commits (Parquet, then JSON lines)\n");
+  for (int d = 0; d < DEMO_DAYS; d++) {
+    const char *append[] = {"demo.events", paths[d]};
+    if (table_cmd(c, cli_table_append, "append", 2, append)) goto failed;
+  }
+  printf("\n== 6. the table's snapshots and partitions\n");
+  {
+    const char *snaps[] = {"demo.events", "--format", "csv"};
+    if (table_cmd(c, cli_table_history, "history", 3, snaps)) goto failed;
+    const char *parts[] = {"demo.events"};
+    if (table_cmd(c, cli_table_partitions, "partitions", 1, parts)) goto failed;
+  }
+  printf("\n== 7. a scan pruned to one day (partition pruning: 1 of 3 files read)\n");
+  {
+    const char *scan[] = {"demo.events", "--filter",
+                          "ts >= TIMESTAMP '2026-12-01T00:00:00+00:00' AND ts < TIMESTAMP "
+                          "'2026-12-01T00:00:10+00:00'",
+                          "--columns", "event_id,ts,country,revenue", "--stats"};
+    if (table_cmd(c, cli_table_scan, "scan", 6, scan)) goto failed;
+  }
+  printf("\n== 8. time travel: the table as of its first snapshot\n");
+  {
+    ice_table_t *t;
+    rc = cat_open_table(c, io_local_fs(), "demo", "events", &t, err);
+    if (rc) goto out;
+    const ice_meta_t *m = t->meta;
+    int64_t first = m->nsnapshots ? m->snapshots[0].snapshot_id : -1;
+    int64_t current = m->current_snapshot_id;
+    ice_table_free(t);
+    uint64_t then = 0, now = 0;
+    rc = count_table_rows(c, first, &then, err);
+    if (rc == FL_OK) rc = count_table_rows(c, current, &now, err);
+    if (rc) goto out;
+    printf("rows at the first snapshot %lld: %llu; rows now: %llu\n", (long long)first,
+           (unsigned long long)then, (unsigned long long)now);
+    if (then != per_day || now != per_day * DEMO_DAYS) {
+      rc = fl_err_set(err, FL_EINTERNAL, "expected %llu and %llu rows",
+                      (unsigned long long)per_day, (unsigned long long)(per_day * DEMO_DAYS));
+      goto out;
+    }
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)first);
+    const char *scan[] = {"demo.events", "--snapshot", id, "--columns", "event_id,ts",
+                          "--limit", "3"};
+    if (table_cmd(c, cli_table_scan, "scan", 7, scan)) goto failed;
+  }
+  goto out;
+failed:
+  rc = fl_err_set(err, FL_EINTERNAL, "a table command failed (see above)");
+out:
+  cat_close(c);
+  return rc;
+}
+
 static int run_demo(int argc, char **argv) {
   static const cli_opt_spec_t specs[] = {{"dir", true}, {"rows", true}, {0, false}};
   cli_args_t a;
   if (cli_args_parse("demo", argc, argv, specs, &a)) return 2;
   const char *dir = cli_args_get(&a, "dir");
   if (!dir) dir = "demo";
-  uint64_t rows = 200000;
+  uint64_t rows = 300000;
   const char *v = cli_args_get(&a, "rows");
   if (v && !cli_parse_size(v, &rows)) return cli_usage_error(&cli_cmd_demo, "--rows needs a number");
+  uint64_t per_day = rows / DEMO_DAYS;
+  if (per_day == 0) return cli_usage_error(&cli_cmd_demo, "--rows must be at least %d", DEMO_DAYS);
   fl_arena_t *arena = fl_arena_new(0);
   fl_err_t err;
   fl_err_clear(&err);
   int status = 1;
   ty_schema_t *s;
-  char jsonl[1024], parquet[1024];
-  snprintf(jsonl, sizeof jsonl, "%s/events.jsonl", dir);
-  snprintf(parquet, sizeof parquet, "%s/events.parquet", dir);
+  char jsonl[DEMO_DAYS][1024], parquet[1024], inputs[DEMO_DAYS][1024];
+  for (int d = 0; d < DEMO_DAYS; d++)
+    snprintf(jsonl[d], sizeof jsonl[d], "%s/events-2026-%s.jsonl", dir,
+             d == 0 ? "11-30" : d == 1 ? "12-01" : "12-02");
+  snprintf(parquet, sizeof parquet, "%s/events-2026-11-30.parquet", dir);
   if (ty_schema_parse(arena, demo_schema, &s, &err)) goto out;
   if (io_local_fs()->mkdirs(io_local_fs(), dir, &err)) goto out;
 
-  printf("== 1. generating %llu click events as JSON lines: %s\n", (unsigned long long)rows, jsonl);
+  printf("== 1. generating %d days of %llu click events each as JSON lines in %s\n", DEMO_DAYS,
+         (unsigned long long)per_day, dir);
   int64_t t0 = fl_monotonic_ns();
-  if (write_events(s, jsonl, rows, &err)) goto out;
-  printf("== 2. converting to Parquet (zstd) with floe: %s\n", parquet);
+  for (int d = 0; d < DEMO_DAYS; d++)
+    if (write_events(s, jsonl[d], per_day, d, &err)) goto out;
+  printf("== 2. converting the first day to Parquet (zstd) with floe: %s\n", parquet);
   int64_t t1 = fl_monotonic_ns();
   uint64_t written = 0, read_back = 0;
-  if (convert(jsonl, parquet, s, &written, &err)) goto out;
+  if (convert(jsonl[0], parquet, s, &written, &err)) goto out;
   int64_t t2 = fl_monotonic_ns();
   if (count_rows(parquet, &read_back, &err)) goto out;
   int64_t t3 = fl_monotonic_ns();
@@ -116,6 +258,9 @@ static int run_demo(int argc, char **argv) {
   printf("== 3. floe inspect %s\n", parquet);
   fflush(stdout);
   if (fmt_inspect(io_local_fs(), parquet, false, stdout, &err)) goto out;
+  snprintf(inputs[0], sizeof inputs[0], "%s", parquet);
+  for (int d = 1; d < DEMO_DAYS; d++) snprintf(inputs[d], sizeof inputs[d], "%s", jsonl[d]);
+  if (lakehouse_steps(dir, inputs, per_day, &err)) goto out;
   status = 0;
 out:
   if (status) cli_fail("demo", "%s", err.msg);
@@ -127,7 +272,10 @@ const cli_command_t cli_cmd_demo = {
     .name = "demo",
     .summary = "run the demo job on the embedded defaults",
     .usage = "usage: floe demo [--dir DIR] [--rows N]\n\n"
-             "Generates a sample dataset of click events as JSON lines in DIR (default ./demo),\n"
-             "converts it to Parquet with floe, reads it back, and prints 'floe inspect' of it.\n",
+             "Generates three days of sample click events as JSON lines in DIR (default\n"
+             "./demo), converts the first to Parquet and inspects it, then creates the\n"
+             "day-partitioned table demo.events in the catalog of DIR/warehouse, appends\n"
+             "the three days in three commits and shows the history, a scan pruned to one\n"
+             "day and a time-travel scan. --rows (default 300000) is the total.\n",
     .run = run_demo,
 };

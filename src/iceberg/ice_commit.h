@@ -55,7 +55,9 @@ typedef struct ice_change {
    * (bound to the current schema). Files that match only partly make the
    * commit fail (FL_EINVALID): the caller rewrites them first. */
   const ice_expr_t *filter;
-  /* Row delta: conflict detection filter (NULL: none). */
+  /* Conflict detection filter (NULL: none): row deltas, and overwrites
+   * that name their removed files by path (copy-on-write deletes): no
+   * data file added since the base may match it. */
   const ice_expr_t *conflict_filter;
   /* The snapshot the change was computed against (-1: the branch head at
    * the first attempt). Validation checks what was committed after it. */

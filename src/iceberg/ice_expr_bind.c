@@ -354,30 +354,32 @@ static int bind_pred(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
   return FL_OK;
 }
 
-static int bind_tree(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
+/* Binds e, negated when negate is set: NOT is pushed down as the tree is
+ * bound, so that each predicate is negated knowing its column's type. */
+static int bind_tree(binder_t *b, const ice_expr_t *e, bool negate, ice_expr_t **out) {
   int rc;
   switch (e->kind) {
     case ICE_E_TRUE:
-    case ICE_E_FALSE: *out = ice_expr_const(b->a, e->kind == ICE_E_TRUE); return FL_OK;
+    case ICE_E_FALSE: *out = ice_expr_const(b->a, (e->kind == ICE_E_TRUE) != negate); return FL_OK;
     case ICE_E_AND:
     case ICE_E_OR: {
       ice_expr_t *l, *r;
-      if ((rc = bind_tree(b, e->left, &l)) || (rc = bind_tree(b, e->right, &r))) return rc;
-      *out = e->kind == ICE_E_AND ? ice_expr_and(b->a, l, r) : ice_expr_or(b->a, l, r);
+      if ((rc = bind_tree(b, e->left, negate, &l)) || (rc = bind_tree(b, e->right, negate, &r)))
+        return rc;
+      bool is_and = (e->kind == ICE_E_AND) != negate;
+      *out = is_and ? ice_expr_and(b->a, l, r) : ice_expr_or(b->a, l, r);
       return FL_OK;
     }
-    case ICE_E_NOT: {
-      ice_expr_t *l;
-      if ((rc = bind_tree(b, e->left, &l))) return rc;
-      *out = ice_expr_rewrite_not(b->a, ice_expr_not(b->a, l));
+    case ICE_E_NOT: return bind_tree(b, e->left, !negate, out);
+    case ICE_E_PRED: {
+      ice_expr_t *p = NULL;
+      if (e->field_id != 0 && !e->column)
+        p = fl_arena_memdup(b->a, e, sizeof *e);
+      else if ((rc = bind_pred(b, e, &p)))
+        return rc;
+      *out = negate ? ice_expr_rewrite_not(b->a, ice_expr_not(b->a, p)) : p;
       return FL_OK;
     }
-    case ICE_E_PRED:
-      if (e->field_id != 0 && !e->column) {
-        *out = fl_arena_memdup(b->a, e, sizeof *e);
-        return FL_OK;
-      }
-      return bind_pred(b, e, out);
   }
   return fl_err_set(b->err, FL_EINTERNAL, "filter: unknown node");
 }
@@ -385,6 +387,5 @@ static int bind_tree(binder_t *b, const ice_expr_t *e, ice_expr_t **out) {
 int ice_expr_bind(fl_arena_t *a, const ice_expr_t *e, const ty_schema_t *schema,
                   bool case_sensitive, ice_expr_t **out, fl_err_t *err) {
   binder_t b = {.a = a, .schema = schema, .case_sensitive = case_sensitive, .err = err};
-  ice_expr_t *pushed = ice_expr_rewrite_not(a, e);
-  return bind_tree(&b, pushed, out);
+  return bind_tree(&b, e, false, out);
 }

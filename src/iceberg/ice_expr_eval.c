@@ -142,7 +142,7 @@ static int eval_pred(const ice_expr_t *p, const ty_schema_t *schema, const ty_ba
   if (ty_is_nested(c.vec->type))
     return fl_err_set(err, FL_EINVALID, "filter: field id %d is nested; only null tests apply",
                       p->field_id);
-  if (c.vec->type->kind != p->values[0].kind && !ice__op_unary(op))
+  if (!ice__op_unary(op) && (!p->nlits || c.vec->type->kind != p->values[0].kind))
     return fl_err_set(err, FL_EINVALID, "filter: field id %d is %s in the batch, %s in the filter",
                       p->field_id, ty_kind_name(c.vec->type->kind), ty_kind_name(p->values[0].kind));
   bool cmp = op <= ICE_OP_GE;

@@ -50,7 +50,10 @@ typedef struct parser {
   size_t n, pos;
   tok_t tok;
   fl_err_t *err;
+  int depth; /* open parentheses and NOTs, bounded so input cannot exhaust the stack */
 } parser_t;
+
+#define MAX_DEPTH 256
 
 static const char *tok_desc(const parser_t *p) {
   switch (p->tok.kind) {
@@ -406,12 +409,19 @@ static int parse_pred_rest(parser_t *p, ice_expr_t *e) {
 
 static int parse_or(parser_t *p, ice_expr_t **out);
 
+static int too_deep(parser_t *p) {
+  return fl_err_set(p->err, FL_EPARSE, "filter: at column %zu: nested too deeply (more than %d levels)",
+                    p->tok.pos + 1, MAX_DEPTH);
+}
+
 static int parse_primary(parser_t *p, ice_expr_t **out) {
   int rc;
   if (p->tok.kind == T_LPAREN) {
+    if (++p->depth > MAX_DEPTH) return too_deep(p);
     if ((rc = next(p))) return rc;
     if ((rc = parse_or(p, out))) return rc;
     if (p->tok.kind != T_RPAREN) return fail(p, "')'");
+    p->depth--;
     return next(p);
   }
   /* A literal first: TRUE/FALSE alone, or literal op column. */
@@ -449,9 +459,11 @@ static int parse_primary(parser_t *p, ice_expr_t **out) {
 static int parse_not(parser_t *p, ice_expr_t **out) {
   int rc;
   if (is_kw(p, "not")) {
+    if (++p->depth > MAX_DEPTH) return too_deep(p);
     if ((rc = next(p))) return rc;
     ice_expr_t *inner;
     if ((rc = parse_not(p, &inner))) return rc;
+    p->depth--;
     ice_expr_t *e = new_node(p, ICE_E_NOT);
     e->left = inner;
     *out = e;

@@ -8,7 +8,8 @@
  * exact under SQL's three-valued logic too. ice_expr_rewrite_not pushes
  * NOT down to the predicates: NOT (a < 1) is a >= 1, NOT (a IN (..)) is
  * a NOT IN (..), De Morgan for AND and OR; each step keeps the truth
- * value, unknown included.
+ * value, unknown included. For float and double columns NOT (a < 1) is
+ * a >= 1 OR a IS NAN, since NaN fails every ordering comparison.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -196,7 +197,15 @@ static ice_expr_t *rewrite(fl_arena_t *a, const ice_expr_t *e, bool negate) {
     }
     case ICE_E_PRED: {
       ice_expr_t *p = fl_arena_memdup(a, e, sizeof *e);
-      if (negate) p->op = ice__op_negate(e->op);
+      if (!negate) return p;
+      p->op = ice__op_negate(e->op);
+      /* NaN fails x < v and x >= v alike, so NOT (x < v) is x >= v OR x IS NAN. */
+      bool fp = e->type && (e->type->kind == TY_FLOAT || e->type->kind == TY_DOUBLE);
+      if (fp && e->op >= ICE_OP_LT && e->op <= ICE_OP_GE) {
+        ice_expr_t *nan = ice__pred_new(a, ICE_OP_IS_NAN, e->field_id, e->type, NULL, 0);
+        nan->column = e->column;
+        return ice_expr_or(a, p, nan);
+      }
       return p;
     }
   }

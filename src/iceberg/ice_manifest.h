@@ -6,10 +6,11 @@
  * ids and header keys (schema, schema-id, partition-spec,
  * partition-spec-id, format-version, content); a manifest list is an
  * Avro file of manifest_file records, one per manifest of a snapshot.
- * Both are written as format v2 (v1 and v3 read) and follow the spec's
- * sequence number inheritance: ADDED entries are written with null
- * sequence numbers and snapshot ids and take them from their manifest's
- * list entry on read.
+ * Both are written in the table's format version (1 to 3) and follow the
+ * spec's sequence number inheritance: ADDED entries are written with null
+ * sequence numbers (and, as Java does, the writer's snapshot id) and take
+ * them from their manifest's list entry on read; a null snapshot id is
+ * inherited too.
  *
  * Column bounds are kept in the single-value binary form (ice_conv.h) as
  * they sit in the file, so reading and rewriting a manifest never changes
@@ -110,9 +111,10 @@ typedef struct ice_manifest_writer ice_manifest_writer_t;
 
 /*
  * Starts a manifest at path for files of one spec over schema. content:
- * 0 data, 1 deletes. snapshot_id is the committing snapshot (written on
- * ADDED entries only when inheritance cannot be used, i.e. never in v2:
- * ADDED entries carry null and inherit). The writer copies what it needs.
+ * 0 data, 1 deletes (v2 and later). snapshot_id is the committing snapshot,
+ * written on ADDED entries as Java writes it (-1: the entry's own, or null
+ * so that readers inherit it). The file is deflate-compressed. The writer
+ * copies what it needs.
  */
 int ice_manifest_writer_open(io_fs_t *fs, const char *path, int format_version,
                              const ty_schema_t *schema, const ice_spec_t *spec, int32_t content,

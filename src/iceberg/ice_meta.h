@@ -40,6 +40,7 @@ typedef struct ice_snapshot {
   uint32_t nsummary;
   ice_kv_t *summary; /* "operation" first */
   int64_t first_row_id, added_rows; /* v3 row lineage; -1 when absent */
+  json_t *extra; /* object of keys floe does not model ("key-id"), or NULL; arena-held */
 } ice_snapshot_t;
 
 typedef struct ice_ref {
@@ -100,9 +101,13 @@ typedef struct ice_meta {
  * Parses metadata JSON text. what names the source for messages. Checks
  * what the spec requires of the format version (v2: every required field,
  * ICEBERG-NOTES.md), that ids referenced (current schema, default spec,
- * default sort order, ref and log snapshot ids, parents may be expired)
- * exist, and gives FL_ECORRUPT / FL_EUNSUPPORTED (format version > 3,
- * unknown types) with the key path in the message.
+ * default sort order, ref and current snapshot ids) exist, and gives
+ * FL_ECORRUPT / FL_EUNSUPPORTED (format version > 3, unknown types) with
+ * the key path in the message. Parents and snapshot-log entries may name
+ * expired snapshots, as Java leaves them. v1 files get the fallbacks Java
+ * and iceberg-rust apply: "schema" and "partition-spec" when the lists are
+ * absent, the highest spec id when default-spec-id is, partition field ids
+ * from 1000 when missing, unsorted order 0 when sort orders are absent.
  */
 int ice_meta_parse(const char *json, size_t len, const char *what, ice_meta_t **out,
                    fl_err_t *err);
@@ -110,9 +115,25 @@ int ice_meta_parse(const char *json, size_t len, const char *what, ice_meta_t **
 int ice_meta_read(io_fs_t *fs, const char *path, ice_meta_t **out, fl_err_t *err);
 /* Appends the JSON text (format v2 layout with every required field). */
 int ice_meta_to_json(const ice_meta_t *m, fl_buf_t *out, fl_err_t *err);
-/* Writes the metadata to path atomically and exclusively (FL_EEXISTS when taken). */
+/* Writes the metadata to path atomically and exclusively (FL_EEXISTS when taken),
+ * gzip-compressed when path ends in ".gz.metadata.json". */
 int ice_meta_write(io_fs_t *fs, const char *path, const ice_meta_t *m, fl_err_t *err);
 void ice_meta_free(ice_meta_t *m);
+
+/* Partition specs and sort orders as their JSON objects (new references):
+ * {"spec-id", "fields": [{"name", "transform", "source-id", "field-id"}]}
+ * and {"order-id", "fields": [{"transform", "source-id", "direction",
+ * "null-order"}]}. ice_spec_fields_to_json gives the bare fields array
+ * (the "partition-spec" key of manifests and v1 metadata). */
+json_t *ice_spec_to_json(const ice_spec_t *s);
+json_t *ice_spec_fields_to_json(const ice_spec_t *s);
+json_t *ice_sort_order_to_json(const ice_sort_order_t *o);
+/* Parses a spec object (or, with spec_id >= 0, a bare fields array given
+ * that id); field ids missing (v1) count on from *next_field_id. */
+int ice_spec_from_json(fl_arena_t *a, const json_t *j, const char *what, int32_t spec_id,
+                       int32_t *next_field_id, ice_spec_t **out, fl_err_t *err);
+int ice_sort_order_from_json(fl_arena_t *a, const json_t *j, const char *what,
+                             ice_sort_order_t **out, fl_err_t *err);
 
 /* ---- lookups ---- */
 const ty_schema_t *ice_meta_schema(const ice_meta_t *m); /* current */
@@ -135,9 +156,12 @@ const char *ice_snapshot_operation(const ice_snapshot_t *s);
 
 /*
  * New v2 metadata for a table: the schema is re-numbered with fresh ids
- * (as Java's TableMetadata.newTableMetadata does) unless it already has
- * them; spec and sort order (NULL: unpartitioned / unsorted) refer to the
- * given schema's ids and are re-numbered to match. uuid is generated.
+ * (as Java's TableMetadata.newTableMetadata does; a schema whose ids are
+ * already fresh comes out unchanged); spec and sort order (NULL or no
+ * fields: unpartitioned / unsorted) refer to the given schema's ids and
+ * are re-pointed to the new ones, the spec getting spec id 0 and field ids
+ * from 1000, a sort order id 1. The reserved property "format-version"
+ * (1, 2 or 3) picks the version and is not stored. uuid is generated.
  */
 int ice_meta_new(const ty_schema_t *schema, const ice_spec_t *spec, const ice_sort_order_t *sort,
                  const char *location, const ice_kv_t *props, uint32_t nprops, ice_meta_t **out,
@@ -160,7 +184,8 @@ int ice_meta_add_sort_order(ice_meta_t *m, const ice_sort_order_t *o, int32_t *i
 /* Sets (value != NULL) or removes (value == NULL) a property. */
 void ice_meta_set_property(ice_meta_t *m, const char *key, const char *value);
 
-/* Appends a snapshot (copied); its sequence number must be last + 1 (v2). */
+/* Appends a snapshot (copied); in v2+ its sequence number must be above
+ * last-sequence-number (a commit uses last + 1), which it then becomes. */
 int ice_meta_add_snapshot(ice_meta_t *m, const ice_snapshot_t *s, fl_err_t *err);
 /*
  * Points a branch or tag at a snapshot, creating it when absent. Setting
@@ -168,7 +193,8 @@ int ice_meta_add_snapshot(ice_meta_t *m, const ice_snapshot_t *s, fl_err_t *err)
  */
 int ice_meta_set_ref(ice_meta_t *m, const ice_ref_t *ref, int64_t now_ms, fl_err_t *err);
 int ice_meta_remove_ref(ice_meta_t *m, const char *name, fl_err_t *err);
-/* Removes snapshots by id (and snapshot-log entries that name them). */
+/* Removes snapshots by id, the refs that point at them, and the snapshot
+ * log up to the newest entry naming one (Java's rule: no gaps in history). */
 void ice_meta_remove_snapshots(ice_meta_t *m, const int64_t *ids, uint32_t n);
 
 /* A random positive 63-bit snapshot id, and a random v4 uuid text. */

@@ -71,6 +71,15 @@ const ice_scan_task_t *ice_scan_tasks(const ice_scan_t *s, uint32_t *n);
  * *out = NULL at the end. Errors name the data file. */
 int ice_scan_next(ice_scan_t *s, ty_batch_t **out, fl_err_t *err);
 const ice_scan_stats_t *ice_scan_stats(const ice_scan_t *s);
+
+/*
+ * Restarts reading on task `index` alone: ice_scan_next then yields every
+ * live row of its data file (deletes applied) and ends with the file. The
+ * filter and the limit no longer apply, and no page is pruned: this is for
+ * writers that rewrite a file without some of its rows (copy-on-write
+ * deletes), after planning chose the files.
+ */
+int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err);
 void ice_scan_free(ice_scan_t *s);
 
 #endif

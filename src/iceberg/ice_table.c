@@ -56,6 +56,7 @@ int ice_table_refresh(ice_table_t *t, fl_err_t *err) {
 
 void ice_table_free(ice_table_t *t) {
   if (!t) return;
+  if (t->committer.release) t->committer.release(t->committer.ctx);
   ice_meta_free(t->meta);
   fl_free(t->ident);
   fl_free(t->metadata_location);
@@ -107,9 +108,11 @@ char *ice_metadata_file_name(fl_arena_t *a, const char *location, const char *pr
 }
 
 int ice_table_commit_meta(ice_table_t *t, ice_meta_t *m, fl_err_t *err) {
-  if (!t->committer.swap)
+  if (!t->committer.swap) {
+    ice_meta_free(m);
     return fl_err_set(err, FL_EUNSUPPORTED, "table %s is read-only (no catalog to commit to)",
                       t->ident);
+  }
   int64_t now_ms = fl_now_micros() / 1000;
   const char *prev = t->metadata_location;
   if (prev && t->meta) {
@@ -145,7 +148,9 @@ int ice_table_commit_meta(ice_table_t *t, ice_meta_t *m, fl_err_t *err) {
   t->meta = m;
   fl_free(t->metadata_location);
   t->metadata_location = fl_strdup(path);
+  m = NULL;
 out:
+  if (m) ice_meta_free(m); /* ours in every case (NULL once it became t->meta) */
   fl_arena_free(a);
   return rc;
 }

@@ -27,6 +27,8 @@ typedef struct ice_committer {
   int (*current)(void *ctx, char **out, fl_err_t *err);
   /* Compare-and-swap; FL_ECONFLICT (retriable) when old is no longer current. */
   int (*swap)(void *ctx, const char *old_location, const char *new_location, fl_err_t *err);
+  /* Frees ctx when the table is freed (NULL: ctx is not the table's). */
+  void (*release)(void *ctx);
 } ice_committer_t;
 
 typedef struct ice_table {

@@ -4,6 +4,7 @@
  * (all columns, every batch). Any outcome but a crash, hang or leak is
  * fine; errors must be reported through the error object.
  */
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 

@@ -9,14 +9,10 @@
  *                    --input rows.jsonl [--spec "day(ts), bucket(4, id)"]
  *                    [--prop key=value]... [--task N] [--max-open N]
  *
- * Exit status 77 means the modules the writer needs are not in the tree.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if __has_include("iceberg/ice_transform.c") && __has_include("iceberg/ice_spec.c") && \
-    __has_include("iceberg/ice_conv.c") && __has_include("iceberg/ice_schema_json.c")
 
 #include <jansson.h>
 
@@ -175,13 +171,3 @@ out:
   fl_arena_free(a);
   return 0;
 }
-
-#else
-
-int main(void) {
-  fprintf(stderr, "data_writer_tool: the transform, spec, conv and schema JSON modules are not "
-                  "in the tree yet\n");
-  return 77;
-}
-
-#endif

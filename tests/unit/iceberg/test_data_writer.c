@@ -12,9 +12,6 @@
  */
 #include "test.h"
 
-#if __has_include("iceberg/ice_transform.c") && __has_include("iceberg/ice_spec.c") && \
-    __has_include("iceberg/ice_conv.c") && __has_include("iceberg/ice_schema_json.c")
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -811,12 +808,3 @@ TEST(equality_deletes) {
   CHECK_ERR(ice_dw_open(io_local_fs(), scratch("eqdel"), schema, &o, &w, &err), FL_EINVALID);
   fl_arena_free(a);
 }
-
-#else
-
-TEST(skipped_until_dependencies_merge) {
-  fprintf(stderr, "test_data_writer: transform, spec, conv and schema JSON modules not in the "
-                  "tree yet; skipped\n");
-}
-
-#endif
