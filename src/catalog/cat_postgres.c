@@ -161,16 +161,34 @@ int cat__pg_open(cat_catalog_t *c, const char *conninfo, fl_err_t *err) {
                           host && *host ? host : "(default)", port && *port ? port : "5432",
                           db && *db ? db : "(default)");
   if (PQstatus(conn) != CONNECTION_OK) {
-    const char *msg = PQerrorMessage(conn);
-    size_t n = strlen(msg);
-    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) n--;
-    /* Keep only the last line of libpq's report: the first may repeat the
-     * connection string. */
-    const char *last = msg;
-    for (const char *p = msg; p < msg + n; p++)
-      if (*p == '\n' && p + 1 < msg + n) last = p + 1;
-    int r = fl_err_set_retriable(err, FL_EIO, "%s: cannot connect: %.*s", c->where,
-                                 (int)(msg + n - last), last);
+    /* libpq's report on one line: its lines ("connection to server at
+     * ... failed: Connection refused", "Is the server running ...?")
+     * joined, with any occurrence of the password masked. */
+    const char *msg = PQerrorMessage(conn), *pass = PQpass(conn);
+    size_t plen = pass ? strlen(pass) : 0;
+    fl_buf_t b;
+    fl_buf_init(&b);
+    bool space = false;
+    for (const char *p = msg; *p;) {
+      if (plen && strncmp(p, pass, plen) == 0) {
+        fl_buf_append_str(&b, "***");
+        p += plen;
+        space = false;
+        continue;
+      }
+      if (*p == '\n' || *p == '\t' || *p == ' ') {
+        space = b.len > 0;
+        p++;
+        continue;
+      }
+      if (space) fl_buf_append_u8(&b, ' ');
+      space = false;
+      fl_buf_append_u8(&b, (uint8_t)*p++);
+    }
+    fl_buf_append_u8(&b, 0);
+    int r = fl_err_set_retriable(err, FL_EIO, "%s: cannot connect: %s", c->where,
+                                 (const char *)b.data);
+    fl_buf_free(&b);
     PQfinish(conn);
     return r;
   }

@@ -1180,6 +1180,8 @@ TEST(hostile_uris) {
   CHECK(err.retriable);
   CHECK_HAS(err.msg, "host 127.0.0.1 port 1 database db");
   CHECK_HAS(err.msg, "cannot connect");
+  CHECK_HAS(err.msg, "Connection refused");
+  CHECK(!strchr(err.msg, '\n'));
   CHECK(!strstr(err.msg, "s3cr3t"));
   CHECK_ERR(cat_open("postgresql+psycopg2://u:s3cr3t@127.0.0.1:1/db", NULL, NULL, &c, &err),
             FL_EIO);
