@@ -8,7 +8,10 @@
  * "postgresql://..." or "postgres://..." (also SQLAlchemy's
  * "postgresql+psycopg2://...") a server, through libpq's URI syntax.
  */
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "catalog/cat_sql_int.h"
@@ -29,6 +32,7 @@ int cat_open(const char *uri, const char *warehouse, const char *name, cat_catal
   cat_catalog_t *c = fl_calloc(1, sizeof *c);
   c->name = fl_strdup(name && *name ? name : "floe");
   c->warehouse = warehouse ? fl_strdup(warehouse) : NULL;
+  c->tx_seed = (unsigned)getpid() ^ (unsigned)time(NULL) ^ (unsigned)(uintptr_t)c;
   int rc = FL_OK;
   if (!uri) uri = "";
   if (!*uri || starts(uri, "sqlite:")) {

@@ -5,7 +5,8 @@
  * parameters; the SQL text itself is one of cat_sql.c's constants with
  * its '?' placeholders renumbered to $1, $2, .... Unique violations
  * (SQLSTATE 23505) are FL_EEXISTS; serialization failures and deadlocks
- * (40001, 40P01) are retriable. Messages name the host, port and
+ * (40001, 40P01) are retriable and ask cat_sql.c to run the transaction
+ * again (transactions are SERIALIZABLE). Messages name the host, port and
  * database, never the password.
  */
 #include <libpq-fe.h>
@@ -36,8 +37,10 @@ static int pg_fail(cat_catalog_t *c, PGresult *res, const char *what, fl_err_t *
   while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) n--;
   if (state && !strcmp(state, "23505"))
     return fl_err_set(err, FL_EEXISTS, "%s: %s: %.*s", c->where, what, (int)n, msg);
-  if (state && (!strcmp(state, "40001") || !strcmp(state, "40P01")))
+  if (state && (!strcmp(state, "40001") || !strcmp(state, "40P01"))) {
+    c->tx_retry = true;
     return fl_err_set_retriable(err, FL_EIO, "%s: %s: %.*s", c->where, what, (int)n, msg);
+  }
   if (state && !strncmp(state, "22", 2))
     return fl_err_set(err, FL_EINVALID, "%s: %s: %.*s", c->where, what, (int)n, msg);
   if (PQstatus(c->db) != CONNECTION_OK)
@@ -118,7 +121,9 @@ static int pg_exec(cat_catalog_t *c, const char *sql, fl_err_t *err) {
   PGresult *res = PQexecParams(c->db, sql, 0, NULL, NULL, NULL, NULL, 0);
   ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
   int rc = FL_OK;
-  if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) rc = pg_fail(c, res, sql, err);
+  char what[64];
+  if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
+    rc = pg_fail(c, res, cat__sql_what(sql, what, sizeof what), err);
   if (res) PQclear(res);
   return rc;
 }
@@ -130,7 +135,7 @@ static void pg_close(cat_catalog_t *c) {
 
 const cat_drv_t cat__pg_drv = {
     .name = "postgresql",
-    .begin_sql = "BEGIN",
+    .begin_sql = "BEGIN ISOLATION LEVEL SERIALIZABLE",
     .prepare = pg_prepare,
     .bind_text = pg_bind_text,
     .step = pg_step,
@@ -145,23 +150,45 @@ const cat_drv_t cat__pg_drv = {
 static void pg_quiet(void *arg, const char *message) {}
 
 int cat__pg_open(cat_catalog_t *c, const char *conninfo, fl_err_t *err) {
-  PGconn *conn = PQconnectdb(conninfo);
+  /* The URI comes last so that its own connect_timeout wins; without one
+   * an unreachable host fails after 10 s instead of the system's minutes. */
+  const char *const keys[] = {"connect_timeout", "fallback_application_name", "dbname", NULL};
+  const char *const values[] = {"10", "floe", conninfo, NULL};
+  PGconn *conn = PQconnectdbParams(keys, values, 1);
   if (!conn) return fl_err_set(err, FL_ENOMEM, "postgresql catalog: cannot allocate a connection");
   const char *host = PQhost(conn), *port = PQport(conn), *db = PQdb(conn);
   c->where = cat__sprintf("postgresql catalog at host %s port %s database %s",
                           host && *host ? host : "(default)", port && *port ? port : "5432",
                           db && *db ? db : "(default)");
   if (PQstatus(conn) != CONNECTION_OK) {
-    const char *msg = PQerrorMessage(conn);
-    size_t n = strlen(msg);
-    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) n--;
-    /* Keep only the last line of libpq's report: the first may repeat the
-     * connection string. */
-    const char *last = msg;
-    for (const char *p = msg; p < msg + n; p++)
-      if (*p == '\n' && p + 1 < msg + n) last = p + 1;
-    int r = fl_err_set_retriable(err, FL_EIO, "%s: cannot connect: %.*s", c->where,
-                                 (int)(msg + n - last), last);
+    /* libpq's report on one line: its lines ("connection to server at
+     * ... failed: Connection refused", "Is the server running ...?")
+     * joined, with any occurrence of the password masked. */
+    const char *msg = PQerrorMessage(conn), *pass = PQpass(conn);
+    size_t plen = pass ? strlen(pass) : 0;
+    fl_buf_t b;
+    fl_buf_init(&b);
+    bool space = false;
+    for (const char *p = msg; *p;) {
+      if (plen && strncmp(p, pass, plen) == 0) {
+        fl_buf_append_str(&b, "***");
+        p += plen;
+        space = false;
+        continue;
+      }
+      if (*p == '\n' || *p == '\t' || *p == ' ') {
+        space = b.len > 0;
+        p++;
+        continue;
+      }
+      if (space) fl_buf_append_u8(&b, ' ');
+      space = false;
+      fl_buf_append_u8(&b, (uint8_t)*p++);
+    }
+    fl_buf_append_u8(&b, 0);
+    int r = fl_err_set_retriable(err, FL_EIO, "%s: cannot connect: %s", c->where,
+                                 (const char *)b.data);
+    fl_buf_free(&b);
     PQfinish(conn);
     return r;
   }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -40,6 +41,15 @@ char *cat__sprintf(const char *fmt, ...) {
   vsnprintf(s, (size_t)n + 1, fmt, ap);
   va_end(ap);
   return s;
+}
+
+const char *cat__sql_what(const char *sql, char *buf, size_t n) {
+  size_t len = strcspn(sql, "(");
+  while (len > 0 && sql[len - 1] == ' ') len--;
+  if (len >= n) len = n - 1;
+  memcpy(buf, sql, len);
+  buf[len] = '\0';
+  return buf;
 }
 
 /* ---- small statement helpers ---- */
@@ -130,6 +140,35 @@ static int tx_end(cat_catalog_t *c, int rc, fl_err_t *err) {
     return rc;
   }
   return tx_commit(c, err);
+}
+
+#define TX_ATTEMPTS 20
+
+typedef int (*tx_body_t)(cat_catalog_t *c, void *arg, fl_err_t *err);
+
+/*
+ * Runs body in one transaction and commits it. When the database
+ * refused the transaction for a concurrent one (a PostgreSQL
+ * serialization failure or deadlock, flagged by the driver in
+ * c->tx_retry) the whole transaction runs again, after a short random
+ * pause, up to TX_ATTEMPTS times: its checks then see what the other
+ * writer did. Any other failure is returned as it is.
+ */
+static int tx_run(cat_catalog_t *c, tx_body_t body, void *arg, fl_err_t *err) {
+  int rc = FL_OK;
+  for (int attempt = 0; attempt < TX_ATTEMPTS; attempt++) {
+    if (attempt > 0) {
+      int cap_us = 1000 << (attempt < 8 ? attempt : 8);
+      struct timespec pause = {0, (long)(rand_r(&c->tx_seed) % cap_us) * 1000L};
+      nanosleep(&pause, NULL);
+    }
+    c->tx_retry = false;
+    rc = tx_begin(c, err);
+    if (!rc) rc = tx_end(c, body(c, arg, err), err);
+    if (!rc || !c->tx_retry) return rc;
+  }
+  if (err) fl_err_prefix(err, "gave up after %d attempts: ", TX_ATTEMPTS);
+  return rc;
 }
 
 static int cmp_str(const void *a, const void *b) {
@@ -313,6 +352,29 @@ static int check_props(const cat_prop_t *props, size_t n, fl_err_t *err) {
   return FL_OK;
 }
 
+typedef struct ns_create_arg {
+  const char *ns;
+  const cat_prop_t *props;
+  size_t nprops;
+} ns_create_arg_t;
+
+static int ns_create_tx(cat_catalog_t *c, void *arg, fl_err_t *err) {
+  const ns_create_arg_t *a = arg;
+  bool ex;
+  int rc = ns_exists(c, a->ns, &ex, err);
+  if (!rc && ex) rc = fl_err_set(err, FL_EEXISTS, "namespace '%s' already exists", a->ns);
+  for (size_t i = 0; !rc && i < a->nprops; i++) {
+    /* The last value of a repeated key wins. */
+    bool later = false;
+    for (size_t j = i + 1; j < a->nprops && !later; j++)
+      later = strcmp(a->props[i].key, a->props[j].key) == 0;
+    if (later) continue;
+    const char *p[] = {c->name, a->ns, a->props[i].key, a->props[i].value};
+    rc = q_exec(c, SQL_PROP_INSERT, false, p, 4, NULL, err);
+  }
+  return rc;
+}
+
 int cat_ns_create(cat_catalog_t *c, const char *ns, const cat_prop_t *props, size_t nprops,
                   fl_err_t *err) {
   int rc = check_ns(ns, err);
@@ -323,18 +385,9 @@ int cat_ns_create(cat_catalog_t *c, const char *ns, const cat_prop_t *props, siz
     props = &marker;
     nprops = 1;
   }
-  if ((rc = tx_begin(c, err))) return rc;
-  bool ex;
-  rc = ns_exists(c, ns, &ex, err);
-  if (!rc && ex) rc = fl_err_set(err, FL_EEXISTS, "namespace '%s' already exists", ns);
-  for (size_t i = 0; !rc && i < nprops; i++) {
-    /* The last value of a repeated key wins. */
-    const char *dp[] = {c->name, ns, props[i].key};
-    rc = q_exec(c, SQL_PROP_DELETE, false, dp, 3, NULL, err);
-    const char *p[] = {c->name, ns, props[i].key, props[i].value};
-    if (!rc) rc = q_exec(c, SQL_PROP_INSERT, false, p, 4, NULL, err);
-  }
-  rc = tx_end(c, rc, err);
+  ns_create_arg_t a = {ns, props, nprops};
+  rc = tx_run(c, ns_create_tx, &a, err);
+  /* A concurrent creator's row: a primary key violation. */
   if (rc == FL_EEXISTS && err && !strstr(err->msg, "already exists"))
     rc = fl_err_set(err, FL_EEXISTS, "namespace '%s' already exists", ns);
   return rc;
@@ -382,6 +435,7 @@ int cat_ns_list(cat_catalog_t *c, const char *parent, cat_names_t *out, fl_err_t
     all.items[w++] = s;
   }
   all.n = w;
+  if (w == 0) cat_names_free(&all);
   names_sort_unique(&all);
   *out = all;
   return FL_OK;
@@ -432,25 +486,29 @@ int cat_ns_properties(cat_catalog_t *c, const char *ns, cat_prop_t **out, size_t
   return FL_OK;
 }
 
-int cat_ns_update(cat_catalog_t *c, const char *ns, const cat_prop_t *set, size_t nset,
-                  const char *const *remove, size_t nremove, fl_err_t *err) {
-  int rc = check_ns(ns, err);
-  if (!rc) rc = check_props(set, nset, err);
-  for (size_t i = 0; !rc && i < nremove; i++) rc = check_text("property key", remove[i], KEY_MAX, err);
-  if (rc) return rc;
-  if ((rc = tx_begin(c, err))) return rc;
-  rc = ns_require(c, ns, err);
-  for (size_t i = 0; !rc && i < nremove; i++) {
-    const char *p[] = {c->name, ns, remove[i]};
+typedef struct ns_update_arg {
+  const char *ns;
+  const cat_prop_t *set;
+  size_t nset;
+  const char *const *remove;
+  size_t nremove;
+} ns_update_arg_t;
+
+static int ns_update_tx(cat_catalog_t *c, void *arg, fl_err_t *err) {
+  const ns_update_arg_t *a = arg;
+  const char *ns = a->ns;
+  int rc = ns_require(c, ns, err);
+  for (size_t i = 0; !rc && i < a->nremove; i++) {
+    const char *p[] = {c->name, ns, a->remove[i]};
     rc = q_exec(c, SQL_PROP_DELETE, false, p, 3, NULL, err);
   }
-  for (size_t i = 0; !rc && i < nset; i++) {
-    const char *dp[] = {c->name, ns, set[i].key};
+  for (size_t i = 0; !rc && i < a->nset; i++) {
+    const char *dp[] = {c->name, ns, a->set[i].key};
     rc = q_exec(c, SQL_PROP_DELETE, false, dp, 3, NULL, err);
-    const char *p[] = {c->name, ns, set[i].key, set[i].value};
+    const char *p[] = {c->name, ns, a->set[i].key, a->set[i].value};
     if (!rc) rc = q_exec(c, SQL_PROP_INSERT, false, p, 4, NULL, err);
   }
-  if (!rc && nremove > 0) {
+  if (!rc && a->nremove > 0) {
     /* Removing the last property must not make the namespace vanish. */
     cat_names_t left = {0};
     const char *p[] = {c->name, ns};
@@ -465,15 +523,23 @@ int cat_ns_update(cat_catalog_t *c, const char *ns, const cat_prop_t *set, size_
       rc = q_exec(c, SQL_PROP_INSERT, false, ip, 4, NULL, err);
     }
   }
-  return tx_end(c, rc, err);
+  return rc;
 }
 
-int cat_ns_drop(cat_catalog_t *c, const char *ns, fl_err_t *err) {
+int cat_ns_update(cat_catalog_t *c, const char *ns, const cat_prop_t *set, size_t nset,
+                  const char *const *remove, size_t nremove, fl_err_t *err) {
   int rc = check_ns(ns, err);
+  if (!rc) rc = check_props(set, nset, err);
+  for (size_t i = 0; !rc && i < nremove; i++) rc = check_text("property key", remove[i], KEY_MAX, err);
   if (rc) return rc;
-  if ((rc = tx_begin(c, err))) return rc;
+  ns_update_arg_t a = {ns, set, nset, remove, nremove};
+  return tx_run(c, ns_update_tx, &a, err);
+}
+
+static int ns_drop_tx(cat_catalog_t *c, void *arg, fl_err_t *err) {
+  const char *ns = arg;
   cat_names_t found = {0};
-  rc = ns_at_or_below(c, ns, &found, err);
+  int rc = ns_at_or_below(c, ns, &found, err);
   if (!rc && found.n == 0) rc = fl_err_set(err, FL_ENOTFOUND, "namespace '%s' does not exist", ns);
   if (!rc) {
     cat_names_t tables = {0};
@@ -498,35 +564,46 @@ int cat_ns_drop(cat_catalog_t *c, const char *ns, fl_err_t *err) {
                 "DELETE FROM iceberg_namespace_properties WHERE catalog_name = ? AND namespace = ?",
                 false, p, 2, NULL, err);
   }
-  return tx_end(c, rc, err);
+  return rc;
+}
+
+int cat_ns_drop(cat_catalog_t *c, const char *ns, fl_err_t *err) {
+  int rc = check_ns(ns, err);
+  if (rc) return rc;
+  return tx_run(c, ns_drop_tx, (void *)ns, err);
 }
 
 /* ---- tables ---- */
+
+typedef struct table_arg {
+  const char *ns, *name, *metadata_location; /* register */
+  const char *new_ns, *new_name;             /* rename */
+} table_arg_t;
+
+static int table_register_tx(cat_catalog_t *c, void *arg, fl_err_t *err) {
+  const table_arg_t *a = arg;
+  int rc = ns_require(c, a->ns, err);
+  if (rc) return rc;
+  const char *p[] = {c->name, a->ns, a->name, a->metadata_location};
+  if (c->v1)
+    return q_exec(c,
+                  "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                  "metadata_location, previous_metadata_location, iceberg_type) "
+                  "VALUES (?, ?, ?, ?, NULL, 'TABLE')",
+                  false, p, 4, NULL, err);
+  return q_exec(c,
+                "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
+                "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)",
+                false, p, 4, NULL, err);
+}
 
 int cat_table_register(cat_catalog_t *c, const char *ns, const char *name,
                        const char *metadata_location, fl_err_t *err) {
   int rc = check_table(ns, name, err);
   if (!rc) rc = check_text("metadata location", metadata_location, VALUE_MAX, err);
   if (rc) return rc;
-  if ((rc = tx_begin(c, err))) return rc;
-  rc = ns_require(c, ns, err);
-  if (!rc) {
-    if (c->v1) {
-      const char *p[] = {c->name, ns, name, metadata_location};
-      rc = q_exec(c,
-                  "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-                  "metadata_location, previous_metadata_location, iceberg_type) "
-                  "VALUES (?, ?, ?, ?, NULL, 'TABLE')",
-                  false, p, 4, NULL, err);
-    } else {
-      const char *p[] = {c->name, ns, name, metadata_location};
-      rc = q_exec(c,
-                  "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, "
-                  "metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)",
-                  false, p, 4, NULL, err);
-    }
-  }
-  rc = tx_end(c, rc, err);
+  table_arg_t a = {ns, name, metadata_location, NULL, NULL};
+  rc = tx_run(c, table_register_tx, &a, err);
   if (rc == FL_EEXISTS)
     rc = fl_err_set(err, FL_EEXISTS, "table '%s.%s' already exists", ns, name);
   return rc;
@@ -598,26 +675,30 @@ int cat_table_drop(cat_catalog_t *c, const char *ns, const char *name, fl_err_t 
   return rc;
 }
 
+static int table_rename_tx(cat_catalog_t *c, void *arg, fl_err_t *err) {
+  const table_arg_t *a = arg;
+  int rc = ns_require(c, a->new_ns, err);
+  if (rc) return rc;
+  long changed = 0;
+  const char *p[] = {a->new_ns, a->new_name, c->name, a->ns, a->name};
+  rc = q_exec(c,
+              "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE "
+              "catalog_name = ? AND table_namespace = ? AND table_name = ?%s",
+              true, p, 5, &changed, err);
+  if (rc == FL_EEXISTS)
+    return fl_err_set(err, FL_EEXISTS, "table '%s.%s' already exists", a->new_ns, a->new_name);
+  if (!rc && changed == 0)
+    return fl_err_set(err, FL_ENOTFOUND, "table '%s.%s' does not exist", a->ns, a->name);
+  return rc;
+}
+
 int cat_table_rename(cat_catalog_t *c, const char *ns, const char *name, const char *new_ns,
                      const char *new_name, fl_err_t *err) {
   int rc = check_table(ns, name, err);
   if (!rc) rc = check_table(new_ns, new_name, err);
   if (rc) return rc;
-  if ((rc = tx_begin(c, err))) return rc;
-  rc = ns_require(c, new_ns, err);
-  long changed = 0;
-  if (!rc) {
-    const char *p[] = {new_ns, new_name, c->name, ns, name};
-    rc = q_exec(c,
-                "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? WHERE "
-                "catalog_name = ? AND table_namespace = ? AND table_name = ?%s",
-                true, p, 5, &changed, err);
-    if (rc == FL_EEXISTS)
-      rc = fl_err_set(err, FL_EEXISTS, "table '%s.%s' already exists", new_ns, new_name);
-    else if (!rc && changed == 0)
-      rc = fl_err_set(err, FL_ENOTFOUND, "table '%s.%s' does not exist", ns, name);
-  }
-  return tx_end(c, rc, err);
+  table_arg_t a = {ns, name, NULL, new_ns, new_name};
+  return tx_run(c, table_rename_tx, &a, err);
 }
 
 static const char *SQL_SWAP =
@@ -666,6 +747,29 @@ static int cmp_swap(const void *a, const void *b) {
   return r ? r : strcmp(x->name, y->name);
 }
 
+typedef struct swap_many_arg {
+  const cat_swap_t **order; /* sorted by namespace and name */
+  size_t n;
+  const cat_swap_t *lost;   /* the first swap that found its table moved */
+} swap_many_arg_t;
+
+static int swap_many_tx(cat_catalog_t *c, void *arg, fl_err_t *err) {
+  swap_many_arg_t *a = arg;
+  a->lost = NULL;
+  for (size_t i = 0; i < a->n; i++) {
+    const cat_swap_t *s = a->order[i];
+    const char *p[] = {s->new_location, s->old_location, c->name, s->ns, s->name, s->old_location};
+    long changed = 0;
+    int rc = q_exec(c, SQL_SWAP, true, p, 6, &changed, err);
+    if (rc) return rc;
+    if (changed != 1) {
+      a->lost = s;
+      return FL_ECONFLICT;
+    }
+  }
+  return FL_OK;
+}
+
 int cat_table_swap_many(cat_catalog_t *c, const cat_swap_t *swaps, size_t n, fl_err_t *err) {
   for (size_t i = 0; i < n; i++) {
     int rc = check_swap(&swaps[i], err);
@@ -676,32 +780,18 @@ int cat_table_swap_many(cat_catalog_t *c, const cat_swap_t *swaps, size_t n, fl_
   const cat_swap_t **order = fl_malloc(n * sizeof *order);
   for (size_t i = 0; i < n; i++) order[i] = &swaps[i];
   qsort(order, n, sizeof *order, cmp_swap);
-  int rc = tx_begin(c, err);
-  if (rc) {
-    fl_free(order);
-    return rc;
-  }
-  const cat_swap_t *lost = NULL;
-  for (size_t i = 0; !rc && i < n; i++) {
-    const cat_swap_t *s = order[i];
-    if (i > 0 && cmp_swap(&order[i - 1], &order[i]) == 0) {
-      rc = fl_err_set(err, FL_EINVALID, "table '%s.%s' appears twice in one commit", s->ns,
-                      s->name);
+  int rc = FL_OK;
+  for (size_t i = 1; i < n; i++)
+    if (cmp_swap(&order[i - 1], &order[i]) == 0) {
+      rc = fl_err_set(err, FL_EINVALID, "table '%s.%s' appears twice in one commit", order[i]->ns,
+                      order[i]->name);
       break;
     }
-    const char *p[] = {s->new_location, s->old_location, c->name, s->ns, s->name, s->old_location};
-    long changed = 0;
-    rc = q_exec(c, SQL_SWAP, true, p, 6, &changed, err);
-    if (!rc && changed != 1) {
-      lost = s;
-      rc = FL_ECONFLICT;
-    }
-  }
-  if (lost) {
-    tx_rollback(c);
-    rc = swap_lost(c, lost, err);
-  } else {
-    rc = tx_end(c, rc, err);
+  if (!rc) {
+    swap_many_arg_t a = {order, n, NULL};
+    rc = tx_run(c, swap_many_tx, &a, err);
+    /* Rolled back: tell which table moved (or vanished). */
+    if (rc == FL_ECONFLICT && a.lost) rc = swap_lost(c, a.lost, err);
   }
   fl_free(order);
   return rc;

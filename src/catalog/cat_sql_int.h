@@ -9,7 +9,14 @@
  *
  * Driver errors use these codes: FL_EEXISTS for a primary key violation,
  * FL_EIO with retriable set for a busy/locked database or a serialization
- * failure, FL_EIO otherwise.
+ * failure (which also sets c->tx_retry), FL_EIO otherwise.
+ *
+ * Multi-statement changes run in begin_sql transactions that the database
+ * serializes: SQLite's BEGIN IMMEDIATE takes the write lock up front;
+ * PostgreSQL's SERIALIZABLE level aborts one of two transactions that
+ * would otherwise both pass their checks (two creators of one namespace,
+ * a table registered into a namespace being dropped), and cat_sql.c runs
+ * the aborted one again.
  */
 #ifndef FL_CATALOG_CAT_SQL_INT_H
 #define FL_CATALOG_CAT_SQL_INT_H
@@ -47,6 +54,14 @@ struct cat_catalog {
   char *warehouse;
   char *where; /* "sqlite file X" / "postgresql host H port P database D" for messages */
   bool v1;     /* iceberg_tables has the iceberg_type column */
+  /* SQLite driver: when the current wait for a lock began, and the seed
+   * of its random pauses. */
+  long long busy_start_ms;
+  unsigned busy_seed;
+  /* Set by a driver when the last failure was a serialization failure or
+   * deadlock: the whole transaction may succeed when run again. */
+  bool tx_retry;
+  unsigned tx_seed; /* of the pauses between such attempts */
 };
 
 extern const cat_drv_t cat__sqlite_drv, cat__pg_drv;
@@ -57,6 +72,10 @@ int cat__pg_open(cat_catalog_t *c, const char *conninfo, fl_err_t *err);
 
 /* A malloc'd formatted string. */
 char *cat__sprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A short name of a statement for messages: its text up to the first
+ * parenthesis, at most n - 1 bytes ("CREATE TABLE IF NOT EXISTS x"). */
+const char *cat__sql_what(const char *sql, char *buf, size_t n);
 
 /* Creates the schema tables when missing and detects the iceberg_type column. */
 int cat__schema_init(cat_catalog_t *c, fl_err_t *err);

@@ -6,11 +6,15 @@
  * several processes wait for each other through a busy timeout, and
  * multi-statement changes start with BEGIN IMMEDIATE so that a
  * transaction never has to upgrade a read lock (which SQLite refuses
- * without waiting). A database still locked after the timeout is a
- * retriable FL_EIO.
+ * without waiting). Single statements (the swap) take their locks in one
+ * step and wait the same way. A database still locked after the timeout
+ * is a retriable FL_EIO.
  */
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "catalog/cat_sql_int.h"
@@ -22,6 +26,29 @@ struct cat_stmt {
   sqlite3_stmt *st;
   bool done;
 };
+
+/*
+ * The busy handler: polls every 0.2 to 2 ms (a random pause, so that
+ * waiting writers do not move in step) until CAT_SQLITE_BUSY_MS have
+ * passed. SQLite's own handler backs off to 100 ms pauses, which lets a
+ * process committing in a loop take the lock again and again while the
+ * others sleep through every short gap between its transactions.
+ */
+static long long now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int sq_busy(void *arg, int attempt) {
+  cat_catalog_t *c = arg;
+  long long now = now_ms();
+  if (attempt == 0) c->busy_start_ms = now;
+  if (now - c->busy_start_ms >= CAT_SQLITE_BUSY_MS) return 0;
+  struct timespec pause = {0, (200 + rand_r(&c->busy_seed) % 1800) * 1000L};
+  nanosleep(&pause, NULL);
+  return 1;
+}
 
 static int sq_fail(cat_catalog_t *c, int rc, const char *what, fl_err_t *err) {
   sqlite3 *db = c->db;
@@ -82,7 +109,9 @@ static void sq_finalize(cat_stmt_t *s) {
 
 static int sq_exec(cat_catalog_t *c, const char *sql, fl_err_t *err) {
   int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
-  if (rc != SQLITE_OK) return sq_fail(c, sqlite3_extended_errcode(c->db), sql, err);
+  char what[64];
+  if (rc != SQLITE_OK)
+    return sq_fail(c, sqlite3_extended_errcode(c->db), cat__sql_what(sql, what, sizeof what), err);
   return FL_OK;
 }
 
@@ -115,7 +144,8 @@ int cat__sqlite_open(cat_catalog_t *c, const char *path, fl_err_t *err) {
     return r;
   }
   sqlite3_extended_result_codes(db, 1);
-  sqlite3_busy_timeout(db, CAT_SQLITE_BUSY_MS);
+  c->busy_seed = (unsigned)getpid() ^ (unsigned)now_ms();
+  sqlite3_busy_handler(db, sq_busy, c);
   c->db = db;
   c->drv = &cat__sqlite_drv;
   return FL_OK;

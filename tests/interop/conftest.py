@@ -33,3 +33,22 @@ def testdata():
     if not TESTDATA.exists():
         pytest.fail(f"shared test data not found at {TESTDATA}")
     return TESTDATA
+
+
+PG_SERVER = ROOT / "scripts" / "pg-test-server.sh"
+
+
+@pytest.fixture(scope="session")
+def pg_uri(tmp_path_factory):
+    """A throw-away PostgreSQL server (scripts/pg-test-server.sh) for the
+    session; yields its URI, postgresql://floe@127.0.0.1:PORT/floe_test."""
+    import tempfile
+    d = pathlib.Path(tempfile.mkdtemp(prefix="floe-pg.", dir="/tmp"))
+    proc = subprocess.run([str(PG_SERVER), "start", str(d)], capture_output=True, text=True,
+                          timeout=180)
+    if proc.returncode != 0:
+        pytest.fail(f"could not start PostgreSQL:\n{proc.stderr}")
+    try:
+        yield proc.stdout.strip().splitlines()[-1]
+    finally:
+        subprocess.run([str(PG_SERVER), "stop", str(d)], timeout=180)
