@@ -457,3 +457,46 @@ def test_evolve_then_write_and_read(wh, tmp_path):
     assert fl[3]["user"] == "user-3"  # renamed column reads the old files by field id
     bad = floe_at(wh, "table", "evolve", "db.t", "update-column", "user", "long", check=False)
     assert bad.returncode != 0 and "user" in bad.stderr
+
+
+def test_postgresql_catalog_shared_with_pyiceberg(pg_uri, tmp_path):
+    """The same table commands on the PostgreSQL catalog; PyIceberg's
+    SqlCatalog on the same database sees and extends floe's table."""
+    wh = tmp_path / "pgwh"
+    wh.mkdir()
+    ns = "pg_" + tmp_path.name.replace("-", "_")[-20:]
+
+    def pf(*args, check=True):
+        return run_floe("--warehouse", wh, "--catalog", pg_uri, *args, check=check)
+
+    pf("ns", "create", ns)
+    pf("table", "create", f"{ns}.t", "--schema", SCHEMA, "--partition", "day(ts)")
+    p = tmp_path / "a.jsonl"
+    write_jsonl(p, make_rows(0, 300, 0) + make_rows(300, 300, 1))
+    pf("table", "append", f"{ns}.t", p)
+    sa_uri = pg_uri.replace("postgresql://", "postgresql+psycopg2://", 1)
+    cat = SqlCatalog("floe", uri=sa_uri, warehouse=f"file://{wh}")
+    tbl = cat.load_table(f"{ns}.t")
+    assert len(tbl.scan().to_arrow()) == 600
+    tbl.append(pa.Table.from_pylist([norm_floe(r) for r in make_rows(1000, 50, 2)],
+                                    schema=tbl.schema().as_arrow()))
+    p2 = pf("table", "scan", f"{ns}.t", "--format", "jsonl")
+    ids = sorted(json.loads(l)["id"] for l in p2.stdout.splitlines())
+    assert ids == list(range(600)) + list(range(1000, 1050))
+    # Concurrent floe writers on the server: every commit lands once.
+    procs = []
+    for w in range(3):
+        f = tmp_path / f"w{w}.jsonl"
+        write_jsonl(f, make_rows(5000 + w * 100, 100, 0))
+        procs.append(subprocess.Popen([str(FLOE), "--warehouse", str(wh), "--catalog", pg_uri,
+                                       "table", "append", f"{ns}.t", str(f)],
+                                      stderr=subprocess.PIPE, text=True))
+    for pr in procs:
+        _, err = pr.communicate(timeout=300)
+        assert pr.returncode == 0, err
+    tbl = cat.load_table(f"{ns}.t")
+    assert len(tbl.scan().to_arrow()) == 950
+    snaps = tbl.snapshots()
+    assert len(snaps) == 5
+    for a, b in zip(snaps, snaps[1:]):
+        assert b.parent_snapshot_id == a.snapshot_id
