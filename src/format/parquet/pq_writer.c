@@ -66,8 +66,10 @@ typedef struct stats {
 } stats_t;
 
 typedef struct page_info {
-  int64_t offset; /* in the chunk buffer */
+  int64_t offset; /* in the column chunk as written (header and body back to back) */
   int32_t size;   /* header and body */
+  uint32_t hdr_off, hdr_len; /* the header, in the chunk's header buffer */
+  size_t body_off;           /* the body, in the chunk's body buffer */
   int64_t first_row;
   int64_t nulls;
   bool null_page, has_minmax;
@@ -99,7 +101,9 @@ typedef struct col {
   /* the open column chunk */
   bool dict_on, dict_used;
   pq__dict_t dict;
-  fl_buf_t chunk;
+  fl_buf_t chunk; /* page bodies, back to back */
+  fl_buf_t hdrs;  /* page headers, back to back */
+  int64_t chunk_bytes; /* headers and bodies of the chunk's data pages */
   page_info_t *pages;
   uint32_t npages, pages_cap;
   fl_buf_t pstat_buf;
@@ -435,6 +439,7 @@ static void col_init(pq_writer_t *w, col_t *c, const pq__leaf_t *l) {
   }
   fl_buf_init(&c->plain);
   fl_buf_init(&c->chunk);
+  fl_buf_init(&c->hdrs);
   fl_buf_init(&c->pstat_buf);
   stats_init(&c->pstats);
   stats_init(&c->cstats);
@@ -453,6 +458,7 @@ static void col_free(col_t *c) {
   fl_free(c->pages);
   fl_buf_free(&c->plain);
   fl_buf_free(&c->chunk);
+  fl_buf_free(&c->hdrs);
   fl_buf_free(&c->pstat_buf);
   stats_free(&c->pstats);
   stats_free(&c->cstats);
@@ -726,15 +732,14 @@ static uint64_t page_estimate(const col_t *c) {
   return values + c->nlev / 4;
 }
 
-static int write_page_to(pq_writer_t *w, pq_page_header_t *h, const fl_buf_t *body, fl_buf_t *dst) {
+/* Appends the header of a page whose body is body[0..n) to dst; returns its length. */
+static int write_page_header(pq_page_header_t *h, const uint8_t *body, size_t n, fl_buf_t *dst) {
+  size_t at = dst->len;
   h->has_crc = true;
-  h->crc = (int32_t)fl_crc32(0, body->data, body->len);
-  h->compressed_page_size = (int32_t)body->len;
-  fl_buf_clear(&w->hdr);
-  pq_meta_write_page_header(h, &w->hdr);
-  fl_buf_append(dst, w->hdr.data, w->hdr.len);
-  fl_buf_append(dst, body->data, body->len);
-  return (int)w->hdr.len;
+  h->crc = (int32_t)fl_crc32(0, body, n);
+  h->compressed_page_size = (int32_t)n;
+  pq_meta_write_page_header(h, dst);
+  return (int)(dst->len - at);
 }
 
 /* Encodes, compresses and buffers the open page of c (nothing when empty). */
@@ -746,9 +751,8 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
     size_t idx_bytes = (c->ndidx * (size_t)dict_index_width(c) + 7) / 8;
     if (c->dict.vals.len + idx_bytes >= (size_t)c->page_plain_bytes) page_to_plain(c);
   }
-  fl_buf_t *pg = &w->page, *comp = &w->comp;
+  fl_buf_t *pg = &w->page, *body = &c->chunk;
   fl_buf_clear(pg);
-  fl_buf_clear(comp);
   int rep_w = pq__bit_width(l->max_rep), def_w = pq__bit_width(l->max_def);
   size_t rep_len = 0, def_len = 0;
   if (!w->v2) {
@@ -762,30 +766,45 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   }
   size_t values_at = pg->len;
   bool dict = c->dict_on;
+  /* The page's uncompressed bytes: levels and values in pg, except that
+   * PLAIN values with no levels before them are compressed from where they
+   * were encoded. */
+  const uint8_t *raw = pg->data;
+  size_t raw_len;
   if (dict) {
     int bw = dict_index_width(c);
     fl_buf_append_u8(pg, (uint8_t)bw);
     pq__rle_encode(c->didx, c->ndidx, bw, pg);
   } else if (c->vkind == V_BOOL) {
     pq__plain_bool(c->plain.data, c->plain.len, pg);
-  } else {
+  } else if (values_at) {
     fl_buf_append(pg, c->plain.data, c->plain.len);
   }
+  if (!dict && c->vkind != V_BOOL && !values_at) {
+    raw = c->plain.data;
+    raw_len = c->plain.len;
+  } else {
+    raw = pg->data;
+    raw_len = pg->len;
+  }
+  /* The body goes straight into the chunk's body buffer. */
+  size_t body_at = body->len;
   int rc;
   if (!w->v2) {
-    rc = pq_compress(w->codec, w->level, pg->data, pg->len, comp, err);
+    rc = pq_compress(w->codec, w->level, raw, raw_len, body, err);
   } else {
-    fl_buf_append(comp, pg->data, values_at);
-    rc = pq_compress(w->codec, w->level, pg->data + values_at, pg->len - values_at, comp, err);
+    fl_buf_append(body, raw, values_at);
+    rc = pq_compress(w->codec, w->level, raw + values_at, raw_len - values_at, body, err);
   }
   if (rc) return rc;
-  if (pg->len > INT32_MAX || comp->len > INT32_MAX)
+  size_t body_len = body->len - body_at;
+  if (raw_len > INT32_MAX || body_len > INT32_MAX)
     return fl_err_set(err, FL_ELIMIT, "%s: page of column %s over 2 GiB", w->path,
                       l->path[l->npath - 1]);
 
   pq_page_header_t h;
   memset(&h, 0, sizeof h);
-  h.uncompressed_page_size = (int32_t)pg->len;
+  h.uncompressed_page_size = (int32_t)raw_len;
   pq_encoding_t enc = dict ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
   if (!w->v2) {
     h.type = PQ_PAGE_DATA;
@@ -806,8 +825,8 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
     d->repetition_levels_byte_length = (int32_t)rep_len;
     d->is_compressed = w->codec != PQ_CODEC_UNCOMPRESSED;
   }
-  int64_t at = (int64_t)c->chunk.len;
-  int hlen = write_page_to(w, &h, comp, &c->chunk);
+  size_t hdr_at = c->hdrs.len;
+  int hlen = write_page_header(&h, body->data + body_at, body_len, &c->hdrs);
 
   if (c->npages == c->pages_cap) {
     size_t cap = c->pages_cap;
@@ -816,8 +835,12 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   }
   page_info_t *p = &c->pages[c->npages++];
   memset(p, 0, sizeof *p);
-  p->offset = at;
-  p->size = (int32_t)(c->chunk.len - (size_t)at);
+  p->offset = c->chunk_bytes;
+  p->size = (int32_t)((size_t)hlen + body_len);
+  p->hdr_off = (uint32_t)hdr_at;
+  p->hdr_len = (uint32_t)hlen;
+  p->body_off = body_at;
+  c->chunk_bytes += p->size;
   p->first_row = c->next_row;
   p->nulls = (int64_t)c->nlev - c->page_values;
   p->null_page = c->page_values == 0;
@@ -828,7 +851,7 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   p->max = c->pstats.max;
   p->min_off = b.min_off, p->min_len = b.min_len, p->max_off = b.max_off, p->max_len = b.max_len;
 
-  c->c_uncomp += hlen + (int64_t)pg->len;
+  c->c_uncomp += hlen + (int64_t)raw_len;
   c->c_values += (int64_t)c->nlev;
   stats_merge(c->skind, &c->cstats, &c->pstats);
   if (dict) {
@@ -853,6 +876,20 @@ static int out_write(pq_writer_t *w, const void *p, size_t n, fl_err_t *err) {
   int rc = w->out->write(w->out, p, n, err);
   if (rc) return rc;
   w->pos += n;
+  return FL_OK;
+}
+
+/* Writes the data pages of c's chunk, each header followed by its body
+ * (headers and bodies are buffered apart, so bodies are compressed in
+ * place and never copied). */
+static int write_chunk_pages(pq_writer_t *w, col_t *c, fl_err_t *err) {
+  int rc;
+  for (uint32_t i = 0; i < c->npages; i++) {
+    const page_info_t *p = &c->pages[i];
+    if ((rc = out_write(w, c->hdrs.data + p->hdr_off, p->hdr_len, err))) return rc;
+    if ((rc = out_write(w, c->chunk.data + p->body_off, (size_t)p->size - p->hdr_len, err)))
+      return rc;
+  }
   return FL_OK;
 }
 
@@ -997,15 +1034,16 @@ static int flush_row_group(pq_writer_t *w, fl_err_t *err) {
       fl_buf_clear(&w->comp);
       rc = pq_compress(w->codec, w->level, c->dict.vals.data, c->dict.vals.len, &w->comp, err);
       if (rc) return rc;
-      fl_buf_clear(&w->page);
-      int hlen = write_page_to(w, &h, &w->comp, &w->page);
+      fl_buf_clear(&w->hdr);
+      int hlen = write_page_header(&h, w->comp.data, w->comp.len, &w->hdr);
       uncomp += hlen + (int64_t)c->dict.vals.len;
-      if ((rc = out_write(w, w->page.data, w->page.len, err))) return rc;
+      if ((rc = out_write(w, w->hdr.data, w->hdr.len, err))) return rc;
+      if ((rc = out_write(w, w->comp.data, w->comp.len, err))) return rc;
       m->has_dictionary_page_offset = true;
       m->dictionary_page_offset = (int64_t)start;
     }
     uint64_t data_off = w->pos;
-    if ((rc = out_write(w, c->chunk.data, c->chunk.len, err))) return rc;
+    if ((rc = write_chunk_pages(w, c, err))) return rc;
     cc->file_offset = (int64_t)start;
     m->type = l->ptype;
     pq_encoding_t encs[3];
@@ -1042,6 +1080,8 @@ static int flush_row_group(pq_writer_t *w, fl_err_t *err) {
     c->f_values += c->c_values;
     c->f_comp += m->total_compressed_size;
     fl_buf_clear(&c->chunk);
+    fl_buf_clear(&c->hdrs);
+    c->chunk_bytes = 0;
     fl_buf_clear(&c->pstat_buf);
     c->npages = 0;
     stats_clear(&c->cstats);
@@ -1061,7 +1101,7 @@ static uint64_t row_group_estimate(const pq_writer_t *w) {
   uint64_t n = 0;
   for (uint32_t i = 0; i < w->sch.nleaves; i++) {
     const col_t *c = &w->cols[i];
-    n += c->chunk.len + c->dict.vals.len + page_estimate(c);
+    n += (uint64_t)c->chunk_bytes + c->dict.vals.len + page_estimate(c);
   }
   return n;
 }
