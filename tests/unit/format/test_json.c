@@ -567,3 +567,24 @@ TEST(json_decode_speed) {
   fl_buf_free(&text);
   fl_arena_free(a);
 }
+
+/* The decoder predicts the next member name and compares it in place;
+ * members in changing orders, names that extend the predicted one,
+ * escaped names and duplicates must decode as if every name were looked up. */
+TEST(json_member_prediction_does_not_change_results) {
+  fx_t f;
+  fx_open(&f, "id long, idx long, name string, n struct<a: int, b: int>");
+  CHECK_OK(fx_decode(&f,
+                     "{\"id\":1,\"idx\":2,\"name\":\"a\",\"n\":{\"a\":1,\"b\":2}}\n"
+                     "{\"idx\":3,\"id\":4,\"n\":{\"b\":5,\"a\":6},\"name\":\"b\"}\n"
+                     "{\"i\\u0064\":5,\"id\\u0078\":6,\"nam\":\"x\",\"name\":\"c\"}\n"
+                     "{\"name\":\"d\",\"idxx\":0,\"id\":7}\n"),
+           &f.err);
+  CHECK_EQ(f.b->nrows, 4);
+  CHECK_STR(fx_row(&f, 0), "{\"id\":1,\"idx\":2,\"name\":\"a\",\"n\":{\"a\":1,\"b\":2}}");
+  CHECK_STR(fx_row(&f, 1), "{\"id\":4,\"idx\":3,\"name\":\"b\",\"n\":{\"a\":6,\"b\":5}}");
+  CHECK_STR(fx_row(&f, 2), "{\"id\":5,\"idx\":6,\"name\":\"c\",\"n\":null}");
+  CHECK_STR(fx_row(&f, 3), "{\"id\":7,\"idx\":null,\"name\":\"d\",\"n\":null}");
+  CHECK_ERR(fx_decode(&f, "{\"id\":1,\"id\":2}\n"), FL_EINVALID);
+  fx_close(&f);
+}
