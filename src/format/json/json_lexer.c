@@ -4,6 +4,9 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "format/json/json_int.h"
 #include "format/text_parse.h"
@@ -35,6 +38,29 @@ static inline uint64_t special8(uint64_t v) {
   return t & high;
 }
 
+/* The offset of the first special byte (as special8) in p[0..16), or 16. */
+#ifdef __SSE2__
+static inline unsigned special16(const char *p) {
+  __m128i v = _mm_loadu_si128((const __m128i *)p);
+  /* Signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too. */
+  __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                        _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                           _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+  unsigned bits = (unsigned)_mm_movemask_epi8(m);
+  return bits ? (unsigned)__builtin_ctz(bits) : 16;
+}
+#else
+static inline unsigned special16(const char *p) {
+  for (unsigned k = 0; k < 16; k += 8) {
+    uint64_t v;
+    memcpy(&v, p + k, 8);
+    uint64_t m = special8(v);
+    if (m) return k + ((unsigned)__builtin_ctzll(m) >> 3);
+  }
+  return 16;
+}
+#endif
+
 static inline bool special1(unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; }
 
 static int hex4(const char *p, uint32_t *out) {
@@ -62,6 +88,12 @@ int js__scan_string(js_lex_t *l, const char **s, size_t *n, bool *esc) {
   *esc = false;
   for (;;) {
     for (;;) {
+      if (end - p >= 16) {
+        unsigned k = special16(p);
+        p += k;
+        if (k == 16) continue;
+        break;
+      }
       if (end - p >= 8) {
         uint64_t v;
         memcpy(&v, p, 8);
