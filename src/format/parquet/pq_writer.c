@@ -48,6 +48,9 @@
 #define PAGE_ROW_LIMIT 20000
 #define STATS_TRUNCATE 64
 #define SLICE_MAX 256
+/* Room kept before a page's PLAIN values for its encoded levels, so that
+ * levels and values are contiguous without copying the values. */
+#define PLAIN_HEAD 8192
 
 enum vkind { V_BOOL, V_I32, V_I64, V_F32, V_F64, V_DEC32, V_DEC64, V_DECFL, V_FIXED, V_BYTES };
 enum skind { S_BOOL, S_I32, S_I64, S_F32, S_F64, S_I128, S_BYTES };
@@ -63,6 +66,7 @@ typedef struct stats {
   int64_t nulls, nans;
   num_t min, max;
   fl_buf_t bmin, bmax; /* S_BYTES: the full values */
+  uint64_t kmin, kmax; /* S_BYTES: prefix_key of bmin and bmax */
 } stats_t;
 
 typedef struct page_info {
@@ -91,7 +95,8 @@ typedef struct col {
   size_t nlev, lev_cap;
   uint32_t *didx;
   size_t ndidx, didx_cap;
-  fl_buf_t plain;
+  fl_buf_t plain; /* PLAIN values from offset head on */
+  size_t head;
   uint8_t *scratch;
   size_t scratch_cap;
   pq__span_t *spans;
@@ -174,6 +179,31 @@ static void buf_set(fl_buf_t *b, const uint8_t *p, size_t n) {
   fl_buf_append(b, p, n);
 }
 
+/*
+ * The first 8 bytes of a byte string as a big-endian number, zero-padded.
+ * Unsigned order of keys agrees with bytes_cmp wherever keys differ:
+ * key(a) < key(b) implies a < b. Equal keys decide nothing.
+ */
+static inline uint64_t prefix_key(const uint8_t *p, size_t n) {
+  uint64_t k = 0;
+  if (n >= 8) {
+    memcpy(&k, p, 8);
+  } else if (n) {
+    memcpy(&k, p, n);
+  }
+  return __builtin_bswap64(k);
+}
+
+static void bound_set(stats_t *s, bool max, const uint8_t *p, size_t n) {
+  if (max) {
+    buf_set(&s->bmax, p, n);
+    s->kmax = prefix_key(p, n);
+  } else {
+    buf_set(&s->bmin, p, n);
+    s->kmin = prefix_key(p, n);
+  }
+}
+
 static int num_cmp(int skind, const num_t *a, const num_t *b) {
   switch (skind) {
     case S_F32:
@@ -193,16 +223,16 @@ static void stats_merge(int skind, stats_t *dst, const stats_t *src) {
     dst->min = src->min;
     dst->max = src->max;
     if (skind == S_BYTES) {
-      buf_set(&dst->bmin, src->bmin.data, src->bmin.len);
-      buf_set(&dst->bmax, src->bmax.data, src->bmax.len);
+      bound_set(dst, false, src->bmin.data, src->bmin.len);
+      bound_set(dst, true, src->bmax.data, src->bmax.len);
     }
     return;
   }
   if (skind == S_BYTES) {
     if (bytes_cmp(src->bmin.data, src->bmin.len, dst->bmin.data, dst->bmin.len) < 0)
-      buf_set(&dst->bmin, src->bmin.data, src->bmin.len);
+      bound_set(dst, false, src->bmin.data, src->bmin.len);
     if (bytes_cmp(src->bmax.data, src->bmax.len, dst->bmax.data, dst->bmax.len) > 0)
-      buf_set(&dst->bmax, src->bmax.data, src->bmax.len);
+      bound_set(dst, true, src->bmax.data, src->bmax.len);
     return;
   }
   if (num_cmp(skind, &src->min, &dst->min) < 0) dst->min = src->min;
@@ -301,19 +331,20 @@ static void stats_update(col_t *c, stats_t *s, const uint32_t *idx, size_t n) {
         size_t len;
         const uint8_t *p = ty_vec_get_bytes(v, idx[k], &len);
         if (!s->has) {
-          buf_set(&s->bmin, p, len);
-          buf_set(&s->bmax, p, len);
+          bound_set(s, false, p, len);
+          bound_set(s, true, p, len);
           s->has = true;
           continue;
         }
-        /* A first byte strictly between the bounds' first bytes decides
-         * both comparisons without a memcmp call (the common case on
-         * high-cardinality strings). */
-        if (len && s->bmin.len && s->bmax.len && p[0] > s->bmin.data[0] &&
-            p[0] < s->bmax.data[0])
-          continue;
-        if (bytes_cmp(p, len, s->bmin.data, s->bmin.len) < 0) buf_set(&s->bmin, p, len);
-        else if (bytes_cmp(p, len, s->bmax.data, s->bmax.len) > 0) buf_set(&s->bmax, p, len);
+        /* A prefix strictly between the bounds' prefixes decides both
+         * comparisons without looking further (the common case). */
+        uint64_t key = prefix_key(p, len);
+        if (key > s->kmin && key < s->kmax) continue;
+        if (key < s->kmin || (key == s->kmin && bytes_cmp(p, len, s->bmin.data, s->bmin.len) < 0))
+          bound_set(s, false, p, len);
+        else if (key > s->kmax ||
+                 (key == s->kmax && bytes_cmp(p, len, s->bmax.data, s->bmax.len) > 0))
+          bound_set(s, true, p, len);
       }
       break;
     }
@@ -413,6 +444,14 @@ static void encode_bounds(const col_t *c, const stats_t *s, fl_buf_t *out, fl_bu
 
 /* ---- columns ---- */
 
+static void plain_reset(col_t *c) {
+  fl_buf_clear(&c->plain);
+  if (c->head) {
+    fl_buf_reserve(&c->plain, c->head);
+    c->plain.len = c->head;
+  }
+}
+
 static void col_init(pq_writer_t *w, col_t *c, const pq__leaf_t *l) {
   memset(c, 0, sizeof *c);
   c->leaf = l;
@@ -438,6 +477,8 @@ static void col_init(pq_writer_t *w, col_t *c, const pq__leaf_t *l) {
     default: c->vkind = V_I64, c->skind = S_I64, c->pwidth = 8; break; /* long, time, timestamps */
   }
   fl_buf_init(&c->plain);
+  c->head = c->vkind != V_BOOL && (l->max_def || l->max_rep) ? PLAIN_HEAD : 0;
+  plain_reset(c);
   fl_buf_init(&c->chunk);
   fl_buf_init(&c->hdrs);
   fl_buf_init(&c->pstat_buf);
@@ -587,7 +628,7 @@ static void shred(pq_writer_t *w, const pq__node_t *node, const ty_vec_t *v, con
 
 /* Re-encodes the open page's dictionary indexes as PLAIN values and drops the dictionary. */
 static void page_to_plain(col_t *c) {
-  fl_buf_clear(&c->plain);
+  plain_reset(c);
   const pq__dict_t *d = &c->dict;
   if (c->pwidth) {
     fl_buf_reserve(&c->plain, c->ndidx * c->pwidth);
@@ -728,7 +769,7 @@ static int dict_index_width(const col_t *c) {
 
 static uint64_t page_estimate(const col_t *c) {
   uint64_t values = c->dict_on ? (uint64_t)c->ndidx * (uint64_t)(dict_index_width(c) + 1) / 8
-                               : (uint64_t)c->plain.len;
+                               : (uint64_t)(c->plain.len - c->head);
   return values + c->nlev / 4;
 }
 
@@ -777,13 +818,19 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
     pq__rle_encode(c->didx, c->ndidx, bw, pg);
   } else if (c->vkind == V_BOOL) {
     pq__plain_bool(c->plain.data, c->plain.len, pg);
-  } else if (values_at) {
-    fl_buf_append(pg, c->plain.data, c->plain.len);
   }
-  if (!dict && c->vkind != V_BOOL && !values_at) {
-    raw = c->plain.data;
-    raw_len = c->plain.len;
+  uint8_t *vals = c->plain.data + c->head;
+  size_t vals_len = c->plain.len - c->head;
+  if (dict || c->vkind == V_BOOL) {
+    raw = pg->data;
+    raw_len = pg->len;
+  } else if (values_at <= c->head) {
+    /* The levels go into the room before the values. */
+    if (values_at) memcpy(vals - values_at, pg->data, values_at);
+    raw = vals - values_at;
+    raw_len = values_at + vals_len;
   } else {
+    fl_buf_append(pg, vals, vals_len);
     raw = pg->data;
     raw_len = pg->len;
   }
@@ -863,7 +910,7 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   c->next_row += c->page_rows;
   c->nlev = c->slice_lev0 = 0;
   c->ndidx = 0;
-  fl_buf_clear(&c->plain);
+  plain_reset(c);
   c->page_rows = c->page_values = c->page_plain_bytes = 0;
   stats_clear(&c->pstats);
   return FL_OK;
