@@ -103,6 +103,9 @@ typedef struct col {
   size_t spans_cap;
   int64_t page_rows, page_values, page_plain_bytes;
   stats_t pstats;
+  bool dict_stats_pending; /* byte arrays: didx not yet in pstats */
+  uint8_t *dict_seen;      /* per dictionary entry, for settle_dict_stats */
+  size_t dict_seen_cap;
   /* the open column chunk */
   bool dict_on, dict_used;
   pq__dict_t dict;
@@ -496,6 +499,7 @@ static void col_free(col_t *c) {
   fl_free(c->didx);
   fl_free(c->scratch);
   fl_free(c->spans);
+  fl_free(c->dict_seen);
   fl_free(c->pages);
   fl_buf_free(&c->plain);
   fl_buf_free(&c->chunk);
@@ -627,7 +631,37 @@ static void shred(pq_writer_t *w, const pq__node_t *node, const ty_vec_t *v, con
 }
 
 /* Re-encodes the open page's dictionary indexes as PLAIN values and drops the dictionary. */
+/*
+ * Byte-array values put into the dictionary skip the per-value statistics:
+ * the page's bounds come from the distinct entries its indexes name, each
+ * compared once. Call before the page's indexes are dropped or flushed.
+ */
+static void settle_dict_stats(col_t *c) {
+  if (!c->dict_stats_pending) return;
+  c->dict_stats_pending = false;
+  const pq__dict_t *d = &c->dict;
+  c->dict_seen = grow(c->dict_seen, &c->dict_seen_cap, d->n, 1);
+  memset(c->dict_seen, 0, d->n);
+  for (size_t k = 0; k < c->ndidx; k++) c->dict_seen[c->didx[k]] = 1;
+  stats_t *s = &c->pstats;
+  for (uint32_t e = 0; e < d->n; e++) {
+    if (!c->dict_seen[e]) continue;
+    const uint8_t *q = d->vals.data + d->offs[e];
+    size_t len = fl_load_le32(q);
+    q += 4;
+    if (!s->has) {
+      bound_set(s, false, q, len);
+      bound_set(s, true, q, len);
+      s->has = true;
+      continue;
+    }
+    if (bytes_cmp(q, len, s->bmin.data, s->bmin.len) < 0) bound_set(s, false, q, len);
+    else if (bytes_cmp(q, len, s->bmax.data, s->bmax.len) > 0) bound_set(s, true, q, len);
+  }
+}
+
 static void page_to_plain(col_t *c) {
+  settle_dict_stats(c);
   plain_reset(c);
   const pq__dict_t *d = &c->dict;
   if (c->pwidth) {
@@ -655,7 +689,10 @@ static int encode_slice(pq_writer_t *w, col_t *c, fl_err_t *err) {
   c->slice_lev0 = c->nlev;
   if (!n) return FL_OK;
   const uint32_t *idx = c->idx;
-  stats_update(c, &c->pstats, idx, n);
+  if (c->vkind == V_BYTES && c->dict_on)
+    c->dict_stats_pending = true;
+  else
+    stats_update(c, &c->pstats, idx, n);
   c->page_values += (int64_t)n;
   c->nidx = 0;
   if (c->vkind == V_BOOL) {
@@ -787,6 +824,7 @@ static int write_page_header(pq_page_header_t *h, const uint8_t *body, size_t n,
 static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   if (!c->nlev) return FL_OK;
   const pq__leaf_t *l = c->leaf;
+  settle_dict_stats(c);
   if (c->dict_on && !c->dict_used) {
     /* First page of the chunk: keep the dictionary only if it pays off. */
     size_t idx_bytes = (c->ndidx * (size_t)dict_index_width(c) + 7) / 8;
