@@ -242,6 +242,24 @@ static void stats_merge(int skind, stats_t *dst, const stats_t *src) {
   if (num_cmp(skind, &src->max, &dst->max) > 0) dst->max = src->max;
 }
 
+/* Updates the byte-array bounds of s with one value. */
+static inline void bytes_stat(stats_t *s, const uint8_t *p, size_t len) {
+  if (!s->has) {
+    bound_set(s, false, p, len);
+    bound_set(s, true, p, len);
+    s->has = true;
+    return;
+  }
+  /* A prefix strictly between the bounds' prefixes decides both
+   * comparisons without looking further (the common case). */
+  uint64_t key = prefix_key(p, len);
+  if (key > s->kmin && key < s->kmax) return;
+  if (key < s->kmin || (key == s->kmin && bytes_cmp(p, len, s->bmin.data, s->bmin.len) < 0))
+    bound_set(s, false, p, len);
+  else if (key > s->kmax || (key == s->kmax && bytes_cmp(p, len, s->bmax.data, s->bmax.len) > 0))
+    bound_set(s, true, p, len);
+}
+
 #define MINMAX_LOOP(T, FIELD)                              \
   do {                                                     \
     const T *d = (const T *)v->data;                       \
@@ -333,21 +351,7 @@ static void stats_update(col_t *c, stats_t *s, const uint32_t *idx, size_t n) {
       for (size_t k = 0; k < n; k++) {
         size_t len;
         const uint8_t *p = ty_vec_get_bytes(v, idx[k], &len);
-        if (!s->has) {
-          bound_set(s, false, p, len);
-          bound_set(s, true, p, len);
-          s->has = true;
-          continue;
-        }
-        /* A prefix strictly between the bounds' prefixes decides both
-         * comparisons without looking further (the common case). */
-        uint64_t key = prefix_key(p, len);
-        if (key > s->kmin && key < s->kmax) continue;
-        if (key < s->kmin || (key == s->kmin && bytes_cmp(p, len, s->bmin.data, s->bmin.len) < 0))
-          bound_set(s, false, p, len);
-        else if (key > s->kmax ||
-                 (key == s->kmax && bytes_cmp(p, len, s->bmax.data, s->bmax.len) > 0))
-          bound_set(s, true, p, len);
+        bytes_stat(s, p, len);
       }
       break;
     }
@@ -689,9 +693,13 @@ static int encode_slice(pq_writer_t *w, col_t *c, fl_err_t *err) {
   c->slice_lev0 = c->nlev;
   if (!n) return FL_OK;
   const uint32_t *idx = c->idx;
+  /* PLAIN int64, double and byte-array values get their statistics in
+   * the loop that encodes them; dictionary byte arrays from the entries. */
+  bool fused = !c->dict_on && (c->vkind == V_BYTES || (c->vkind == V_I64 && c->skind == S_I64) ||
+                               (c->vkind == V_F64 && c->skind == S_F64));
   if (c->vkind == V_BYTES && c->dict_on)
     c->dict_stats_pending = true;
-  else
+  else if (!fused)
     stats_update(c, &c->pstats, idx, n);
   c->page_values += (int64_t)n;
   c->nidx = 0;
@@ -703,7 +711,26 @@ static int encode_slice(pq_writer_t *w, col_t *c, fl_err_t *err) {
     c->page_plain_bytes += (int64_t)n;
     return FL_OK;
   }
-  if (c->vkind == V_BYTES) {
+  if (c->vkind == V_BYTES && fused) {
+    const int32_t *off = v->offsets;
+    const uint8_t *heap = v->heap;
+    size_t bytes = 4 * n;
+    for (size_t k = 0; k < n; k++) bytes += (size_t)(off[idx[k] + 1] - off[idx[k]]);
+    c->page_plain_bytes += (int64_t)bytes;
+    fl_buf_reserve(&c->plain, bytes);
+    uint8_t *dst = c->plain.data + c->plain.len;
+    stats_t *st = &c->pstats;
+    for (size_t k = 0; k < n; k++) {
+      uint32_t i = idx[k];
+      uint32_t len = (uint32_t)(off[i + 1] - off[i]);
+      const uint8_t *p = len ? heap + off[i] : (const uint8_t *)"";
+      fl_store_le32(dst, len);
+      if (len) memcpy(dst + 4, p, len);
+      dst += 4 + len;
+      bytes_stat(st, p, len);
+    }
+    c->plain.len += bytes;
+  } else if (c->vkind == V_BYTES) {
     c->spans = grow(c->spans, &c->spans_cap, n, sizeof *c->spans);
     const int32_t *off = v->offsets;
     int64_t bytes = 0;
@@ -751,7 +778,42 @@ static int encode_slice(pq_writer_t *w, col_t *c, fl_err_t *err) {
       case V_F64: {
         const uint64_t *s = (const uint64_t *)v->data;
         uint64_t *o = (uint64_t *)dst;
-        for (size_t k = 0; k < n; k++) o[k] = s[idx[k]];
+        if (fused && c->vkind == V_I64) {
+          stats_t *st = &c->pstats;
+          int64_t mn = st->has ? st->min.i : (int64_t)s[idx[0]], mx = st->has ? st->max.i : mn;
+          for (size_t k = 0; k < n; k++) {
+            int64_t x = (int64_t)(o[k] = s[idx[k]]);
+            mn = x < mn ? x : mn;
+            mx = x > mx ? x : mx;
+          }
+          st->has = true;
+          st->min.i = mn;
+          st->max.i = mx;
+        } else if (fused) {
+          stats_t *st = &c->pstats;
+          const double *d = (const double *)v->data;
+          double mn = st->min.d, mx = st->max.d;
+          bool has = st->has;
+          for (size_t k = 0; k < n; k++) {
+            o[k] = s[idx[k]];
+            double x = d[idx[k]];
+            if (x != x) {
+              st->nans++;
+              continue;
+            }
+            if (!has) {
+              mn = mx = x;
+              has = true;
+            }
+            mn = x < mn ? x : mn;
+            mx = x > mx ? x : mx;
+          }
+          st->has = has;
+          st->min.d = mn;
+          st->max.d = mx;
+        } else {
+          for (size_t k = 0; k < n; k++) o[k] = s[idx[k]];
+        }
         break;
       }
       case V_DEC32:
