@@ -154,26 +154,29 @@ static bool ext_fast_path(uint64_t mant, int64_t exp10, double *out) {
 }
 #endif
 
+bool tp_double_fast(bool neg, uint64_t mant, int ndigits, int64_t exp10, double *out) {
+  if (ndigits == 0) {
+    *out = neg ? -0.0 : 0.0;
+    return true;
+  }
+  if (ndigits > 19) return false;
+  double d;
+  /* Clinger's fast path: an exact mantissa times an exact power of ten
+   * rounds correctly in one IEEE operation. */
+  if (mant <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+    d = (double)mant;
+    d = exp10 >= 0 ? d * pow10_exact[exp10] : d / pow10_exact[-exp10];
+  } else if (!ext_fast_path(mant, exp10, &d)) {
+    return false;
+  }
+  *out = neg ? -d : d;
+  return true;
+}
+
 bool tp_parse_double(const char *s, size_t n, double *out) {
   num_parts_t np;
   if (!split_number(s, n, &np)) return special_double(s, n, out);
-  if (np.ndigits == 0) {
-    *out = np.neg ? -0.0 : 0.0;
-    return true;
-  }
-  /* Clinger's fast path: an exact mantissa times an exact power of ten
-   * rounds correctly in one IEEE operation. */
-  if (np.ndigits <= 19 && np.mant <= (1ull << 53) && np.exp10 >= -22 && np.exp10 <= 22) {
-    double d = (double)np.mant;
-    d = np.exp10 >= 0 ? d * pow10_exact[np.exp10] : d / pow10_exact[-np.exp10];
-    *out = np.neg ? -d : d;
-    return true;
-  }
-  double d;
-  if (np.ndigits <= 19 && ext_fast_path(np.mant, np.exp10, &d)) {
-    *out = np.neg ? -d : d;
-    return true;
-  }
+  if (tp_double_fast(np.neg, np.mant, np.ndigits, np.exp10, out)) return true;
   char tmp[800];
   if (n >= sizeof tmp) return false;
   memcpy(tmp, s, n);

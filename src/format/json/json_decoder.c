@@ -301,8 +301,10 @@ static int decode_primitive(js_decoder_t *d, js_node_t *nd, ty_vec_t *v) {
   }
   if (c != '-' && (c < '0' || c > '9')) return type_error(l, nd->kind);
   bool is_int;
-  if ((rc = js__scan_number(l, &s, &n, &is_int))) return rc;
+  js_num_t num;
+  if ((rc = js__scan_number(l, &s, &n, &is_int, &num))) return rc;
   int64_t x;
+  double f;
   switch (nd->kind) {
     case TY_LONG:
       if (is_int && fast_int(s, n, &x)) {
@@ -310,9 +312,14 @@ static int decode_primitive(js_decoder_t *d, js_node_t *nd, ty_vec_t *v) {
         return FL_OK;
       }
       break;
+    case TY_DOUBLE:
+      if (tp_double_fast(num.neg, num.mant, num.ndigits, num.exp10, &f)) {
+        ty_vec_append_f64(v, f);
+        return FL_OK;
+      }
+      break;
     case TY_INT:
     case TY_FLOAT:
-    case TY_DOUBLE:
     case TY_DECIMAL: break;
     case TY_DATE:
       if (!is_int || !tp_parse_i64(s, n, &x) || x < INT32_MIN || x > INT32_MAX)
