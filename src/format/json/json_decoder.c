@@ -373,6 +373,29 @@ static int open_container(js_lex_t *l, uint32_t depth, char close, const char *w
   return FL_OK;
 }
 
+/* a[0..n) == b[0..n) with fixed-size loads for names of up to 16 bytes
+ * (overlapping loads; both sides have n readable bytes). */
+static inline bool short_eq(const char *a, const char *b, size_t n) {
+  uint64_t x, y, u, w;
+  if (n >= 8 && n <= 16) {
+    memcpy(&x, a, 8), memcpy(&y, b, 8);
+    memcpy(&u, a + n - 8, 8), memcpy(&w, b + n - 8, 8);
+    return ((x ^ y) | (u ^ w)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t x4, y4, u4, w4;
+    memcpy(&x4, a, 4), memcpy(&y4, b, 4);
+    memcpy(&u4, a + n - 4, 4), memcpy(&w4, b + n - 4, 4);
+    return ((x4 ^ y4) | (u4 ^ w4)) == 0;
+  }
+  if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  return memcmp(a, b, n) == 0;
+}
+
 /* Reads a member name and the ':' after it; leaves p at the value. *idx
  * is the field when the hinted name matched in place, -2 when the caller
  * must look the name up. */
@@ -386,7 +409,7 @@ static int member_name(js_decoder_t *d, js_node_t *nd, const char **k, size_t *k
   if (nd && h < nd->nfields && nd->plain_name[h]) {
     size_t len = nd->name_lens[h];
     const char *p = l->p + 1;
-    if ((size_t)(l->end - p) > len && p[len] == '"' && memcmp(p, nd->names[h], len) == 0) {
+    if ((size_t)(l->end - p) > len && p[len] == '"' && short_eq(p, nd->names[h], len)) {
       *k = p;
       *kn = len;
       *idx = (int)h;
