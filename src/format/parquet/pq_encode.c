@@ -29,6 +29,22 @@ static void bit_packed(fl_buf_t *out, const uint32_t *v, size_t n, int width) {
   fl_buf_reserve(out, nbytes);
   uint8_t *dst = out->data + out->len;
   if (width == 0) return;
+  if (width <= 8) {
+    /* A group of 8 values is 8 * width <= 64 bits: gather it in one word. */
+    size_t full = n / 8;
+    for (size_t g = 0; g < groups; g++) {
+      const uint32_t *q = v + g * 8;
+      uint64_t acc = 0;
+      if (g < full) {
+        for (int k = 0; k < 8; k++) acc |= (uint64_t)q[k] << (k * width);
+      } else {
+        for (size_t k = 0; k < n - g * 8; k++) acc |= (uint64_t)q[k] << (k * (size_t)width);
+      }
+      for (int b = 0; b < width; b++) dst[g * (size_t)width + (size_t)b] = (uint8_t)(acc >> (8 * b));
+    }
+    out->len += nbytes;
+    return;
+  }
   uint64_t acc = 0;
   int bits = 0;
   size_t o = 0;
