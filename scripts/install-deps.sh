@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   clang-14 libclang-rt-14-dev            # libFuzzer and sanitizers for the fuzz targets
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev   # Parquet and Avro codecs
+  libdeflate-dev                          # CRC-32 of Parquet pages (carry-less multiply)
   libjansson-dev                          # JSON for metadata and schemas
   libsqlite3-dev libpq-dev                # the embedded SQLite catalog and the PostgreSQL one
   postgresql                              # a real server the catalog tests start on loopback

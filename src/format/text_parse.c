@@ -4,6 +4,7 @@
  */
 #include "format/text_parse.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,21 +119,64 @@ static bool special_double(const char *s, size_t n, double *out) {
   return false;
 }
 
+#if LDBL_MANT_DIG == 64
+/* 10^0..10^27 in x87 extended precision; all exact (5^27 < 2^64). */
+static const long double pow10_ext[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/*
+ * mant * 10^exp10 for up to 19 digits and |exp10| <= 27, through one
+ * extended-precision operation: both operands are exact, so the result
+ * r is the true value x rounded to 64 mantissa bits. Rounding r to 53
+ * bits gives the correctly rounded double unless a 53-bit rounding
+ * boundary (a midpoint between doubles) separates x from r or is r
+ * itself; a midpoint lies on the 64-bit grid, so that can only happen
+ * when r is the midpoint, i.e. its low 11 mantissa bits are exactly
+ * 0b10000000000. Those (rare) values are left to the caller. Returns
+ * false when the fast path does not apply.
+ */
+static bool ext_fast_path(uint64_t mant, int64_t exp10, double *out) {
+  if (exp10 < -27 || exp10 > 27) return false;
+  long double x = (long double)mant;
+  long double r = exp10 >= 0 ? x * pow10_ext[exp10] : x / pow10_ext[-exp10];
+  uint64_t bits;
+  memcpy(&bits, &r, sizeof bits); /* the explicit 64-bit significand */
+  if ((bits & 0x7FF) == 0x400) return false;
+  *out = (double)r;
+  return true;
+}
+#else
+static bool ext_fast_path(uint64_t mant, int64_t exp10, double *out) {
+  (void)mant, (void)exp10, (void)out;
+  return false;
+}
+#endif
+
+bool tp_double_fast(bool neg, uint64_t mant, int ndigits, int64_t exp10, double *out) {
+  if (ndigits == 0) {
+    *out = neg ? -0.0 : 0.0;
+    return true;
+  }
+  if (ndigits > 19) return false;
+  double d;
+  /* Clinger's fast path: an exact mantissa times an exact power of ten
+   * rounds correctly in one IEEE operation. */
+  if (mant <= (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+    d = (double)mant;
+    d = exp10 >= 0 ? d * pow10_exact[exp10] : d / pow10_exact[-exp10];
+  } else if (!ext_fast_path(mant, exp10, &d)) {
+    return false;
+  }
+  *out = neg ? -d : d;
+  return true;
+}
+
 bool tp_parse_double(const char *s, size_t n, double *out) {
   num_parts_t np;
   if (!split_number(s, n, &np)) return special_double(s, n, out);
-  if (np.ndigits == 0) {
-    *out = np.neg ? -0.0 : 0.0;
-    return true;
-  }
-  /* Clinger's fast path: an exact mantissa times an exact power of ten
-   * rounds correctly in one IEEE operation. */
-  if (np.ndigits <= 19 && np.mant <= (1ull << 53) && np.exp10 >= -22 && np.exp10 <= 22) {
-    double d = (double)np.mant;
-    d = np.exp10 >= 0 ? d * pow10_exact[np.exp10] : d / pow10_exact[-np.exp10];
-    *out = np.neg ? -d : d;
-    return true;
-  }
+  if (tp_double_fast(np.neg, np.mant, np.ndigits, np.exp10, out)) return true;
   char tmp[800];
   if (n >= sizeof tmp) return false;
   memcpy(tmp, s, n);

@@ -43,6 +43,10 @@ const char *tp_append(ty_vec_t *v, const char *s, size_t n);
 /* Number parsers behind tp_append; each consumes the whole span. */
 bool tp_parse_i64(const char *s, size_t n, int64_t *out);
 bool tp_parse_double(const char *s, size_t n, double *out);
+/* The double nearest (-1)^neg * mant * 10^exp10 when mant holds all of its
+ * ndigits significant digits and an exact fast path applies (the result is
+ * then what strtod gives); false: parse the text with tp_parse_double. */
+bool tp_double_fast(bool neg, uint64_t mant, int ndigits, int64_t exp10, double *out);
 bool tp_parse_float(const char *s, size_t n, float *out);
 
 /* Length of the valid UTF-8 prefix of p[0,n); n when all of it is valid. */

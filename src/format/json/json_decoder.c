@@ -5,8 +5,12 @@
  * At creation the schema becomes a tree of nodes mirroring the types; a
  * struct node carries an open-addressing table from member name to field
  * index, a hint (the field after the last match, since producers emit
- * members in a fixed order) and a "seen" stamp per field, compared with a
+ * members in a fixed order; the first member of the previous object at
+ * the start of an object) and a "seen" stamp per field, compared with a
  * per-object generation number so no clearing is needed between objects.
+ * The hinted name is first compared with the input bytes in place (quote,
+ * name, quote), which skips scanning and hashing the key when the
+ * prediction holds.
  *
  * Decoding is recursive descent over the lexer in json_int.h; each value
  * is appended to the vector its node belongs to as soon as it is read.
@@ -36,6 +40,8 @@ struct js_node {
   uint32_t *seen;
   uint32_t gen;
   uint32_t hint;
+  uint32_t first;     /* the first member of the previous object */
+  bool *plain_name;   /* the name needs no escaping: comparable in place */
 };
 
 #define MAX_PATH 80
@@ -88,10 +94,15 @@ static void build_node(js_decoder_t *d, js_node_t *nd, const ty_type_t *t) {
   nd->names = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->names);
   nd->name_lens = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->name_lens);
   nd->required = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->required);
+  nd->plain_name = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->plain_name);
   for (uint32_t i = 0; i < n; i++) {
     nd->names[i] = t->fields[i].name;
     nd->name_lens[i] = (uint32_t)strlen(t->fields[i].name);
     nd->required[i] = t->fields[i].required;
+    bool plain = !d->ci;
+    for (const char *c = nd->names[i]; *c && plain; c++)
+      plain = *c != '"' && *c != '\\' && (unsigned char)*c >= 0x20;
+    nd->plain_name[i] = plain;
     build_node(d, &nd->kids[i], t->fields[i].type);
   }
   if (t->kind != TY_STRUCT) return;
@@ -290,8 +301,10 @@ static int decode_primitive(js_decoder_t *d, js_node_t *nd, ty_vec_t *v) {
   }
   if (c != '-' && (c < '0' || c > '9')) return type_error(l, nd->kind);
   bool is_int;
-  if ((rc = js__scan_number(l, &s, &n, &is_int))) return rc;
+  js_num_t num;
+  if ((rc = js__scan_number(l, &s, &n, &is_int, &num))) return rc;
   int64_t x;
+  double f;
   switch (nd->kind) {
     case TY_LONG:
       if (is_int && fast_int(s, n, &x)) {
@@ -299,9 +312,14 @@ static int decode_primitive(js_decoder_t *d, js_node_t *nd, ty_vec_t *v) {
         return FL_OK;
       }
       break;
+    case TY_DOUBLE:
+      if (tp_double_fast(num.neg, num.mant, num.ndigits, num.exp10, &f)) {
+        ty_vec_append_f64(v, f);
+        return FL_OK;
+      }
+      break;
     case TY_INT:
     case TY_FLOAT:
-    case TY_DOUBLE:
     case TY_DECIMAL: break;
     case TY_DATE:
       if (!is_int || !tp_parse_i64(s, n, &x) || x < INT32_MIN || x > INT32_MAX)
@@ -355,14 +373,53 @@ static int open_container(js_lex_t *l, uint32_t depth, char close, const char *w
   return FL_OK;
 }
 
-/* Reads a member name and the ':' after it; leaves p at the value. */
-static int member_name(js_decoder_t *d, const char **k, size_t *kn) {
+/* a[0..n) == b[0..n) with fixed-size loads for names of up to 16 bytes
+ * (overlapping loads; both sides have n readable bytes). */
+static inline bool short_eq(const char *a, const char *b, size_t n) {
+  uint64_t x, y, u, w;
+  if (n >= 8 && n <= 16) {
+    memcpy(&x, a, 8), memcpy(&y, b, 8);
+    memcpy(&u, a + n - 8, 8), memcpy(&w, b + n - 8, 8);
+    return ((x ^ y) | (u ^ w)) == 0;
+  }
+  if (n >= 4 && n < 8) {
+    uint32_t x4, y4, u4, w4;
+    memcpy(&x4, a, 4), memcpy(&y4, b, 4);
+    memcpy(&u4, a + n - 4, 4), memcpy(&w4, b + n - 4, 4);
+    return ((x4 ^ y4) | (u4 ^ w4)) == 0;
+  }
+  if (n < 4) {
+    for (size_t i = 0; i < n; i++)
+      if (a[i] != b[i]) return false;
+    return true;
+  }
+  return memcmp(a, b, n) == 0;
+}
+
+/* Reads a member name and the ':' after it; leaves p at the value. *idx
+ * is the field when the hinted name matched in place, -2 when the caller
+ * must look the name up. */
+static int member_name(js_decoder_t *d, js_node_t *nd, const char **k, size_t *kn, int *idx) {
   js_lex_t *l = &d->lx;
   js__ws(l);
   if (l->p >= l->end) return js__fail_eof(l, "an object");
   if (*l->p != '"') return js__fail(l, FL_EPARSE, l->p, "expected a member name in quotes");
-  int rc = string_text(d, k, kn);
-  if (rc) return rc;
+  *idx = -2;
+  uint32_t h = nd ? nd->hint : UINT32_MAX;
+  if (nd && h < nd->nfields && nd->plain_name[h]) {
+    size_t len = nd->name_lens[h];
+    const char *p = l->p + 1;
+    if ((size_t)(l->end - p) > len && p[len] == '"' && short_eq(p, nd->names[h], len)) {
+      *k = p;
+      *kn = len;
+      *idx = (int)h;
+      l->p = p + len + 1;
+    }
+  }
+  if (*idx == -2) {
+    int rc = string_text(d, k, kn);
+    if (rc) return rc;
+  }
   js__ws(l);
   if (l->p >= l->end) return js__fail_eof(l, "an object");
   if (*l->p != ':') return js__fail(l, FL_EPARSE, l->p, "expected ':' after a member name");
@@ -383,11 +440,16 @@ static int decode_object(js_decoder_t *d, js_node_t *nd, ty_vec_t **kids, ty_vec
     memset(nd->seen, 0, nd->nfields * sizeof *nd->seen);
     gen = nd->gen = 1;
   }
+  nd->hint = nd->first;
+  bool first = true;
   while (!done) {
     const char *k;
     size_t kn;
-    if ((rc = member_name(d, &k, &kn))) return rc;
-    int idx = nd->nfields ? lookup(d, nd, k, kn) : -1;
+    int idx;
+    if ((rc = member_name(d, nd, &k, &kn, &idx))) return rc;
+    if (idx == -2) idx = nd->nfields ? lookup(d, nd, k, kn) : -1;
+    if (first && idx >= 0) nd->first = (uint32_t)idx;
+    first = false;
     if (idx < 0) {
       if ((rc = js__skip_value(l, depth + 1))) return rc;
     } else {
@@ -455,9 +517,10 @@ static int decode_map_object(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, uint32
   for (int64_t i = 0; !done; i++) {
     const char *k;
     size_t kn;
+    int idx;
     js__ws(l);
     const char *at = l->p;
-    if ((rc = member_name(d, &k, &kn))) return rc;
+    if ((rc = member_name(d, NULL, &k, &kn, &idx))) return rc;
     if ((rc = decode_map_key(d, &nd->kids[0], v->children[0], at, k, kn)) ||
         (rc = decode_value(d, &nd->kids[1], v->children[1], nd->required[1], depth + 1))) {
       push_index(d, i);
@@ -489,7 +552,8 @@ static int decode_map_array(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, uint32_
     while (!edone) {
       const char *k;
       size_t kn;
-      if ((rc = member_name(d, &k, &kn))) return rc;
+      int idx;
+      if ((rc = member_name(d, NULL, &k, &kn, &idx))) return rc;
       bool is_key = kn == 3 && memcmp(k, "key", 3) == 0;
       bool is_value = kn == 5 && memcmp(k, "value", 5) == 0;
       if ((is_key && have_key) || (is_value && have_value)) {

@@ -142,7 +142,7 @@ static int infer_value(infer_t *in, inode_t *nd, uint32_t depth) {
       return FL_OK;
     }
     default:
-      if ((rc = js__scan_number(l, &s, &n, &is_int))) return rc;
+      if ((rc = js__scan_number(l, &s, &n, &is_int, NULL))) return rc;
       if (is_int) {
         int64_t x;
         nd->kinds |= tp_parse_i64(s, n, &x) ? IK_INT : IK_FLOAT;

@@ -79,9 +79,18 @@ int js__scan_string(js_lex_t *l, const char **s, size_t *n, bool *esc);
 /* Decodes the escapes of raw string content s[0,n) into out (room for n
  * bytes suffices) and sets *outn. */
 int js__unescape(js_lex_t *l, const char *s, size_t n, uint8_t *out, size_t *outn);
+/* A JSON number's value as decimal parts: value = mant * 10^exp10, exact
+ * when ndigits (significant digits) <= 19. */
+typedef struct js_num {
+  uint64_t mant; /* the first 19 significant digits */
+  int ndigits;
+  int64_t exp10;
+  bool neg;
+} js_num_t;
+
 /* At '-' or a digit: scans a JSON number; *is_int when it has neither a
- * fraction nor an exponent. */
-int js__scan_number(js_lex_t *l, const char **s, size_t *n, bool *is_int);
+ * fraction nor an exponent; num (may be NULL) gets its decimal parts. */
+int js__scan_number(js_lex_t *l, const char **s, size_t *n, bool *is_int, js_num_t *num);
 /* Consumes the literal word (true, false, null). */
 int js__literal(js_lex_t *l, const char *word, size_t len);
 /* Skips one value of any kind; depth is the value's nesting level. */

@@ -4,6 +4,9 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "format/json/json_int.h"
 #include "format/text_parse.h"
@@ -35,6 +38,29 @@ static inline uint64_t special8(uint64_t v) {
   return t & high;
 }
 
+/* The offset of the first special byte (as special8) in p[0..16), or 16. */
+#ifdef __SSE2__
+static inline unsigned special16(const char *p) {
+  __m128i v = _mm_loadu_si128((const __m128i *)p);
+  /* Signed compare: bytes >= 0x80 are negative, so "< 0x20" catches them too. */
+  __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                        _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                           _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+  unsigned bits = (unsigned)_mm_movemask_epi8(m);
+  return bits ? (unsigned)__builtin_ctz(bits) : 16;
+}
+#else
+static inline unsigned special16(const char *p) {
+  for (unsigned k = 0; k < 16; k += 8) {
+    uint64_t v;
+    memcpy(&v, p + k, 8);
+    uint64_t m = special8(v);
+    if (m) return k + ((unsigned)__builtin_ctzll(m) >> 3);
+  }
+  return 16;
+}
+#endif
+
 static inline bool special1(unsigned char c) { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80; }
 
 static int hex4(const char *p, uint32_t *out) {
@@ -62,6 +88,12 @@ int js__scan_string(js_lex_t *l, const char **s, size_t *n, bool *esc) {
   *esc = false;
   for (;;) {
     for (;;) {
+      if (end - p >= 16) {
+        unsigned k = special16(p);
+        p += k;
+        if (k == 16) continue;
+        break;
+      }
       if (end - p >= 8) {
         uint64_t v;
         memcpy(&v, p, 8);
@@ -176,15 +208,27 @@ static bool is_delim(char c) {
          c == ':';
 }
 
-int js__scan_number(js_lex_t *l, const char **s, size_t *n, bool *is_int) {
+int js__scan_number(js_lex_t *l, const char **s, size_t *n, bool *is_int, js_num_t *num) {
   const char *p = l->p, *end = l->end, *start = p;
+  /* The decimal parts are collected while scanning (JSON allows no
+   * leading zeros in the integer part, so only the fraction skips them). */
+  uint64_t mant = 0;
+  int nd = 0;
+  int64_t e10 = 0;
+  unsigned dg;
   *is_int = true;
-  if (*p == '-') p++;
+  bool neg = *p == '-';
+  if (neg) p++;
   if (p >= end) return js__fail_eof(l, "a number");
   if (*p == '0') {
     p++;
   } else if (*p >= '1' && *p <= '9') {
-    while (p < end && (unsigned)(*p - '0') <= 9) p++;
+    for (; p < end && (dg = (unsigned)(*p - '0')) <= 9; p++, nd++) {
+      if (nd < 19)
+        mant = mant * 10 + dg;
+      else
+        e10++;
+    }
   } else {
     return js__fail(l, FL_EPARSE, start, "invalid number");
   }
@@ -192,7 +236,17 @@ int js__scan_number(js_lex_t *l, const char **s, size_t *n, bool *is_int) {
     *is_int = false;
     p++;
     const char *d = p;
-    while (p < end && (unsigned)(*p - '0') <= 9) p++;
+    for (; p < end && (dg = (unsigned)(*p - '0')) <= 9; p++) {
+      if (nd == 0 && dg == 0) {
+        e10--;
+        continue;
+      }
+      if (nd < 19) {
+        mant = mant * 10 + dg;
+        e10--;
+      }
+      nd++;
+    }
     if (p == d) {
       if (p >= end) return js__fail_eof(l, "a number");
       return js__fail(l, FL_EPARSE, start, "invalid number (digits must follow '.')");
@@ -201,13 +255,23 @@ int js__scan_number(js_lex_t *l, const char **s, size_t *n, bool *is_int) {
   if (p < end && (*p == 'e' || *p == 'E')) {
     *is_int = false;
     p++;
-    if (p < end && (*p == '+' || *p == '-')) p++;
+    bool eneg = false;
+    if (p < end && (*p == '+' || *p == '-')) eneg = *p++ == '-';
     const char *d = p;
-    while (p < end && (unsigned)(*p - '0') <= 9) p++;
+    int64_t e = 0;
+    for (; p < end && (dg = (unsigned)(*p - '0')) <= 9; p++)
+      if (e < 100000) e = e * 10 + dg;
     if (p == d) {
       if (p >= end) return js__fail_eof(l, "a number");
       return js__fail(l, FL_EPARSE, start, "invalid number (digits must follow the exponent)");
     }
+    e10 += eneg ? -e : e;
+  }
+  if (num) {
+    num->mant = mant;
+    num->ndigits = nd;
+    num->exp10 = e10;
+    num->neg = neg;
   }
   if (p >= end) return js__fail_eof(l, "a number");
   if (!is_delim(*p)) return js__fail(l, FL_EPARSE, start, "invalid number");
@@ -279,7 +343,7 @@ int js__skip_value(js_lex_t *l, uint32_t depth) {
       }
     }
     default:
-      if (c == '-' || (c >= '0' && c <= '9')) return js__scan_number(l, &s, &n, &flag);
+      if (c == '-' || (c >= '0' && c <= '9')) return js__scan_number(l, &s, &n, &flag, NULL);
       return js__fail(l, FL_EPARSE, l->p, "unexpected character '%c'", c >= 0x20 && c < 0x7f ? c : '?');
   }
 }

@@ -29,6 +29,22 @@ static void bit_packed(fl_buf_t *out, const uint32_t *v, size_t n, int width) {
   fl_buf_reserve(out, nbytes);
   uint8_t *dst = out->data + out->len;
   if (width == 0) return;
+  if (width <= 8) {
+    /* A group of 8 values is 8 * width <= 64 bits: gather it in one word. */
+    size_t full = n / 8;
+    for (size_t g = 0; g < groups; g++) {
+      const uint32_t *q = v + g * 8;
+      uint64_t acc = 0;
+      if (g < full) {
+        for (int k = 0; k < 8; k++) acc |= (uint64_t)q[k] << (k * width);
+      } else {
+        for (size_t k = 0; k < n - g * 8; k++) acc |= (uint64_t)q[k] << (k * (size_t)width);
+      }
+      for (int b = 0; b < width; b++) dst[g * (size_t)width + (size_t)b] = (uint8_t)(acc >> (8 * b));
+    }
+    out->len += nbytes;
+    return;
+  }
   uint64_t acc = 0;
   int bits = 0;
   size_t o = 0;
@@ -100,13 +116,21 @@ static inline uint32_t mix64(uint64_t h) {
   return (uint32_t)h;
 }
 
+/* The bytes of a short tail (n < 8) as one word, with fixed-size loads
+ * (overlapping where n is not a power of two); n itself is hashed apart. */
+static inline uint64_t tail_word(const uint8_t *p, size_t n) {
+  if (n >= 4) return fl_load_le32(p) | (uint64_t)fl_load_le32(p + n - 4) << 32;
+  if (n) return p[0] | (uint64_t)p[n >> 1] << 8 | (uint64_t)p[n - 1] << 16;
+  return 0;
+}
+
 static inline uint32_t hash_bytes(const uint8_t *p, size_t n) {
   uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
   size_t i = 0;
   for (; i + 8 <= n; i += 8) h = (h ^ fl_load_le64(p + i)) * 0x100000001b3ULL + (h >> 29);
   if (i < n) {
-    uint64_t t = 0;
-    memcpy(&t, p + i, n - i);
+    /* The last 8 bytes when there are that many, else the short tail. */
+    uint64_t t = n >= 8 ? fl_load_le64(p + n - 8) : tail_word(p, n);
     h = (h ^ t) * 0x100000001b3ULL + (h >> 29);
   }
   return mix64(h);

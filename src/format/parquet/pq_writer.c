@@ -48,6 +48,9 @@
 #define PAGE_ROW_LIMIT 20000
 #define STATS_TRUNCATE 64
 #define SLICE_MAX 256
+/* Room kept before a page's PLAIN values for its encoded levels, so that
+ * levels and values are contiguous without copying the values. */
+#define PLAIN_HEAD 8192
 
 enum vkind { V_BOOL, V_I32, V_I64, V_F32, V_F64, V_DEC32, V_DEC64, V_DECFL, V_FIXED, V_BYTES };
 enum skind { S_BOOL, S_I32, S_I64, S_F32, S_F64, S_I128, S_BYTES };
@@ -63,11 +66,14 @@ typedef struct stats {
   int64_t nulls, nans;
   num_t min, max;
   fl_buf_t bmin, bmax; /* S_BYTES: the full values */
+  uint64_t kmin, kmax; /* S_BYTES: prefix_key of bmin and bmax */
 } stats_t;
 
 typedef struct page_info {
-  int64_t offset; /* in the chunk buffer */
+  int64_t offset; /* in the column chunk as written (header and body back to back) */
   int32_t size;   /* header and body */
+  uint32_t hdr_off, hdr_len; /* the header, in the chunk's header buffer */
+  size_t body_off;           /* the body, in the chunk's body buffer */
   int64_t first_row;
   int64_t nulls;
   bool null_page, has_minmax;
@@ -89,17 +95,23 @@ typedef struct col {
   size_t nlev, lev_cap;
   uint32_t *didx;
   size_t ndidx, didx_cap;
-  fl_buf_t plain;
+  fl_buf_t plain; /* PLAIN values from offset head on */
+  size_t head;
   uint8_t *scratch;
   size_t scratch_cap;
   pq__span_t *spans;
   size_t spans_cap;
   int64_t page_rows, page_values, page_plain_bytes;
   stats_t pstats;
+  bool dict_stats_pending; /* byte arrays: didx not yet in pstats */
+  uint8_t *dict_seen;      /* per dictionary entry, for settle_dict_stats */
+  size_t dict_seen_cap;
   /* the open column chunk */
   bool dict_on, dict_used;
   pq__dict_t dict;
-  fl_buf_t chunk;
+  fl_buf_t chunk; /* page bodies, back to back */
+  fl_buf_t hdrs;  /* page headers, back to back */
+  int64_t chunk_bytes; /* headers and bodies of the chunk's data pages */
   page_info_t *pages;
   uint32_t npages, pages_cap;
   fl_buf_t pstat_buf;
@@ -170,6 +182,31 @@ static void buf_set(fl_buf_t *b, const uint8_t *p, size_t n) {
   fl_buf_append(b, p, n);
 }
 
+/*
+ * The first 8 bytes of a byte string as a big-endian number, zero-padded.
+ * Unsigned order of keys agrees with bytes_cmp wherever keys differ:
+ * key(a) < key(b) implies a < b. Equal keys decide nothing.
+ */
+static inline uint64_t prefix_key(const uint8_t *p, size_t n) {
+  uint64_t k = 0;
+  if (n >= 8) {
+    memcpy(&k, p, 8);
+  } else if (n) {
+    memcpy(&k, p, n);
+  }
+  return __builtin_bswap64(k);
+}
+
+static void bound_set(stats_t *s, bool max, const uint8_t *p, size_t n) {
+  if (max) {
+    buf_set(&s->bmax, p, n);
+    s->kmax = prefix_key(p, n);
+  } else {
+    buf_set(&s->bmin, p, n);
+    s->kmin = prefix_key(p, n);
+  }
+}
+
 static int num_cmp(int skind, const num_t *a, const num_t *b) {
   switch (skind) {
     case S_F32:
@@ -189,20 +226,38 @@ static void stats_merge(int skind, stats_t *dst, const stats_t *src) {
     dst->min = src->min;
     dst->max = src->max;
     if (skind == S_BYTES) {
-      buf_set(&dst->bmin, src->bmin.data, src->bmin.len);
-      buf_set(&dst->bmax, src->bmax.data, src->bmax.len);
+      bound_set(dst, false, src->bmin.data, src->bmin.len);
+      bound_set(dst, true, src->bmax.data, src->bmax.len);
     }
     return;
   }
   if (skind == S_BYTES) {
     if (bytes_cmp(src->bmin.data, src->bmin.len, dst->bmin.data, dst->bmin.len) < 0)
-      buf_set(&dst->bmin, src->bmin.data, src->bmin.len);
+      bound_set(dst, false, src->bmin.data, src->bmin.len);
     if (bytes_cmp(src->bmax.data, src->bmax.len, dst->bmax.data, dst->bmax.len) > 0)
-      buf_set(&dst->bmax, src->bmax.data, src->bmax.len);
+      bound_set(dst, true, src->bmax.data, src->bmax.len);
     return;
   }
   if (num_cmp(skind, &src->min, &dst->min) < 0) dst->min = src->min;
   if (num_cmp(skind, &src->max, &dst->max) > 0) dst->max = src->max;
+}
+
+/* Updates the byte-array bounds of s with one value. */
+static inline void bytes_stat(stats_t *s, const uint8_t *p, size_t len) {
+  if (!s->has) {
+    bound_set(s, false, p, len);
+    bound_set(s, true, p, len);
+    s->has = true;
+    return;
+  }
+  /* A prefix strictly between the bounds' prefixes decides both
+   * comparisons without looking further (the common case). */
+  uint64_t key = prefix_key(p, len);
+  if (key > s->kmin && key < s->kmax) return;
+  if (key < s->kmin || (key == s->kmin && bytes_cmp(p, len, s->bmin.data, s->bmin.len) < 0))
+    bound_set(s, false, p, len);
+  else if (key > s->kmax || (key == s->kmax && bytes_cmp(p, len, s->bmax.data, s->bmax.len) > 0))
+    bound_set(s, true, p, len);
 }
 
 #define MINMAX_LOOP(T, FIELD)                              \
@@ -296,20 +351,7 @@ static void stats_update(col_t *c, stats_t *s, const uint32_t *idx, size_t n) {
       for (size_t k = 0; k < n; k++) {
         size_t len;
         const uint8_t *p = ty_vec_get_bytes(v, idx[k], &len);
-        if (!s->has) {
-          buf_set(&s->bmin, p, len);
-          buf_set(&s->bmax, p, len);
-          s->has = true;
-          continue;
-        }
-        /* A first byte strictly between the bounds' first bytes decides
-         * both comparisons without a memcmp call (the common case on
-         * high-cardinality strings). */
-        if (len && s->bmin.len && s->bmax.len && p[0] > s->bmin.data[0] &&
-            p[0] < s->bmax.data[0])
-          continue;
-        if (bytes_cmp(p, len, s->bmin.data, s->bmin.len) < 0) buf_set(&s->bmin, p, len);
-        else if (bytes_cmp(p, len, s->bmax.data, s->bmax.len) > 0) buf_set(&s->bmax, p, len);
+        bytes_stat(s, p, len);
       }
       break;
     }
@@ -409,6 +451,14 @@ static void encode_bounds(const col_t *c, const stats_t *s, fl_buf_t *out, fl_bu
 
 /* ---- columns ---- */
 
+static void plain_reset(col_t *c) {
+  fl_buf_clear(&c->plain);
+  if (c->head) {
+    fl_buf_reserve(&c->plain, c->head);
+    c->plain.len = c->head;
+  }
+}
+
 static void col_init(pq_writer_t *w, col_t *c, const pq__leaf_t *l) {
   memset(c, 0, sizeof *c);
   c->leaf = l;
@@ -434,7 +484,10 @@ static void col_init(pq_writer_t *w, col_t *c, const pq__leaf_t *l) {
     default: c->vkind = V_I64, c->skind = S_I64, c->pwidth = 8; break; /* long, time, timestamps */
   }
   fl_buf_init(&c->plain);
+  c->head = c->vkind != V_BOOL && (l->max_def || l->max_rep) ? PLAIN_HEAD : 0;
+  plain_reset(c);
   fl_buf_init(&c->chunk);
+  fl_buf_init(&c->hdrs);
   fl_buf_init(&c->pstat_buf);
   stats_init(&c->pstats);
   stats_init(&c->cstats);
@@ -450,9 +503,11 @@ static void col_free(col_t *c) {
   fl_free(c->didx);
   fl_free(c->scratch);
   fl_free(c->spans);
+  fl_free(c->dict_seen);
   fl_free(c->pages);
   fl_buf_free(&c->plain);
   fl_buf_free(&c->chunk);
+  fl_buf_free(&c->hdrs);
   fl_buf_free(&c->pstat_buf);
   stats_free(&c->pstats);
   stats_free(&c->cstats);
@@ -580,8 +635,38 @@ static void shred(pq_writer_t *w, const pq__node_t *node, const ty_vec_t *v, con
 }
 
 /* Re-encodes the open page's dictionary indexes as PLAIN values and drops the dictionary. */
+/*
+ * Byte-array values put into the dictionary skip the per-value statistics:
+ * the page's bounds come from the distinct entries its indexes name, each
+ * compared once. Call before the page's indexes are dropped or flushed.
+ */
+static void settle_dict_stats(col_t *c) {
+  if (!c->dict_stats_pending) return;
+  c->dict_stats_pending = false;
+  const pq__dict_t *d = &c->dict;
+  c->dict_seen = grow(c->dict_seen, &c->dict_seen_cap, d->n, 1);
+  memset(c->dict_seen, 0, d->n);
+  for (size_t k = 0; k < c->ndidx; k++) c->dict_seen[c->didx[k]] = 1;
+  stats_t *s = &c->pstats;
+  for (uint32_t e = 0; e < d->n; e++) {
+    if (!c->dict_seen[e]) continue;
+    const uint8_t *q = d->vals.data + d->offs[e];
+    size_t len = fl_load_le32(q);
+    q += 4;
+    if (!s->has) {
+      bound_set(s, false, q, len);
+      bound_set(s, true, q, len);
+      s->has = true;
+      continue;
+    }
+    if (bytes_cmp(q, len, s->bmin.data, s->bmin.len) < 0) bound_set(s, false, q, len);
+    else if (bytes_cmp(q, len, s->bmax.data, s->bmax.len) > 0) bound_set(s, true, q, len);
+  }
+}
+
 static void page_to_plain(col_t *c) {
-  fl_buf_clear(&c->plain);
+  settle_dict_stats(c);
+  plain_reset(c);
   const pq__dict_t *d = &c->dict;
   if (c->pwidth) {
     fl_buf_reserve(&c->plain, c->ndidx * c->pwidth);
@@ -608,7 +693,14 @@ static int encode_slice(pq_writer_t *w, col_t *c, fl_err_t *err) {
   c->slice_lev0 = c->nlev;
   if (!n) return FL_OK;
   const uint32_t *idx = c->idx;
-  stats_update(c, &c->pstats, idx, n);
+  /* PLAIN int64, double and byte-array values get their statistics in
+   * the loop that encodes them; dictionary byte arrays from the entries. */
+  bool fused = !c->dict_on && (c->vkind == V_BYTES || (c->vkind == V_I64 && c->skind == S_I64) ||
+                               (c->vkind == V_F64 && c->skind == S_F64));
+  if (c->vkind == V_BYTES && c->dict_on)
+    c->dict_stats_pending = true;
+  else if (!fused)
+    stats_update(c, &c->pstats, idx, n);
   c->page_values += (int64_t)n;
   c->nidx = 0;
   if (c->vkind == V_BOOL) {
@@ -619,7 +711,26 @@ static int encode_slice(pq_writer_t *w, col_t *c, fl_err_t *err) {
     c->page_plain_bytes += (int64_t)n;
     return FL_OK;
   }
-  if (c->vkind == V_BYTES) {
+  if (c->vkind == V_BYTES && fused) {
+    const int32_t *off = v->offsets;
+    const uint8_t *heap = v->heap;
+    size_t bytes = 4 * n;
+    for (size_t k = 0; k < n; k++) bytes += (size_t)(off[idx[k] + 1] - off[idx[k]]);
+    c->page_plain_bytes += (int64_t)bytes;
+    fl_buf_reserve(&c->plain, bytes);
+    uint8_t *dst = c->plain.data + c->plain.len;
+    stats_t *st = &c->pstats;
+    for (size_t k = 0; k < n; k++) {
+      uint32_t i = idx[k];
+      uint32_t len = (uint32_t)(off[i + 1] - off[i]);
+      const uint8_t *p = len ? heap + off[i] : (const uint8_t *)"";
+      fl_store_le32(dst, len);
+      if (len) memcpy(dst + 4, p, len);
+      dst += 4 + len;
+      bytes_stat(st, p, len);
+    }
+    c->plain.len += bytes;
+  } else if (c->vkind == V_BYTES) {
     c->spans = grow(c->spans, &c->spans_cap, n, sizeof *c->spans);
     const int32_t *off = v->offsets;
     int64_t bytes = 0;
@@ -667,7 +778,42 @@ static int encode_slice(pq_writer_t *w, col_t *c, fl_err_t *err) {
       case V_F64: {
         const uint64_t *s = (const uint64_t *)v->data;
         uint64_t *o = (uint64_t *)dst;
-        for (size_t k = 0; k < n; k++) o[k] = s[idx[k]];
+        if (fused && c->vkind == V_I64) {
+          stats_t *st = &c->pstats;
+          int64_t mn = st->has ? st->min.i : (int64_t)s[idx[0]], mx = st->has ? st->max.i : mn;
+          for (size_t k = 0; k < n; k++) {
+            int64_t x = (int64_t)(o[k] = s[idx[k]]);
+            mn = x < mn ? x : mn;
+            mx = x > mx ? x : mx;
+          }
+          st->has = true;
+          st->min.i = mn;
+          st->max.i = mx;
+        } else if (fused) {
+          stats_t *st = &c->pstats;
+          const double *d = (const double *)v->data;
+          double mn = st->min.d, mx = st->max.d;
+          bool has = st->has;
+          for (size_t k = 0; k < n; k++) {
+            o[k] = s[idx[k]];
+            double x = d[idx[k]];
+            if (x != x) {
+              st->nans++;
+              continue;
+            }
+            if (!has) {
+              mn = mx = x;
+              has = true;
+            }
+            mn = x < mn ? x : mn;
+            mx = x > mx ? x : mx;
+          }
+          st->has = has;
+          st->min.d = mn;
+          st->max.d = mx;
+        } else {
+          for (size_t k = 0; k < n; k++) o[k] = s[idx[k]];
+        }
         break;
       }
       case V_DEC32:
@@ -722,33 +868,32 @@ static int dict_index_width(const col_t *c) {
 
 static uint64_t page_estimate(const col_t *c) {
   uint64_t values = c->dict_on ? (uint64_t)c->ndidx * (uint64_t)(dict_index_width(c) + 1) / 8
-                               : (uint64_t)c->plain.len;
+                               : (uint64_t)(c->plain.len - c->head);
   return values + c->nlev / 4;
 }
 
-static int write_page_to(pq_writer_t *w, pq_page_header_t *h, const fl_buf_t *body, fl_buf_t *dst) {
+/* Appends the header of a page whose body is body[0..n) to dst; returns its length. */
+static int write_page_header(pq_page_header_t *h, const uint8_t *body, size_t n, fl_buf_t *dst) {
+  size_t at = dst->len;
   h->has_crc = true;
-  h->crc = (int32_t)fl_crc32(0, body->data, body->len);
-  h->compressed_page_size = (int32_t)body->len;
-  fl_buf_clear(&w->hdr);
-  pq_meta_write_page_header(h, &w->hdr);
-  fl_buf_append(dst, w->hdr.data, w->hdr.len);
-  fl_buf_append(dst, body->data, body->len);
-  return (int)w->hdr.len;
+  h->crc = (int32_t)fl_crc32(0, body, n);
+  h->compressed_page_size = (int32_t)n;
+  pq_meta_write_page_header(h, dst);
+  return (int)(dst->len - at);
 }
 
 /* Encodes, compresses and buffers the open page of c (nothing when empty). */
 static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   if (!c->nlev) return FL_OK;
   const pq__leaf_t *l = c->leaf;
+  settle_dict_stats(c);
   if (c->dict_on && !c->dict_used) {
     /* First page of the chunk: keep the dictionary only if it pays off. */
     size_t idx_bytes = (c->ndidx * (size_t)dict_index_width(c) + 7) / 8;
     if (c->dict.vals.len + idx_bytes >= (size_t)c->page_plain_bytes) page_to_plain(c);
   }
-  fl_buf_t *pg = &w->page, *comp = &w->comp;
+  fl_buf_t *pg = &w->page, *body = &c->chunk;
   fl_buf_clear(pg);
-  fl_buf_clear(comp);
   int rep_w = pq__bit_width(l->max_rep), def_w = pq__bit_width(l->max_def);
   size_t rep_len = 0, def_len = 0;
   if (!w->v2) {
@@ -762,30 +907,51 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   }
   size_t values_at = pg->len;
   bool dict = c->dict_on;
+  /* The page's uncompressed bytes: levels and values in pg, except that
+   * PLAIN values with no levels before them are compressed from where they
+   * were encoded. */
+  const uint8_t *raw = pg->data;
+  size_t raw_len;
   if (dict) {
     int bw = dict_index_width(c);
     fl_buf_append_u8(pg, (uint8_t)bw);
     pq__rle_encode(c->didx, c->ndidx, bw, pg);
   } else if (c->vkind == V_BOOL) {
     pq__plain_bool(c->plain.data, c->plain.len, pg);
-  } else {
-    fl_buf_append(pg, c->plain.data, c->plain.len);
   }
+  uint8_t *vals = c->plain.data + c->head;
+  size_t vals_len = c->plain.len - c->head;
+  if (dict || c->vkind == V_BOOL) {
+    raw = pg->data;
+    raw_len = pg->len;
+  } else if (values_at <= c->head) {
+    /* The levels go into the room before the values. */
+    if (values_at) memcpy(vals - values_at, pg->data, values_at);
+    raw = vals - values_at;
+    raw_len = values_at + vals_len;
+  } else {
+    fl_buf_append(pg, vals, vals_len);
+    raw = pg->data;
+    raw_len = pg->len;
+  }
+  /* The body goes straight into the chunk's body buffer. */
+  size_t body_at = body->len;
   int rc;
   if (!w->v2) {
-    rc = pq_compress(w->codec, w->level, pg->data, pg->len, comp, err);
+    rc = pq_compress(w->codec, w->level, raw, raw_len, body, err);
   } else {
-    fl_buf_append(comp, pg->data, values_at);
-    rc = pq_compress(w->codec, w->level, pg->data + values_at, pg->len - values_at, comp, err);
+    fl_buf_append(body, raw, values_at);
+    rc = pq_compress(w->codec, w->level, raw + values_at, raw_len - values_at, body, err);
   }
   if (rc) return rc;
-  if (pg->len > INT32_MAX || comp->len > INT32_MAX)
+  size_t body_len = body->len - body_at;
+  if (raw_len > INT32_MAX || body_len > INT32_MAX)
     return fl_err_set(err, FL_ELIMIT, "%s: page of column %s over 2 GiB", w->path,
                       l->path[l->npath - 1]);
 
   pq_page_header_t h;
   memset(&h, 0, sizeof h);
-  h.uncompressed_page_size = (int32_t)pg->len;
+  h.uncompressed_page_size = (int32_t)raw_len;
   pq_encoding_t enc = dict ? PQ_ENC_RLE_DICTIONARY : PQ_ENC_PLAIN;
   if (!w->v2) {
     h.type = PQ_PAGE_DATA;
@@ -806,8 +972,8 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
     d->repetition_levels_byte_length = (int32_t)rep_len;
     d->is_compressed = w->codec != PQ_CODEC_UNCOMPRESSED;
   }
-  int64_t at = (int64_t)c->chunk.len;
-  int hlen = write_page_to(w, &h, comp, &c->chunk);
+  size_t hdr_at = c->hdrs.len;
+  int hlen = write_page_header(&h, body->data + body_at, body_len, &c->hdrs);
 
   if (c->npages == c->pages_cap) {
     size_t cap = c->pages_cap;
@@ -816,8 +982,12 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   }
   page_info_t *p = &c->pages[c->npages++];
   memset(p, 0, sizeof *p);
-  p->offset = at;
-  p->size = (int32_t)(c->chunk.len - (size_t)at);
+  p->offset = c->chunk_bytes;
+  p->size = (int32_t)((size_t)hlen + body_len);
+  p->hdr_off = (uint32_t)hdr_at;
+  p->hdr_len = (uint32_t)hlen;
+  p->body_off = body_at;
+  c->chunk_bytes += p->size;
   p->first_row = c->next_row;
   p->nulls = (int64_t)c->nlev - c->page_values;
   p->null_page = c->page_values == 0;
@@ -828,7 +998,7 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   p->max = c->pstats.max;
   p->min_off = b.min_off, p->min_len = b.min_len, p->max_off = b.max_off, p->max_len = b.max_len;
 
-  c->c_uncomp += hlen + (int64_t)pg->len;
+  c->c_uncomp += hlen + (int64_t)raw_len;
   c->c_values += (int64_t)c->nlev;
   stats_merge(c->skind, &c->cstats, &c->pstats);
   if (dict) {
@@ -840,7 +1010,7 @@ static int flush_page(pq_writer_t *w, col_t *c, fl_err_t *err) {
   c->next_row += c->page_rows;
   c->nlev = c->slice_lev0 = 0;
   c->ndidx = 0;
-  fl_buf_clear(&c->plain);
+  plain_reset(c);
   c->page_rows = c->page_values = c->page_plain_bytes = 0;
   stats_clear(&c->pstats);
   return FL_OK;
@@ -853,6 +1023,20 @@ static int out_write(pq_writer_t *w, const void *p, size_t n, fl_err_t *err) {
   int rc = w->out->write(w->out, p, n, err);
   if (rc) return rc;
   w->pos += n;
+  return FL_OK;
+}
+
+/* Writes the data pages of c's chunk, each header followed by its body
+ * (headers and bodies are buffered apart, so bodies are compressed in
+ * place and never copied). */
+static int write_chunk_pages(pq_writer_t *w, col_t *c, fl_err_t *err) {
+  int rc;
+  for (uint32_t i = 0; i < c->npages; i++) {
+    const page_info_t *p = &c->pages[i];
+    if ((rc = out_write(w, c->hdrs.data + p->hdr_off, p->hdr_len, err))) return rc;
+    if ((rc = out_write(w, c->chunk.data + p->body_off, (size_t)p->size - p->hdr_len, err)))
+      return rc;
+  }
   return FL_OK;
 }
 
@@ -997,15 +1181,16 @@ static int flush_row_group(pq_writer_t *w, fl_err_t *err) {
       fl_buf_clear(&w->comp);
       rc = pq_compress(w->codec, w->level, c->dict.vals.data, c->dict.vals.len, &w->comp, err);
       if (rc) return rc;
-      fl_buf_clear(&w->page);
-      int hlen = write_page_to(w, &h, &w->comp, &w->page);
+      fl_buf_clear(&w->hdr);
+      int hlen = write_page_header(&h, w->comp.data, w->comp.len, &w->hdr);
       uncomp += hlen + (int64_t)c->dict.vals.len;
-      if ((rc = out_write(w, w->page.data, w->page.len, err))) return rc;
+      if ((rc = out_write(w, w->hdr.data, w->hdr.len, err))) return rc;
+      if ((rc = out_write(w, w->comp.data, w->comp.len, err))) return rc;
       m->has_dictionary_page_offset = true;
       m->dictionary_page_offset = (int64_t)start;
     }
     uint64_t data_off = w->pos;
-    if ((rc = out_write(w, c->chunk.data, c->chunk.len, err))) return rc;
+    if ((rc = write_chunk_pages(w, c, err))) return rc;
     cc->file_offset = (int64_t)start;
     m->type = l->ptype;
     pq_encoding_t encs[3];
@@ -1042,6 +1227,8 @@ static int flush_row_group(pq_writer_t *w, fl_err_t *err) {
     c->f_values += c->c_values;
     c->f_comp += m->total_compressed_size;
     fl_buf_clear(&c->chunk);
+    fl_buf_clear(&c->hdrs);
+    c->chunk_bytes = 0;
     fl_buf_clear(&c->pstat_buf);
     c->npages = 0;
     stats_clear(&c->cstats);
@@ -1061,7 +1248,7 @@ static uint64_t row_group_estimate(const pq_writer_t *w) {
   uint64_t n = 0;
   for (uint32_t i = 0; i < w->sch.nleaves; i++) {
     const col_t *c = &w->cols[i];
-    n += c->chunk.len + c->dict.vals.len + page_estimate(c);
+    n += (uint64_t)c->chunk_bytes + c->dict.vals.len + page_estimate(c);
   }
   return n;
 }

@@ -85,6 +85,32 @@ TEST(xxhash64_known_values) {
   CHECK(fl_crc32(0, "123456789", 9) == 0xCBF43926u);
 }
 
+/* A bitwise CRC-32 (reflected 0xEDB88320), the definition itself. */
+static uint32_t crc32_bitwise(uint32_t crc, const uint8_t *p, size_t n) {
+  crc = ~crc;
+  for (size_t i = 0; i < n; i++) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+  }
+  return ~crc;
+}
+
+TEST(crc32_matches_definition_at_every_length_and_split) {
+  uint8_t buf[4200];
+  uint64_t x = 88172645463325252ull;
+  for (size_t i = 0; i < sizeof buf; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    buf[i] = (uint8_t)x;
+  }
+  CHECK(fl_crc32(0, buf, 0) == 0);
+  for (size_t n = 1; n <= sizeof buf; n += (n < 300 ? 1 : 97)) {
+    uint32_t want = crc32_bitwise(0, buf + (n & 7), n - (n & 7));
+    CHECK(fl_crc32(0, buf + (n & 7), n - (n & 7)) == want);
+    size_t cut = n / 3;
+    CHECK(fl_crc32(fl_crc32(0, buf, cut), buf + cut, n - cut) == crc32_bitwise(0, buf, n));
+  }
+}
+
 TEST(calendar_round_trip) {
   for (int64_t d = -800000; d < 800000; d += 37) {
     int64_t y;

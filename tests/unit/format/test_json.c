@@ -567,3 +567,62 @@ TEST(json_decode_speed) {
   fl_buf_free(&text);
   fl_arena_free(a);
 }
+
+/* The decoder predicts the next member name and compares it in place;
+ * members in changing orders, names that extend the predicted one,
+ * escaped names and duplicates must decode as if every name were looked up. */
+TEST(json_member_prediction_does_not_change_results) {
+  fx_t f;
+  fx_open(&f, "id long, idx long, name string, n struct<a: int, b: int>");
+  CHECK_OK(fx_decode(&f,
+                     "{\"id\":1,\"idx\":2,\"name\":\"a\",\"n\":{\"a\":1,\"b\":2}}\n"
+                     "{\"idx\":3,\"id\":4,\"n\":{\"b\":5,\"a\":6},\"name\":\"b\"}\n"
+                     "{\"i\\u0064\":5,\"id\\u0078\":6,\"nam\":\"x\",\"name\":\"c\"}\n"
+                     "{\"name\":\"d\",\"idxx\":0,\"id\":7}\n"),
+           &f.err);
+  CHECK_EQ(f.b->nrows, 4);
+  CHECK_STR(fx_row(&f, 0), "{\"id\":1,\"idx\":2,\"name\":\"a\",\"n\":{\"a\":1,\"b\":2}}");
+  CHECK_STR(fx_row(&f, 1), "{\"id\":4,\"idx\":3,\"name\":\"b\",\"n\":{\"a\":6,\"b\":5}}");
+  CHECK_STR(fx_row(&f, 2), "{\"id\":5,\"idx\":6,\"name\":\"c\",\"n\":null}");
+  CHECK_STR(fx_row(&f, 3), "{\"id\":7,\"idx\":null,\"name\":\"d\",\"n\":null}");
+  CHECK_ERR(fx_decode(&f, "{\"id\":1,\"id\":2}\n"), FL_EINVALID);
+  fx_close(&f);
+}
+
+/* Doubles take the decoder's own digit collection and fast paths: every
+ * value must be exactly what strtod gives for its text. */
+TEST(json_doubles_match_strtod) {
+  static const char *const fixed[] = {
+      "0", "-0", "0.0", "-0.0", "0.000123", "1e5", "1E-5", "123.456e+7", "17521754.516934507",
+      "-40264893.1200916", "9007199254740993", "123456789012345678901234567890",
+      "0.1234567890123456789012345", "1e308", "1e309", "-1e400", "4.9e-324", "1e-400",
+      "2.2250738585072011e-308", "100000000000000000000000e-30", "0.00000000000000000000001"};
+  fx_t f;
+  fx_open(&f, "d double");
+  char line[96];
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  for (int i = 0; i < 20000; i++) {
+    char num[64];
+    if (i < (int)(sizeof fixed / sizeof fixed[0])) {
+      snprintf(num, sizeof num, "%s", fixed[i]);
+    } else {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      double d;
+      uint64_t b = x;
+      memcpy(&d, &b, sizeof d);
+      if (!isfinite(d)) continue;
+      int prec = 1 + (int)(x % 17);
+      snprintf(num, sizeof num, (i & 1) ? "%.*g" : "%.*e", prec, d);
+    }
+    snprintf(line, sizeof line, "{\"d\":%s}\n", num);
+    ty_batch_reset(f.b);
+    CHECK_OK(fx_decode(&f, line), &f.err);
+    CHECK_EQ(f.b->nrows, 1);
+    double want = strtod(num, NULL), got = TY_VEC_DATA(f.b->cols[0], double)[0];
+    if (memcmp(&want, &got, sizeof want) != 0) {
+      t_fail(__FILE__, __LINE__, "%s: decoded %.17g, strtod %.17g", num, got, want);
+      return;
+    }
+  }
+  fx_close(&f);
+}
