@@ -45,6 +45,16 @@ void ice__commit_note_written(ice_commit_state_t *st, const char *path) {
   st->written[st->nwritten++] = path;
 }
 
+void ice__commit_discard_written(ice_commit_state_t *st, const char *path) {
+  for (size_t i = 0; i < st->nwritten; i++)
+    if (strcmp(st->written[i], path) == 0) {
+      fl_err_t ignored;
+      st->t->fs->remove(st->t->fs, ice_table_path(st->t, st->a, path), &ignored);
+      st->written[i] = st->written[--st->nwritten];
+      return;
+    }
+}
+
 void ice__commit_add_manifest(ice_commit_state_t *st, const ice_manifest_file_t *mf) {
   if (st->nmfs == st->mfs_cap) {
     size_t cap = st->mfs_cap ? st->mfs_cap * 2 : 16;
@@ -119,21 +129,32 @@ static void sb_total(summary_builder_t *sb, const ice_snapshot_t *parent, const 
   sb_put_int(sb, key, total);
 }
 
+/* The operation name Java gives the same change: OverwriteFiles is
+ * "append" when it only adds data, "delete" when it only removes (a row
+ * filter counts as removing), "overwrite" otherwise; RowDelta is "append"
+ * for data alone, "delete" for delete files alone. */
 static const char *operation_of(const ice_commit_state_t *st) {
   const ice_commit_delta_t *d = &st->d;
-  switch (st->c->kind) {
+  const ice_change_t *c = st->c;
+  bool adds_data = d->added_data_files > 0;
+  bool adds_deletes = d->added_delete_files > 0;
+  bool removes = d->deleted_data_files > 0 || d->removed_delete_files > 0 || c->nremove > 0 ||
+                 c->filter != NULL;
+  switch (c->kind) {
   case ICE_CHANGE_APPEND:
     return "append";
   case ICE_CHANGE_REWRITE:
     return "replace";
   case ICE_CHANGE_DELETE:
-    return d->added_data_files || d->added_delete_files ? "overwrite" : "delete";
+    return adds_data || adds_deletes ? "overwrite" : "delete";
   case ICE_CHANGE_OVERWRITE:
-    if (!d->deleted_data_files && !d->removed_delete_files) return "append";
-    return d->added_data_files ? "overwrite" : "delete";
+    if (adds_data && !adds_deletes && !removes) return "append";
+    if (removes && !adds_data && !adds_deletes) return "delete";
+    return "overwrite";
   case ICE_CHANGE_ROW_DELTA:
-    if (d->added_delete_files || d->deleted_data_files) return "overwrite";
-    return "append";
+    if (adds_data && !adds_deletes && !removes) return "append";
+    if (adds_deletes && !adds_data) return "delete";
+    return "overwrite";
   }
   return "overwrite";
 }

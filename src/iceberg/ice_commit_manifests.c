@@ -212,7 +212,12 @@ static int merge_bin(ice_commit_state_t *st, const ice_manifest_file_t *bin, siz
       all[len++] = e;
     }
   }
-  return write_manifest(st, spec, 0, all, len, min_seq == INT64_MAX ? -1 : min_seq, err);
+  int rc = write_manifest(st, spec, 0, all, len, min_seq == INT64_MAX ? -1 : min_seq, err);
+  if (rc) return rc;
+  /* Manifests this commit wrote and just merged would be orphans. */
+  for (size_t i = 0; i < n; i++)
+    if (bin[i].added_snapshot_id == st->snapshot_id) ice__commit_discard_written(st, bin[i].path);
+  return FL_OK;
 }
 
 static int merge_manifests(ice_commit_state_t *st, fl_err_t *err) {
