@@ -16,6 +16,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -116,16 +117,22 @@ static void sb_put_nonzero(summary_builder_t *sb, const char *key, int64_t v) {
   if (v) sb_put_int(sb, key, v);
 }
 
-/* A total: the parent's value (0 when it recorded none) plus the delta. */
+/* A total: the parent's value plus the delta. As Java's SnapshotProducer
+ * and PyIceberg do, a first snapshot counts from 0, a parent that did not
+ * record the total leaves it out (its value is unknown), and so does a
+ * result below zero. */
 static void sb_total(summary_builder_t *sb, const ice_snapshot_t *parent, const char *key,
                      int64_t added, int64_t removed) {
   int64_t base = 0;
   if (parent) {
     const char *v = ice_snapshot_summary(parent, key);
-    if (v) base = strtoll(v, NULL, 10);
+    if (!v) return;
+    char *end;
+    base = strtoll(v, &end, 10);
+    if (end == v || *end) return;
   }
   int64_t total = base + added - removed;
-  if (total < 0) total = 0;
+  if (total < 0) return;
   sb_put_int(sb, key, total);
 }
 
@@ -334,10 +341,10 @@ int ice_commit(ice_table_t *t, const ice_change_t *c, ice_commit_result_t *res, 
   }
   int rc;
   for (st.attempt = 0;; st.attempt++) {
-    if (st.attempt > 0) {
-      rc = ice__commit_validate(&st, err);
-      if (rc) break;
-    }
+    /* Also on the first attempt: the change may have been computed
+     * against an older snapshot than the head it now lands on. */
+    rc = ice__commit_validate(&st, err);
+    if (rc) break;
     ice_meta_t *m = NULL;
     rc = attempt(&st, &m, err);
     if (rc == FL_OK) rc = ice_table_commit_meta(t, m, err);

@@ -1090,3 +1090,69 @@ TEST(retries_stop_after_num_retries) {
   fixture_free(&fx);
   fl_arena_free(a);
 }
+
+TEST(stale_base_is_validated_on_the_first_attempt) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  fixture_t fx;
+  CHECK_OK(fixture_init(&fx, a, FAST, 2, &err), &err);
+  ice_table_t *t = fx.t;
+  /* A matching append lands before this writer even loads the table. */
+  ice_data_file_t *b2 = write_data(t, a, "b", 500, 3, &err);
+  CHECK(b2);
+  ice_change_t ca = {.kind = ICE_CHANGE_APPEND, .add = b2, .nadd = 1, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &ca, NULL, &err), &err);
+  ice_expr_t *f = filter(t, a, "cat = 'b'", &err);
+  CHECK(f);
+  ice_change_t c = {.kind = ICE_CHANGE_DELETE, .filter = f, .base_snapshot_id = fx.s0};
+  int lost = fx.mc.lost;
+  CHECK_ERR(ice_commit(t, &c, NULL, &err), FL_ECONFLICT);
+  CHECK(strstr(err.msg, b2->path) != NULL);
+  CHECK_EQ(fx.mc.lost, lost); /* refused before any swap */
+  /* Based on the head it is fine. */
+  c.base_snapshot_id = t->meta->current_snapshot_id;
+  CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
+  CHECK_EQ(count_live(t, a, head(t), b2->path, NULL), 0);
+  fixture_free(&fx);
+  fl_arena_free(a);
+}
+
+/* Adds a snapshot like the current one whose summary has no totals (as
+ * old writers left them). */
+static int add_bare_snapshot(ice_meta_t *m, void *arg, fl_err_t *err) {
+  (void)arg;
+  const ice_snapshot_t *cur = ice_meta_current_snapshot(m);
+  static ice_kv_t only_op[] = {{"operation", "append"}};
+  ice_snapshot_t s = *cur;
+  s.snapshot_id = cur->snapshot_id + 1;
+  s.parent_id = cur->snapshot_id;
+  s.sequence_number = m->last_sequence_number + 1;
+  s.timestamp_ms = cur->timestamp_ms + 1;
+  s.summary = only_op;
+  s.nsummary = 1;
+  int rc = ice_meta_add_snapshot(m, &s, err);
+  if (rc) return rc;
+  ice_ref_t r = {.name = "main", .snapshot_id = s.snapshot_id, .max_ref_age_ms = -1,
+                 .max_snapshot_age_ms = -1, .min_snapshots_to_keep = -1};
+  return ice_meta_set_ref(m, &r, s.timestamp_ms, err);
+}
+
+TEST(totals_are_left_out_when_the_parent_has_none) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  fixture_t fx;
+  CHECK_OK(fixture_init(&fx, a, FAST, 2, &err), &err);
+  ice_table_t *t = fx.t;
+  CHECK_OK(ice_commit_meta_edit(t, add_bare_snapshot, NULL, &err), &err);
+  ice_data_file_t *f = write_data(t, a, "a", 0, 2, &err);
+  CHECK(f);
+  ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = f, .nadd = 1, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
+  const ice_snapshot_t *s = head(t);
+  CHECK_STR(sum(s, "added-records"), "2");
+  CHECK(ice_snapshot_summary(s, "total-records") == NULL);
+  CHECK(ice_snapshot_summary(s, "total-data-files") == NULL);
+  CHECK_EQ(count_live(t, a, s, NULL, NULL), 4);
+  fixture_free(&fx);
+  fl_arena_free(a);
+}
