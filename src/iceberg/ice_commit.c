@@ -236,10 +236,11 @@ void ice__commit_count_file(ice_commit_state_t *st, const ice_data_file_t *f, in
       }
     }
   }
-  /* changed-partition-count: distinct (spec, partition) pairs touched. */
+  /* changed-partition-count: distinct partition paths touched, as Java
+   * counts them (an unpartitioned file's path is "", one partition). */
   fl_buf_t key;
   fl_buf_init(&key);
-  fl_buf_printf(&key, "%d/", f->spec_id);
+  fl_buf_printf(&key, "p:");
   const ice_spec_t *spec = ice_meta_spec_by_id(st->t->meta, f->spec_id);
   const ty_type_t *pt = NULL;
   fl_err_t ignored;
