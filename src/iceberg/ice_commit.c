@@ -148,20 +148,17 @@ static const char *operation_of(const ice_commit_state_t *st) {
   bool removes = d->deleted_data_files > 0 || d->removed_delete_files > 0 || c->nremove > 0 ||
                  c->filter != NULL;
   switch (c->kind) {
-  case ICE_CHANGE_APPEND:
-    return "append";
-  case ICE_CHANGE_REWRITE:
-    return "replace";
-  case ICE_CHANGE_DELETE:
-    return adds_data || adds_deletes ? "overwrite" : "delete";
-  case ICE_CHANGE_OVERWRITE:
-    if (adds_data && !adds_deletes && !removes) return "append";
-    if (removes && !adds_data && !adds_deletes) return "delete";
-    return "overwrite";
-  case ICE_CHANGE_ROW_DELTA:
-    if (adds_data && !adds_deletes && !removes) return "append";
-    if (adds_deletes && !adds_data) return "delete";
-    return "overwrite";
+    case ICE_CHANGE_APPEND: return "append";
+    case ICE_CHANGE_REWRITE: return "replace";
+    case ICE_CHANGE_DELETE: return adds_data || adds_deletes ? "overwrite" : "delete";
+    case ICE_CHANGE_OVERWRITE:
+      if (adds_data && !adds_deletes && !removes) return "append";
+      if (removes && !adds_data && !adds_deletes) return "delete";
+      return "overwrite";
+    case ICE_CHANGE_ROW_DELTA:
+      if (adds_data && !adds_deletes && !removes) return "append";
+      if (adds_deletes && !adds_data) return "delete";
+      return "overwrite";
   }
   return "overwrite";
 }
@@ -194,7 +191,8 @@ static void build_summary(ice_commit_state_t *st, ice_kv_t **out, uint32_t *n) {
   sb_total(&sb, p, "total-delete-files", d->added_delete_files, d->removed_delete_files);
   sb_total(&sb, p, "total-position-deletes", d->added_pos_deletes, d->removed_pos_deletes);
   sb_total(&sb, p, "total-equality-deletes", d->added_eq_deletes, d->removed_eq_deletes);
-  for (uint32_t i = 0; i < st->c->nsummary; i++) sb_put(&sb, st->c->summary[i].key, st->c->summary[i].value);
+  for (uint32_t i = 0; i < st->c->nsummary; i++)
+    sb_put(&sb, st->c->summary[i].key, st->c->summary[i].value);
   *out = sb.kv;
   *n = sb.n;
 }
@@ -338,7 +336,8 @@ int ice_commit(ice_table_t *t, const ice_change_t *c, ice_commit_result_t *res, 
   const char *branch = c->branch ? c->branch : "main";
   {
     const ice_snapshot_t *h = branch_head(t->meta, branch);
-    st.base_snapshot_id = c->base_snapshot_id >= 0 ? c->base_snapshot_id : (h ? h->snapshot_id : -1);
+    st.base_snapshot_id =
+        c->base_snapshot_id >= 0 ? c->base_snapshot_id : (h ? h->snapshot_id : -1);
   }
   int rc;
   for (st.attempt = 0;; st.attempt++) {

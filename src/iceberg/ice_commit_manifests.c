@@ -42,9 +42,9 @@ static int write_manifest(ice_commit_state_t *st, const ice_spec_t *spec, int32_
   const char *path = ice__commit_manifest_path(st);
   ice__commit_note_written(st, path);
   ice_manifest_writer_t *w;
-  int rc = ice_manifest_writer_open(t->fs, ice_table_path(t, st->a, path), t->meta->format_version,
-                                    ice_meta_schema(t->meta), spec, content, st->snapshot_id, &w,
-                                    err);
+  int rc =
+      ice_manifest_writer_open(t->fs, ice_table_path(t, st->a, path), t->meta->format_version,
+                               ice_meta_schema(t->meta), spec, content, st->snapshot_id, &w, err);
   if (rc) return rc;
   for (size_t i = 0; i < n; i++) {
     rc = ice_manifest_writer_add(w, entries[i], err);
@@ -98,7 +98,8 @@ static int apply_removals(ice_commit_state_t *st, const ice_manifest_file_t *mf,
     strict_part = ice_expr_project_strict(st->a, c->filter, spec, schema, pt);
   }
   bool may_hold = remove->n > 0;
-  if (!may_hold && use_filter) may_hold = !incl_part || !pt || ice_manifest_might_match(incl_part, pt, mf);
+  if (!may_hold && use_filter)
+    may_hold = !incl_part || !pt || ice_manifest_might_match(incl_part, pt, mf);
   if (!may_hold) {
     ice__commit_add_manifest(st, mf);
     return FL_OK;
@@ -143,8 +144,8 @@ static int apply_removals(ice_commit_state_t *st, const ice_manifest_file_t *mf,
     return FL_OK;
   }
   if (!spec)
-    return fl_err_set(err, FL_ECORRUPT, "%s: manifest %s names unknown partition spec %d",
-                      t->ident, mf->path, mf->spec_id);
+    return fl_err_set(err, FL_ECORRUPT, "%s: manifest %s names unknown partition spec %d", t->ident,
+                      mf->path, mf->spec_id);
   return write_manifest(st, spec, mf->content, keep, nkeep, min_seq == INT64_MAX ? -1 : min_seq,
                         err);
 }
@@ -311,8 +312,8 @@ int ice__commit_build_manifests(ice_commit_state_t *st, fl_err_t *err) {
   if (rc == FL_OK && found.n < remove.n) {
     for (uint32_t i = 0; i < c->nremove; i++)
       if (!fl_strset_has_str(&found, c->remove[i])) {
-        rc = fl_err_set(err, FL_ENOTFOUND, "%s: file to remove is not in the table: %s",
-                        t->ident, c->remove[i]);
+        rc = fl_err_set(err, FL_ENOTFOUND, "%s: file to remove is not in the table: %s", t->ident,
+                        c->remove[i]);
         break;
       }
   }

@@ -18,11 +18,10 @@
  * summary, and the paths of the files the commit added. Errors go to
  * stderr (exit status 1; 3 for a commit conflict).
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include "base/alloc.h"
 #include "catalog/cat_tables.h"
@@ -97,8 +96,8 @@ static int bind_filter(ice_table_t *t, fl_arena_t *a, const char *text, ice_expr
 }
 
 /* The live entry of a data file in the current snapshot. */
-static int find_file(ice_table_t *t, fl_arena_t *a, const char *path,
-                     const ice_data_file_t **out, fl_err_t *err) {
+static int find_file(ice_table_t *t, fl_arena_t *a, const char *path, const ice_data_file_t **out,
+                     fl_err_t *err) {
   const ice_snapshot_t *s = ice_meta_current_snapshot(t->meta);
   if (!s) return fl_err_set(err, FL_ENOTFOUND, "table %s is empty", t->ident);
   ice_manifest_entry_t *es;
@@ -122,14 +121,16 @@ static int write_deletes(ice_table_t *t, fl_arena_t *a, const opts_t *o, bool po
   const ice_data_file_t *target = NULL;
   int rc;
   if (positions) {
-    if (!o->path || !o->pos) return fl_err_set(err, FL_EINVALID, "pos-delete needs --path and --pos");
+    if (!o->path || !o->pos)
+      return fl_err_set(err, FL_EINVALID, "pos-delete needs --path and --pos");
     rc = find_file(t, a, o->path, &target, err);
     if (rc) return rc;
     dwo.content = ICE_CONTENT_POSITION_DELETES;
     dwo.partition = spec->nfields ? target->partition : NULL;
   } else {
     if (!o->ids) return fl_err_set(err, FL_EINVALID, "eq-delete needs --ids");
-    if (spec->nfields && !o->v) return fl_err_set(err, FL_EINVALID, "eq-delete needs --v (partition)");
+    if (spec->nfields && !o->v)
+      return fl_err_set(err, FL_EINVALID, "eq-delete needs --v (partition)");
     dwo.content = ICE_CONTENT_EQUALITY_DELETES;
     dwo.equality_ids = eq_ids;
     dwo.nequality_ids = 1;
@@ -162,8 +163,7 @@ static int write_deletes(ice_table_t *t, fl_arena_t *a, const opts_t *o, bool po
   return FL_OK;
 }
 
-static int do_commit(ice_table_t *t, const char *cmd, const opts_t *o, json_t *out,
-                     fl_err_t *err) {
+static int do_commit(ice_table_t *t, const char *cmd, const opts_t *o, json_t *out, fl_err_t *err) {
   fl_arena_t *a = fl_arena_new(0);
   ice_data_file_t *files = NULL;
   size_t nf = 0;
@@ -183,7 +183,8 @@ static int do_commit(ice_table_t *t, const char *cmd, const opts_t *o, json_t *o
       c.remove = remove;
       c.nremove = 1;
     }
-    if (!rc && !f && !o->path) rc = fl_err_set(err, FL_EINVALID, "%s needs --filter or --path", cmd);
+    if (!rc && !f && !o->path)
+      rc = fl_err_set(err, FL_EINVALID, "%s needs --filter or --path", cmd);
     if (!rc && o->rows > 0) rc = write_rows(t, a, o, &files, &nf, err);
   } else if (strcmp(cmd, "pos-delete") == 0 || strcmp(cmd, "eq-delete") == 0) {
     c.kind = ICE_CHANGE_ROW_DELTA;

@@ -9,8 +9,6 @@
  * Expected values (counts, sizes, sums of records) are computed here from
  * the files the test wrote, not taken from the commit code.
  */
-#include "test.h"
-
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -22,6 +20,7 @@
 #include "iceberg/ice_manifest.h"
 #include "iceberg/ice_meta.h"
 #include "io/fs.h"
+#include "test.h"
 #include "types/vec.h"
 
 /* ---- an in-memory catalog ---- */
@@ -151,7 +150,8 @@ static ice_data_file_t *write_pos_deletes(ice_table_t *t, fl_arena_t *a, const i
   ice_dw_t *w;
   if (ice_dw_open(t->fs, t->meta->location, ice_meta_schema(t->meta), &o, &w, err)) return NULL;
   int rc = FL_OK;
-  for (uint32_t i = 0; i < n && rc == FL_OK; i++) rc = ice_dw_delete_position(w, f->path, pos[i], err);
+  for (uint32_t i = 0; i < n && rc == FL_OK; i++)
+    rc = ice_dw_delete_position(w, f->path, pos[i], err);
   ice_data_file_t *files = NULL;
   size_t nf = 0;
   if (rc == FL_OK) rc = ice_dw_close(w, a, &files, &nf, err);
@@ -199,7 +199,9 @@ static ice_expr_t *filter(ice_table_t *t, fl_arena_t *a, const char *text, fl_er
   return b;
 }
 
-static const ice_snapshot_t *head(const ice_table_t *t) { return ice_meta_current_snapshot(t->meta); }
+static const ice_snapshot_t *head(const ice_table_t *t) {
+  return ice_meta_current_snapshot(t->meta);
+}
 
 static const char *sum(const ice_snapshot_t *s, const char *key) {
   const char *v = ice_snapshot_summary(s, key);
@@ -290,8 +292,12 @@ TEST(append_snapshot_fields_manifests_and_summary) {
   CHECK_OK(f2 ? FL_OK : err.code, &err);
   ice_data_file_t adds[] = {*f1, *f2};
   ice_kv_t extra[] = {{"floe.job-id", "j1"}};
-  ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = adds, .nadd = 2, .base_snapshot_id = -1,
-                    .summary = extra, .nsummary = 1};
+  ice_change_t c = {.kind = ICE_CHANGE_APPEND,
+                    .add = adds,
+                    .nadd = 2,
+                    .base_snapshot_id = -1,
+                    .summary = extra,
+                    .nsummary = 1};
   ice_commit_result_t res;
   CHECK_OK(ice_commit(t, &c, &res, &err), &err);
   CHECK_EQ(res.attempts, 1);
@@ -383,8 +389,12 @@ TEST(append_snapshot_fields_manifests_and_summary) {
 
 static int add_branch(ice_meta_t *m, void *arg, fl_err_t *err) {
   const char *const *names = arg;
-  ice_ref_t r = {.name = names[0], .snapshot_id = m->current_snapshot_id, .is_tag = names[1] != NULL,
-                 .max_ref_age_ms = -1, .max_snapshot_age_ms = -1, .min_snapshots_to_keep = -1};
+  ice_ref_t r = {.name = names[0],
+                 .snapshot_id = m->current_snapshot_id,
+                 .is_tag = names[1] != NULL,
+                 .max_ref_age_ms = -1,
+                 .max_snapshot_age_ms = -1,
+                 .min_snapshots_to_keep = -1};
   return ice_meta_set_ref(m, &r, 2, err);
 }
 
@@ -406,8 +416,8 @@ TEST(append_to_branch_and_not_to_tag) {
 
   ice_data_file_t *f2 = write_data(t, a, "a", 4, 3, &err);
   CHECK_OK(f2 ? FL_OK : err.code, &err);
-  ice_change_t cb = {.kind = ICE_CHANGE_APPEND, .branch = "dev", .add = f2, .nadd = 1,
-                     .base_snapshot_id = -1};
+  ice_change_t cb = {
+      .kind = ICE_CHANGE_APPEND, .branch = "dev", .add = f2, .nadd = 1, .base_snapshot_id = -1};
   ice_commit_result_t res;
   CHECK_OK(ice_commit(t, &cb, &res, &err), &err);
   CHECK_EQ(t->meta->current_snapshot_id, main1); /* main did not move */
@@ -484,7 +494,11 @@ TEST(overwrite_by_path_rewrites_manifest_with_deleted_and_existing) {
   ice_data_file_t *a3 = write_data(t, a, "a", 0, 20, &err);
   CHECK_OK(a3 ? FL_OK : err.code, &err);
   const char *rm[] = {fx.a1->path, fx.a2->path};
-  ice_change_t c = {.kind = ICE_CHANGE_OVERWRITE, .add = a3, .nadd = 1, .remove = rm, .nremove = 2,
+  ice_change_t c = {.kind = ICE_CHANGE_OVERWRITE,
+                    .add = a3,
+                    .nadd = 1,
+                    .remove = rm,
+                    .nremove = 2,
                     .base_snapshot_id = -1};
   CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
   const ice_snapshot_t *s = head(t);
@@ -534,8 +548,8 @@ TEST(overwrite_by_path_rewrites_manifest_with_deleted_and_existing) {
 
   /* Removing a file that is not in the table fails and names it. */
   const char *bad[] = {"/nowhere/x.parquet"};
-  ice_change_t cbad = {.kind = ICE_CHANGE_DELETE, .remove = bad, .nremove = 1,
-                       .base_snapshot_id = -1};
+  ice_change_t cbad = {
+      .kind = ICE_CHANGE_DELETE, .remove = bad, .nremove = 1, .base_snapshot_id = -1};
   CHECK_ERR(ice_commit(t, &cbad, NULL, &err), FL_ENOTFOUND);
   CHECK(strstr(err.msg, "/nowhere/x.parquet") != NULL);
   fixture_free(&fx);
@@ -615,8 +629,8 @@ TEST(overwrite_by_filter_operation_names) {
   CHECK_OK(f ? FL_OK : err.code, &err);
   ice_data_file_t *b2 = write_data(t, a, "b", 50, 2, &err);
   CHECK_OK(b2 ? FL_OK : err.code, &err);
-  ice_change_t c = {.kind = ICE_CHANGE_OVERWRITE, .filter = f, .add = b2, .nadd = 1,
-                    .base_snapshot_id = -1};
+  ice_change_t c = {
+      .kind = ICE_CHANGE_OVERWRITE, .filter = f, .add = b2, .nadd = 1, .base_snapshot_id = -1};
   CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
   CHECK_STR(ice_snapshot_operation(head(t)), "overwrite");
   CHECK_STR(sum(head(t), "deleted-data-files"), "1");
@@ -629,8 +643,8 @@ TEST(overwrite_by_filter_operation_names) {
   CHECK_STR(ice_snapshot_operation(head(t)), "append");
   /* Overwrite that only removes: "delete". */
   const char *rm[] = {b3->path};
-  ice_change_t c3 = {.kind = ICE_CHANGE_OVERWRITE, .remove = rm, .nremove = 1,
-                     .base_snapshot_id = -1};
+  ice_change_t c3 = {
+      .kind = ICE_CHANGE_OVERWRITE, .remove = rm, .nremove = 1, .base_snapshot_id = -1};
   CHECK_OK(ice_commit(t, &c3, NULL, &err), &err);
   CHECK_STR(ice_snapshot_operation(head(t)), "delete");
   fixture_free(&fx);
@@ -719,7 +733,11 @@ TEST(rewrite_replaces_files) {
   ice_data_file_t *a12 = write_data(t, a, "a", 0, 20, &err);
   CHECK_OK(a12 ? FL_OK : err.code, &err);
   const char *rm[] = {fx.a1->path, fx.a2->path};
-  ice_change_t c = {.kind = ICE_CHANGE_REWRITE, .add = a12, .nadd = 1, .remove = rm, .nremove = 2,
+  ice_change_t c = {.kind = ICE_CHANGE_REWRITE,
+                    .add = a12,
+                    .nadd = 1,
+                    .remove = rm,
+                    .nremove = 2,
                     .base_snapshot_id = -1};
   CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
   const ice_snapshot_t *s = head(t);
@@ -745,8 +763,8 @@ static void append_n(ice_table_t *t, fl_arena_t *a, int n, size_t *max_manifests
       *rc = err->code;
       return;
     }
-    ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = files[i], .nadd = 1,
-                      .base_snapshot_id = -1};
+    ice_change_t c = {
+        .kind = ICE_CHANGE_APPEND, .add = files[i], .nadd = 1, .base_snapshot_id = -1};
     *rc = ice_commit(t, &c, NULL, err);
     if (*rc) return;
     ice_manifest_file_t *mfs;
@@ -858,8 +876,8 @@ TEST(concurrent_appends_both_land) {
   ice_data_file_t *mine = write_data(t, a, "a", 100, 4, &err);
   ice_data_file_t *theirs = write_data(t, a, "b", 200, 6, &err);
   CHECK(mine && theirs);
-  rival_t r = {.change = {.kind = ICE_CHANGE_APPEND, .add = theirs, .nadd = 1,
-                          .base_snapshot_id = -1}};
+  rival_t r = {
+      .change = {.kind = ICE_CHANGE_APPEND, .add = theirs, .nadd = 1, .base_snapshot_id = -1}};
   arm(&fx.mc, &r, 1);
   int files_before = count_dir(meta_dir(t, a), ".avro");
   int json_before = count_dir(meta_dir(t, a), ".metadata.json");
@@ -894,15 +912,19 @@ TEST(overwrite_of_concurrently_deleted_file_fails) {
   CHECK_OK(fixture_init(&fx, a, FAST, 2, &err), &err);
   ice_table_t *t = fx.t;
   const char *rm[] = {fx.a1->path};
-  rival_t r = {.change = {.kind = ICE_CHANGE_DELETE, .remove = rm, .nremove = 1,
-                          .base_snapshot_id = -1}};
+  rival_t r = {
+      .change = {.kind = ICE_CHANGE_DELETE, .remove = rm, .nremove = 1, .base_snapshot_id = -1}};
   arm(&fx.mc, &r, 1);
   int files_before = count_dir(meta_dir(t, a), ".avro");
   int json_before = count_dir(meta_dir(t, a), ".metadata.json");
   ice_data_file_t *a3 = write_data(t, a, "a", 0, 10, &err);
   CHECK(a3);
-  ice_change_t c = {.kind = ICE_CHANGE_OVERWRITE, .add = a3, .nadd = 1, .remove = rm,
-                    .nremove = 1, .base_snapshot_id = -1};
+  ice_change_t c = {.kind = ICE_CHANGE_OVERWRITE,
+                    .add = a3,
+                    .nadd = 1,
+                    .remove = rm,
+                    .nremove = 1,
+                    .base_snapshot_id = -1};
   CHECK_ERR(ice_commit(t, &c, NULL, &err), FL_ECONFLICT);
   CHECK(!err.retriable);
   CHECK(strstr(err.msg, fx.a1->path) != NULL);
@@ -938,7 +960,8 @@ TEST(overwrite_filter_conflicts_only_with_matching_appends) {
   /* A concurrent append into partition a cannot match: the delete lands. */
   ice_data_file_t *a3 = write_data(t, a, "a", 600, 3, &err);
   CHECK(a3);
-  rival_t r2 = {.change = {.kind = ICE_CHANGE_APPEND, .add = a3, .nadd = 1, .base_snapshot_id = -1}};
+  rival_t r2 = {
+      .change = {.kind = ICE_CHANGE_APPEND, .add = a3, .nadd = 1, .base_snapshot_id = -1}};
   arm(&fx.mc, &r2, 1);
   /* id < 100 on partition b: b2 (ids 500..) cannot match either. */
   ice_expr_t *f2 = filter(t, a, "cat = 'b' AND id < 100", &err);
@@ -971,8 +994,12 @@ TEST(row_delta_conflicts) {
   ice_data_file_t *a12 = write_data(t, a, "a", 0, 20, &err);
   CHECK(a12);
   const char *rm[] = {fx.a1->path, fx.a2->path};
-  rival_t r = {.change = {.kind = ICE_CHANGE_REWRITE, .add = a12, .nadd = 1, .remove = rm,
-                          .nremove = 2, .base_snapshot_id = -1}};
+  rival_t r = {.change = {.kind = ICE_CHANGE_REWRITE,
+                          .add = a12,
+                          .nadd = 1,
+                          .remove = rm,
+                          .nremove = 2,
+                          .base_snapshot_id = -1}};
   arm(&fx.mc, &r, 1);
   ice_change_t c = {.kind = ICE_CHANGE_ROW_DELTA, .add = pd, .nadd = 1, .base_snapshot_id = -1};
   CHECK_ERR(ice_commit(t, &c, NULL, &err), FL_ECONFLICT);
@@ -987,11 +1014,15 @@ TEST(row_delta_conflicts) {
   CHECK(pdb);
   ice_data_file_t *a4 = write_data(t, a, "a", 700, 1, &err);
   CHECK(a4);
-  rival_t r2 = {.change = {.kind = ICE_CHANGE_APPEND, .add = a4, .nadd = 1, .base_snapshot_id = -1}};
+  rival_t r2 = {
+      .change = {.kind = ICE_CHANGE_APPEND, .add = a4, .nadd = 1, .base_snapshot_id = -1}};
   arm(&fx.mc, &r2, 1);
   ice_expr_t *fb = filter(t, a, "cat = 'b'", &err);
   CHECK(fb);
-  ice_change_t c2 = {.kind = ICE_CHANGE_ROW_DELTA, .add = pdb, .nadd = 1, .conflict_filter = fb,
+  ice_change_t c2 = {.kind = ICE_CHANGE_ROW_DELTA,
+                     .add = pdb,
+                     .nadd = 1,
+                     .conflict_filter = fb,
                      .base_snapshot_id = -1};
   CHECK_OK(ice_commit(t, &c2, NULL, &err), &err);
   CHECK_OK(r2.rc, &r2.err);
@@ -1002,7 +1033,8 @@ TEST(row_delta_conflicts) {
   CHECK(pdb2);
   ice_data_file_t *b5 = write_data(t, a, "b", 800, 1, &err);
   CHECK(b5);
-  rival_t r3 = {.change = {.kind = ICE_CHANGE_APPEND, .add = b5, .nadd = 1, .base_snapshot_id = -1}};
+  rival_t r3 = {
+      .change = {.kind = ICE_CHANGE_APPEND, .add = b5, .nadd = 1, .base_snapshot_id = -1}};
   arm(&fx.mc, &r3, 1);
   c2.add = pdb2;
   CHECK_ERR(ice_commit(t, &c2, NULL, &err), FL_ECONFLICT);
@@ -1021,13 +1053,17 @@ TEST(rewrite_fails_on_concurrent_delete_file) {
   int64_t ids[] = {3};
   ice_data_file_t *ed = write_eq_deletes(t, a, "a", ids, 1, &err);
   CHECK(ed);
-  rival_t r = {.change = {.kind = ICE_CHANGE_ROW_DELTA, .add = ed, .nadd = 1,
-                          .base_snapshot_id = -1}};
+  rival_t r = {
+      .change = {.kind = ICE_CHANGE_ROW_DELTA, .add = ed, .nadd = 1, .base_snapshot_id = -1}};
   arm(&fx.mc, &r, 1);
   ice_data_file_t *a12 = write_data(t, a, "a", 0, 20, &err);
   CHECK(a12);
   const char *rm[] = {fx.a1->path, fx.a2->path};
-  ice_change_t c = {.kind = ICE_CHANGE_REWRITE, .add = a12, .nadd = 1, .remove = rm, .nremove = 2,
+  ice_change_t c = {.kind = ICE_CHANGE_REWRITE,
+                    .add = a12,
+                    .nadd = 1,
+                    .remove = rm,
+                    .nremove = 2,
                     .base_snapshot_id = -1};
   CHECK_ERR(ice_commit(t, &c, NULL, &err), FL_ECONFLICT);
   CHECK(!err.retriable);
@@ -1037,8 +1073,8 @@ TEST(rewrite_fails_on_concurrent_delete_file) {
   /* A delete file for partition b does not stop compacting partition a. */
   ice_data_file_t *edb = write_eq_deletes(t, a, "b", ids, 1, &err);
   CHECK(edb);
-  rival_t r2 = {.change = {.kind = ICE_CHANGE_ROW_DELTA, .add = edb, .nadd = 1,
-                           .base_snapshot_id = -1}};
+  rival_t r2 = {
+      .change = {.kind = ICE_CHANGE_ROW_DELTA, .add = edb, .nadd = 1, .base_snapshot_id = -1}};
   arm(&fx.mc, &r2, 1);
   CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
   CHECK_OK(r2.rc, &r2.err);
@@ -1132,8 +1168,11 @@ static int add_bare_snapshot(ice_meta_t *m, void *arg, fl_err_t *err) {
   s.nsummary = 1;
   int rc = ice_meta_add_snapshot(m, &s, err);
   if (rc) return rc;
-  ice_ref_t r = {.name = "main", .snapshot_id = s.snapshot_id, .max_ref_age_ms = -1,
-                 .max_snapshot_age_ms = -1, .min_snapshots_to_keep = -1};
+  ice_ref_t r = {.name = "main",
+                 .snapshot_id = s.snapshot_id,
+                 .max_ref_age_ms = -1,
+                 .max_snapshot_age_ms = -1,
+                 .min_snapshots_to_keep = -1};
   return ice_meta_set_ref(m, &r, s.timestamp_ms, err);
 }
 
@@ -1154,5 +1193,136 @@ TEST(totals_are_left_out_when_the_parent_has_none) {
   CHECK(ice_snapshot_summary(s, "total-data-files") == NULL);
   CHECK_EQ(count_live(t, a, s, NULL, NULL), 4);
   fixture_free(&fx);
+  fl_arena_free(a);
+}
+
+TEST(merging_with_removals_keeps_every_file_once) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  mem_cat_t mc = {0};
+  ice_kv_t props[] = {{"commit.manifest.min-count-to-merge", "2"}};
+  ice_table_t *t = new_table(&mc, true, props, 1, &err);
+  CHECK_OK(t ? FL_OK : err.code, &err);
+  ice_data_file_t *files[6];
+  size_t max_m = 0;
+  int rc = FL_OK;
+  append_n(t, a, 6, &max_m, files, &err, &rc);
+  CHECK_OK(rc, &err);
+  /* Replace files 1 and 4 by one new file, merging in the same commit. */
+  ice_data_file_t *n1 = write_data(t, a, "a", 1000, 4, &err);
+  CHECK(n1);
+  const char *rm[] = {files[1]->path, files[4]->path};
+  ice_change_t c = {.kind = ICE_CHANGE_OVERWRITE,
+                    .add = n1,
+                    .nadd = 1,
+                    .remove = rm,
+                    .nremove = 2,
+                    .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
+  const ice_snapshot_t *s = head(t);
+  ice_manifest_file_t *mfs;
+  size_t nm;
+  CHECK_OK(ice_snapshot_manifests(t, a, s, &mfs, &nm, &err), &err);
+  CHECK_EQ(nm, 1);
+  size_t total;
+  CHECK_EQ(count_live(t, a, s, NULL, &total), 5);
+  for (int i = 0; i < 6; i++)
+    CHECK_EQ(count_live(t, a, s, files[i]->path, NULL), i == 1 || i == 4 ? 0 : 1);
+  CHECK_EQ(count_live(t, a, s, n1->path, NULL), 1);
+  CHECK_EQ(find_live(t, a, s, files[5]->path)->sequence_number, 6);
+  CHECK_EQ(find_live(t, a, s, n1->path)->sequence_number, 7);
+  /* The merged manifest records this commit's deletions. */
+  ice_manifest_entry_t *all;
+  size_t n;
+  CHECK_EQ(all_entries(t, a, s, &all, &n, &mfs, &nm), 0);
+  int deleted = 0;
+  for (size_t i = 0; i < n; i++)
+    if (all[i].status == ICE_STATUS_DELETED) {
+      deleted++;
+      CHECK_EQ(all[i].snapshot_id, s->snapshot_id);
+    }
+  CHECK_EQ(deleted, 2);
+  CHECK_EQ(sum_int(s, "total-data-files"), 5);
+  CHECK_EQ(sum_int(s, "total-records"), 12);
+  ice_table_free(t);
+  fl_free(mc.current);
+  fl_arena_free(a);
+}
+
+TEST(rewrite_commutes_with_appends_and_failures_keep_data_files) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  fixture_t fx;
+  CHECK_OK(fixture_init(&fx, a, FAST, 2, &err), &err);
+  ice_table_t *t = fx.t;
+  ice_data_file_t *b2 = write_data(t, a, "b", 900, 2, &err);
+  CHECK(b2);
+  rival_t r = {.change = {.kind = ICE_CHANGE_APPEND, .add = b2, .nadd = 1, .base_snapshot_id = -1}};
+  arm(&fx.mc, &r, 1);
+  ice_data_file_t *a12 = write_data(t, a, "a", 0, 20, &err);
+  CHECK(a12);
+  const char *rm[] = {fx.a1->path, fx.a2->path};
+  ice_change_t c = {.kind = ICE_CHANGE_REWRITE,
+                    .add = a12,
+                    .nadd = 1,
+                    .remove = rm,
+                    .nremove = 2,
+                    .base_snapshot_id = -1};
+  ice_commit_result_t res;
+  CHECK_OK(ice_commit(t, &c, &res, &err), &err);
+  CHECK_OK(r.rc, &r.err);
+  CHECK_EQ(res.attempts, 2);
+  CHECK_EQ(count_live(t, a, head(t), b2->path, NULL), 1);
+  CHECK_EQ(count_live(t, a, head(t), a12->path, NULL), 1);
+  CHECK_EQ(sum_int(head(t), "total-records"), 32);
+
+  /* A refused change leaves the caller's new data file on disk. */
+  ice_data_file_t *x = write_data(t, a, "a", 0, 1, &err);
+  CHECK(x);
+  ice_change_t c2 = {.kind = ICE_CHANGE_OVERWRITE,
+                     .add = x,
+                     .nadd = 1,
+                     .remove = rm,
+                     .nremove = 1,
+                     .base_snapshot_id = fx.s0};
+  CHECK_ERR(ice_commit(t, &c2, NULL, &err), FL_ECONFLICT);
+  struct stat sb;
+  const char *xp = strncmp(x->path, "file://", 7) == 0 ? x->path + 7 : x->path;
+  CHECK_EQ(stat(xp, &sb), 0);
+  fixture_free(&fx);
+  fl_arena_free(a);
+}
+
+TEST(delete_by_filter_on_unpartitioned_table) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  mem_cat_t mc = {0};
+  ice_table_t *t = new_table(&mc, false, FAST, 2, &err);
+  CHECK_OK(t ? FL_OK : err.code, &err);
+  ice_data_file_t *f1 = write_data(t, a, "a", 0, 10, &err);
+  ice_data_file_t *f2 = write_data(t, a, "b", 10, 10, &err);
+  CHECK(f1 && f2);
+  ice_data_file_t adds[] = {*f1, *f2};
+  ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = adds, .nadd = 2, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
+  CHECK_STR(sum(head(t), "changed-partition-count"), "1");
+  ice_expr_t *f = filter(t, a, "id < 10", &err);
+  CHECK(f);
+  ice_change_t d = {.kind = ICE_CHANGE_DELETE, .filter = f, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &d, NULL, &err), &err);
+  CHECK_EQ(count_live(t, a, head(t), f1->path, NULL), 0);
+  CHECK_EQ(count_live(t, a, head(t), f2->path, NULL), 1);
+  CHECK_STR(sum(head(t), "deleted-records"), "10");
+  f = filter(t, a, "id < 15", &err);
+  CHECK(f);
+  d.filter = f;
+  CHECK_ERR(ice_commit(t, &d, NULL, &err), FL_EINVALID);
+  f = filter(t, a, "cat = 'b'", &err);
+  CHECK(f);
+  d.filter = f;
+  CHECK_OK(ice_commit(t, &d, NULL, &err), &err);
+  CHECK_EQ(count_live(t, a, head(t), NULL, NULL), 0);
+  ice_table_free(t);
+  fl_free(mc.current);
   fl_arena_free(a);
 }
