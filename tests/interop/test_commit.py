@@ -264,18 +264,36 @@ def test_append_summary_matches_pyiceberg(catalog):
             check_totals(ft, r["snapshot_id"])
 
 
-def test_conflicting_delete_leaves_table_and_files(catalog):
-    """A delete of a file that another writer already removed fails with a
-    conflict (exit status 3) and leaves the table as PyIceberg sees it."""
+def test_conflicts_leave_the_table_as_it_was(catalog):
+    """A delete computed against an older snapshot fails with a conflict
+    (exit status 3) when PyIceberg appended matching rows since, and
+    removing a file that is already gone names it; either way PyIceberg
+    sees the table unchanged and no file of the failed commit remains."""
     cat, tmp = catalog
     floe(tmp, "db.c", "create")
     r = floe(tmp, "db.c", "append", "--rows", 3, "--start", 0)
-    floe(tmp, "db.c", "delete", "--path", r["files"][0])
+    base = r["snapshot_id"]
+    tbl = cat.load_table("db.c")
+    tbl.append(rows(range(5, 8)))
     tbl = cat.load_table("db.c")
     before = tbl.metadata_location
+    meta_dir = pathlib.Path(local(tbl.metadata.location)) / "metadata"
+    files_before = sorted(p.name for p in meta_dir.iterdir())
+    proc = floe(tmp, "db.c", "delete", "--filter", "id >= 0", "--base", base, check=False)
+    assert proc.returncode == 3, proc.stderr
+    assert "conflict" in proc.stderr
+    tbl = cat.load_table("db.c")
+    assert tbl.metadata_location == before
+    assert sorted(p.name for p in meta_dir.iterdir()) == files_before
+    assert ids_at(tbl, tbl.current_snapshot().snapshot_id) == [0, 1, 2, 5, 6, 7]
+    # Based on the current head the same delete goes through.
+    head = tbl.current_snapshot().snapshot_id
+    r2 = floe(tmp, "db.c", "delete", "--filter", "id >= 0", "--base", head)
+    assert r2["operation"] == "delete"
+    tbl = cat.load_table("db.c")
+    assert ids_at(tbl, tbl.current_snapshot().snapshot_id) == []
+    assert summary_of(tbl, r2["snapshot_id"])["total-records"] == "0"
+
     proc = floe(tmp, "db.c", "delete", "--path", r["files"][0], check=False)
     assert proc.returncode == 1
     assert r["files"][0] in proc.stderr
-    tbl = cat.load_table("db.c")
-    assert tbl.metadata_location == before
-    assert ids_at(tbl, tbl.current_snapshot().snapshot_id) == []

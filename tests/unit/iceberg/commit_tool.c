@@ -13,6 +13,8 @@
  *     delete --filter TEXT | delete --path P
  *     pos-delete --path DATAFILE --pos 0,3,5       (row delta)
  *     eq-delete --ids 1,2 [--v S]                 (row delta, equality on id)
+ *   every commit takes --base SNAPSHOT_ID: the snapshot the change was
+ *   computed against (default: the head at the first attempt).
  *
  * Prints one JSON object: snapshot_id, sequence_number, operation,
  * summary, and the paths of the files the commit added. Errors go to
@@ -42,7 +44,7 @@ static int usage(void) {
 
 typedef struct opts {
   const char *spec, *filter, *path, *v, *pos, *ids;
-  long long rows, start;
+  long long rows, start, base;
   ice_kv_t props[16];
   uint32_t nprops;
 } opts_t;
@@ -167,7 +169,7 @@ static int do_commit(ice_table_t *t, const char *cmd, const opts_t *o, json_t *o
   fl_arena_t *a = fl_arena_new(0);
   ice_data_file_t *files = NULL;
   size_t nf = 0;
-  ice_change_t c = {.base_snapshot_id = -1};
+  ice_change_t c = {.base_snapshot_id = o->base};
   const char *remove[1];
   int rc = FL_OK;
   if (strcmp(cmd, "append") == 0) {
@@ -253,7 +255,7 @@ int main(int argc, char **argv) {
   }
   if (!uri || !warehouse || !ident || i >= argc) return usage();
   const char *cmd = argv[i++];
-  opts_t o = {0};
+  opts_t o = {.base = -1};
   for (; i + 1 < argc; i += 2) {
     const char *k = argv[i], *v = argv[i + 1];
     if (strcmp(k, "--spec") == 0)
@@ -272,6 +274,8 @@ int main(int argc, char **argv) {
       o.rows = atoll(v);
     else if (strcmp(k, "--start") == 0)
       o.start = atoll(v);
+    else if (strcmp(k, "--base") == 0)
+      o.base = atoll(v);
     else if (strcmp(k, "--prop") == 0 && strchr(v, '=') && o.nprops < 16) {
       char *kv = fl_strdup(v);
       char *eq = strchr(kv, '=');
