@@ -163,6 +163,14 @@ static const char *operation_of(const ice_commit_state_t *st) {
   return "overwrite";
 }
 
+static bool reserved_summary_key(const char *k) {
+  static const char *const prefixes[] = {"added-", "deleted-", "removed-", "total-"};
+  if (strcmp(k, "operation") == 0 || strcmp(k, "changed-partition-count") == 0) return true;
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+    if (strncmp(k, prefixes[i], strlen(prefixes[i])) == 0) return true;
+  return false;
+}
+
 static void build_summary(ice_commit_state_t *st, ice_kv_t **out, uint32_t *n) {
   summary_builder_t sb = {.a = st->a};
   const ice_commit_delta_t *d = &st->d;
@@ -191,8 +199,11 @@ static void build_summary(ice_commit_state_t *st, ice_kv_t **out, uint32_t *n) {
   sb_total(&sb, p, "total-delete-files", d->added_delete_files, d->removed_delete_files);
   sb_total(&sb, p, "total-position-deletes", d->added_pos_deletes, d->removed_pos_deletes);
   sb_total(&sb, p, "total-equality-deletes", d->added_eq_deletes, d->removed_eq_deletes);
+  /* The caller's keys (floe.job-id, ...) never replace the counters or the
+   * operation: readers compute the next totals from them. */
   for (uint32_t i = 0; i < st->c->nsummary; i++)
-    sb_put(&sb, st->c->summary[i].key, st->c->summary[i].value);
+    if (!reserved_summary_key(st->c->summary[i].key))
+      sb_put(&sb, st->c->summary[i].key, st->c->summary[i].value);
   *out = sb.kv;
   *n = sb.n;
 }

@@ -291,13 +291,13 @@ TEST(append_snapshot_fields_manifests_and_summary) {
   ice_data_file_t *f2 = write_data(t, a, "b", 10, 5, &err);
   CHECK_OK(f2 ? FL_OK : err.code, &err);
   ice_data_file_t adds[] = {*f1, *f2};
-  ice_kv_t extra[] = {{"floe.job-id", "j1"}};
+  ice_kv_t extra[] = {{"floe.job-id", "j1"}, {"operation", "delete"}, {"total-records", "999"}};
   ice_change_t c = {.kind = ICE_CHANGE_APPEND,
                     .add = adds,
                     .nadd = 2,
                     .base_snapshot_id = -1,
                     .summary = extra,
-                    .nsummary = 1};
+                    .nsummary = 3};
   ice_commit_result_t res;
   CHECK_OK(ice_commit(t, &c, &res, &err), &err);
   CHECK_EQ(res.attempts, 1);
