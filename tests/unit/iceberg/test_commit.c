@@ -429,6 +429,15 @@ TEST(append_to_branch_and_not_to_tag) {
   CHECK_EQ(sum_int(sd, "total-records"), 7);
   CHECK_EQ(count_live(t, a, sd, NULL, NULL), 2);
   CHECK_EQ(count_live(t, a, head(t), NULL, NULL), 1);
+  /* main's next commit takes last-sequence-number + 1, above dev's. */
+  ice_data_file_t *f3 = write_data(t, a, "a", 9, 1, &err);
+  CHECK_OK(f3 ? FL_OK : err.code, &err);
+  ice_change_t cm = {.kind = ICE_CHANGE_APPEND, .add = f3, .nadd = 1, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &cm, &res, &err), &err);
+  CHECK_EQ(res.sequence_number, 3);
+  CHECK_EQ(head(t)->parent_id, main1);
+  CHECK_EQ(ice_meta_ref(t->meta, "dev")->snapshot_id, sd->snapshot_id);
+  CHECK_EQ(sum_int(head(t), "total-records"), 5);
 
   ice_change_t ct = cb;
   ct.branch = "v1";
@@ -1156,14 +1165,14 @@ TEST(stale_base_is_validated_on_the_first_attempt) {
 /* Adds a snapshot like the current one whose summary has no totals (as
  * old writers left them). */
 static int add_bare_snapshot(ice_meta_t *m, void *arg, fl_err_t *err) {
-  (void)arg;
   const ice_snapshot_t *cur = ice_meta_current_snapshot(m);
+  int64_t ahead_ms = arg ? *(const int64_t *)arg : 1;
   static ice_kv_t only_op[] = {{"operation", "append"}};
   ice_snapshot_t s = *cur;
   s.snapshot_id = cur->snapshot_id + 1;
   s.parent_id = cur->snapshot_id;
   s.sequence_number = m->last_sequence_number + 1;
-  s.timestamp_ms = cur->timestamp_ms + 1;
+  s.timestamp_ms = cur->timestamp_ms + ahead_ms;
   s.summary = only_op;
   s.nsummary = 1;
   int rc = ice_meta_add_snapshot(m, &s, err);
@@ -1324,5 +1333,26 @@ TEST(delete_by_filter_on_unpartitioned_table) {
   CHECK_EQ(count_live(t, a, head(t), NULL, NULL), 0);
   ice_table_free(t);
   fl_free(mc.current);
+  fl_arena_free(a);
+}
+
+TEST(snapshot_time_never_goes_back) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  fixture_t fx;
+  CHECK_OK(fixture_init(&fx, a, FAST, 2, &err), &err);
+  ice_table_t *t = fx.t;
+  int64_t hour = 3600000; /* a writer whose clock ran an hour ahead */
+  CHECK_OK(ice_commit_meta_edit(t, add_bare_snapshot, &hour, &err), &err);
+  int64_t ahead = head(t)->timestamp_ms;
+  ice_data_file_t *f = write_data(t, a, "a", 0, 1, &err);
+  CHECK(f);
+  ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = f, .nadd = 1, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
+  CHECK(head(t)->timestamp_ms > ahead);
+  const ice_snapshot_log_entry_t *last = &t->meta->snapshot_log[t->meta->nsnapshot_log - 1];
+  CHECK_EQ(last->snapshot_id, head(t)->snapshot_id);
+  CHECK_EQ(last->timestamp_ms, head(t)->timestamp_ms);
+  fixture_free(&fx);
   fl_arena_free(a);
 }
