@@ -11,6 +11,7 @@
  *     must.
  *  2. Added files go into new manifests, one per spec and content.
  *  3. When a spec has commit.manifest.min-count-to-merge data manifests
+ *     (or delete manifests: they are merged apart from data, as Java does)
  *     or more, consecutive manifests (new ones first) are packed into bins
  *     of commit.manifest.target-size-bytes and each bin of two or more is
  *     merged into one manifest, so a table appended to every few seconds
@@ -184,7 +185,7 @@ static int write_added(ice_commit_state_t *st, fl_err_t *err) {
   return FL_OK;
 }
 
-/* Step 3: merges one bin of data manifests of one spec. */
+/* Step 3: merges one bin of manifests of one spec and content. */
 static int merge_bin(ice_commit_state_t *st, const ice_manifest_file_t *bin, size_t n,
                      fl_err_t *err) {
   const ice_spec_t *spec = ice_meta_spec_by_id(st->t->meta, bin[0].spec_id);
@@ -213,7 +214,8 @@ static int merge_bin(ice_commit_state_t *st, const ice_manifest_file_t *bin, siz
       all[len++] = e;
     }
   }
-  int rc = write_manifest(st, spec, 0, all, len, min_seq == INT64_MAX ? -1 : min_seq, err);
+  int rc =
+      write_manifest(st, spec, bin[0].content, all, len, min_seq == INT64_MAX ? -1 : min_seq, err);
   if (rc) return rc;
   /* Manifests this commit wrote and just merged would be orphans. */
   for (size_t i = 0; i < n; i++)
@@ -236,19 +238,14 @@ static int merge_manifests(ice_commit_state_t *st, fl_err_t *err) {
   st->nmfs = st->mfs_cap = 0;
   for (size_t i = 0; i < n; i++) {
     if (handled[i]) continue;
-    if (in[i].content != 0) {
-      handled[i] = true;
-      ice__commit_add_manifest(st, &in[i]);
-      continue;
-    }
-    int32_t spec_id = in[i].spec_id;
+    int32_t spec_id = in[i].spec_id, content = in[i].content;
     size_t count = 0;
     for (size_t j = i; j < n; j++)
-      if (!handled[j] && in[j].content == 0 && in[j].spec_id == spec_id) count++;
+      if (!handled[j] && in[j].content == content && in[j].spec_id == spec_id) count++;
     ice_manifest_file_t *group = fl_arena_alloc(st->a, count * sizeof *group);
     size_t g = 0;
     for (size_t j = i; j < n; j++)
-      if (!handled[j] && in[j].content == 0 && in[j].spec_id == spec_id) {
+      if (!handled[j] && in[j].content == content && in[j].spec_id == spec_id) {
         handled[j] = true;
         group[g++] = in[j];
       }

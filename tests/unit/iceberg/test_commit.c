@@ -1356,3 +1356,45 @@ TEST(snapshot_time_never_goes_back) {
   fixture_free(&fx);
   fl_arena_free(a);
 }
+
+TEST(delete_manifests_are_merged_apart_from_data) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  ice_kv_t props[] = {{"commit.manifest.min-count-to-merge", "3"}};
+  fixture_t fx;
+  CHECK_OK(fixture_init(&fx, a, props, 1, &err), &err);
+  ice_table_t *t = fx.t;
+  ice_data_file_t *dels[8];
+  for (int i = 0; i < 8; i++) {
+    int64_t pos[] = {i};
+    dels[i] = write_pos_deletes(t, a, i % 2 ? fx.a1 : fx.b1, pos, 1, &err);
+    CHECK(dels[i]);
+    ice_change_t c = {
+        .kind = ICE_CHANGE_ROW_DELTA, .add = dels[i], .nadd = 1, .base_snapshot_id = -1};
+    CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
+    ice_manifest_file_t *mfs;
+    size_t nm;
+    CHECK_OK(ice_snapshot_manifests(t, a, head(t), &mfs, &nm, &err), &err);
+    size_t ndel = 0, ndata = 0;
+    for (size_t k = 0; k < nm; k++) {
+      if (mfs[k].content)
+        ndel++;
+      else
+        ndata++;
+    }
+    CHECK(ndel <= 2);
+    CHECK_EQ(ndata, 1);
+  }
+  const ice_snapshot_t *s = head(t);
+  for (int i = 0; i < 8; i++) {
+    CHECK_EQ(count_live(t, a, s, dels[i]->path, NULL), 1);
+    const ice_manifest_entry_t *e = find_live(t, a, s, dels[i]->path);
+    CHECK_EQ(e->sequence_number, i + 2); /* the fixture's append was 1 */
+    CHECK_EQ(e->file.content, ICE_CONTENT_POSITION_DELETES);
+  }
+  CHECK_EQ(count_live(t, a, s, NULL, NULL), 11);
+  CHECK_EQ(sum_int(s, "total-delete-files"), 8);
+  CHECK_EQ(sum_int(s, "total-position-deletes"), 8);
+  fixture_free(&fx);
+  fl_arena_free(a);
+}
