@@ -16,6 +16,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -43,6 +44,16 @@ void ice__commit_note_written(ice_commit_state_t *st, const char *path) {
     st->written_cap = cap;
   }
   st->written[st->nwritten++] = path;
+}
+
+void ice__commit_discard_written(ice_commit_state_t *st, const char *path) {
+  for (size_t i = 0; i < st->nwritten; i++)
+    if (strcmp(st->written[i], path) == 0) {
+      fl_err_t ignored;
+      st->t->fs->remove(st->t->fs, ice_table_path(st->t, st->a, path), &ignored);
+      st->written[i] = st->written[--st->nwritten];
+      return;
+    }
 }
 
 void ice__commit_add_manifest(ice_commit_state_t *st, const ice_manifest_file_t *mf) {
@@ -106,36 +117,58 @@ static void sb_put_nonzero(summary_builder_t *sb, const char *key, int64_t v) {
   if (v) sb_put_int(sb, key, v);
 }
 
-/* A total: the parent's value (0 when it recorded none) plus the delta. */
+/* A total: the parent's value plus the delta. As Java's SnapshotProducer
+ * and PyIceberg do, a first snapshot counts from 0, a parent that did not
+ * record the total leaves it out (its value is unknown), and so does a
+ * result below zero. */
 static void sb_total(summary_builder_t *sb, const ice_snapshot_t *parent, const char *key,
                      int64_t added, int64_t removed) {
   int64_t base = 0;
   if (parent) {
     const char *v = ice_snapshot_summary(parent, key);
-    if (v) base = strtoll(v, NULL, 10);
+    if (!v) return;
+    char *end;
+    base = strtoll(v, &end, 10);
+    if (end == v || *end) return;
   }
   int64_t total = base + added - removed;
-  if (total < 0) total = 0;
+  if (total < 0) return;
   sb_put_int(sb, key, total);
 }
 
+/* The operation name Java gives the same change: OverwriteFiles is
+ * "append" when it only adds data, "delete" when it only removes (a row
+ * filter counts as removing), "overwrite" otherwise; RowDelta is "append"
+ * for data alone, "delete" for delete files alone. */
 static const char *operation_of(const ice_commit_state_t *st) {
   const ice_commit_delta_t *d = &st->d;
-  switch (st->c->kind) {
-  case ICE_CHANGE_APPEND:
-    return "append";
-  case ICE_CHANGE_REWRITE:
-    return "replace";
-  case ICE_CHANGE_DELETE:
-    return d->added_data_files || d->added_delete_files ? "overwrite" : "delete";
-  case ICE_CHANGE_OVERWRITE:
-    if (!d->deleted_data_files && !d->removed_delete_files) return "append";
-    return d->added_data_files ? "overwrite" : "delete";
-  case ICE_CHANGE_ROW_DELTA:
-    if (d->added_delete_files || d->deleted_data_files) return "overwrite";
-    return "append";
+  const ice_change_t *c = st->c;
+  bool adds_data = d->added_data_files > 0;
+  bool adds_deletes = d->added_delete_files > 0;
+  bool removes = d->deleted_data_files > 0 || d->removed_delete_files > 0 || c->nremove > 0 ||
+                 c->filter != NULL;
+  switch (c->kind) {
+    case ICE_CHANGE_APPEND: return "append";
+    case ICE_CHANGE_REWRITE: return "replace";
+    case ICE_CHANGE_DELETE: return adds_data || adds_deletes ? "overwrite" : "delete";
+    case ICE_CHANGE_OVERWRITE:
+      if (adds_data && !adds_deletes && !removes) return "append";
+      if (removes && !adds_data && !adds_deletes) return "delete";
+      return "overwrite";
+    case ICE_CHANGE_ROW_DELTA:
+      if (adds_data && !adds_deletes && !removes) return "append";
+      if (adds_deletes && !adds_data) return "delete";
+      return "overwrite";
   }
   return "overwrite";
+}
+
+static bool reserved_summary_key(const char *k) {
+  static const char *const prefixes[] = {"added-", "deleted-", "removed-", "total-"};
+  if (strcmp(k, "operation") == 0 || strcmp(k, "changed-partition-count") == 0) return true;
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+    if (strncmp(k, prefixes[i], strlen(prefixes[i])) == 0) return true;
+  return false;
 }
 
 static void build_summary(ice_commit_state_t *st, ice_kv_t **out, uint32_t *n) {
@@ -166,7 +199,11 @@ static void build_summary(ice_commit_state_t *st, ice_kv_t **out, uint32_t *n) {
   sb_total(&sb, p, "total-delete-files", d->added_delete_files, d->removed_delete_files);
   sb_total(&sb, p, "total-position-deletes", d->added_pos_deletes, d->removed_pos_deletes);
   sb_total(&sb, p, "total-equality-deletes", d->added_eq_deletes, d->removed_eq_deletes);
-  for (uint32_t i = 0; i < st->c->nsummary; i++) sb_put(&sb, st->c->summary[i].key, st->c->summary[i].value);
+  /* The caller's keys (floe.job-id, ...) never replace the counters or the
+   * operation: readers compute the next totals from them. */
+  for (uint32_t i = 0; i < st->c->nsummary; i++)
+    if (!reserved_summary_key(st->c->summary[i].key))
+      sb_put(&sb, st->c->summary[i].key, st->c->summary[i].value);
   *out = sb.kv;
   *n = sb.n;
 }
@@ -208,10 +245,11 @@ void ice__commit_count_file(ice_commit_state_t *st, const ice_data_file_t *f, in
       }
     }
   }
-  /* changed-partition-count: distinct (spec, partition) pairs touched. */
+  /* changed-partition-count: distinct partition paths touched, as Java
+   * counts them (an unpartitioned file's path is "", one partition). */
   fl_buf_t key;
   fl_buf_init(&key);
-  fl_buf_printf(&key, "%d/", f->spec_id);
+  fl_buf_printf(&key, "p:");
   const ice_spec_t *spec = ice_meta_spec_by_id(st->t->meta, f->spec_id);
   const ty_type_t *pt = NULL;
   fl_err_t ignored;
@@ -309,14 +347,15 @@ int ice_commit(ice_table_t *t, const ice_change_t *c, ice_commit_result_t *res, 
   const char *branch = c->branch ? c->branch : "main";
   {
     const ice_snapshot_t *h = branch_head(t->meta, branch);
-    st.base_snapshot_id = c->base_snapshot_id >= 0 ? c->base_snapshot_id : (h ? h->snapshot_id : -1);
+    st.base_snapshot_id =
+        c->base_snapshot_id >= 0 ? c->base_snapshot_id : (h ? h->snapshot_id : -1);
   }
   int rc;
   for (st.attempt = 0;; st.attempt++) {
-    if (st.attempt > 0) {
-      rc = ice__commit_validate(&st, err);
-      if (rc) break;
-    }
+    /* Also on the first attempt: the change may have been computed
+     * against an older snapshot than the head it now lands on. */
+    rc = ice__commit_validate(&st, err);
+    if (rc) break;
     ice_meta_t *m = NULL;
     rc = attempt(&st, &m, err);
     if (rc == FL_OK) rc = ice_table_commit_meta(t, m, err);

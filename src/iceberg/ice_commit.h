@@ -8,11 +8,15 @@
  * for the added files, rewritten manifests where files were removed
  * (DELETED entries), manifest merging when a spec's manifests grow past
  * commit.manifest.min-count-to-merge, a manifest list, summary counters
- * (added-*, deleted-*, total-* as decimal strings, the caller's extra
- * keys), and new metadata swapped in through the table's committer.
+ * (added-*, deleted-*, total-* as decimal strings, as Java's
+ * SnapshotSummary writes them: totals left out when the parent lacks
+ * them; the caller's extra keys, which cannot replace those), the
+ * operation Java would name ("append", "overwrite", "delete", "replace"),
+ * and new metadata swapped in through the table's committer.
  *
- * Conflicts: when the swap loses, the table is refreshed and the change is
- * validated against the snapshots committed since its base, with the
+ * Conflicts: the change is validated against the snapshots committed
+ * since its base before the first attempt (the base may be older than the
+ * head) and again after each lost swap (the table is refreshed), with the
  * reference implementation's rules per operation:
  *   append     - nothing to check; re-applied on the new head.
  *   overwrite / delete - every removed file must still be live; with

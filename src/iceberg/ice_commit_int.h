@@ -40,6 +40,9 @@ int ice__commit_build_manifests(ice_commit_state_t *st, fl_err_t *err);
 int ice__commit_validate(ice_commit_state_t *st, fl_err_t *err);
 
 void ice__commit_note_written(ice_commit_state_t *st, const char *path);
+/* Deletes a file this attempt wrote and no longer needs (a manifest
+ * merged into another); paths it did not write are left alone. */
+void ice__commit_discard_written(ice_commit_state_t *st, const char *path);
 void ice__commit_add_manifest(ice_commit_state_t *st, const ice_manifest_file_t *mf);
 char *ice__commit_manifest_path(ice_commit_state_t *st);
 void ice__commit_count_file(ice_commit_state_t *st, const ice_data_file_t *f, int sign);

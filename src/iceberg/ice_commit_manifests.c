@@ -11,6 +11,7 @@
  *     must.
  *  2. Added files go into new manifests, one per spec and content.
  *  3. When a spec has commit.manifest.min-count-to-merge data manifests
+ *     (or delete manifests: they are merged apart from data, as Java does)
  *     or more, consecutive manifests (new ones first) are packed into bins
  *     of commit.manifest.target-size-bytes and each bin of two or more is
  *     merged into one manifest, so a table appended to every few seconds
@@ -42,9 +43,9 @@ static int write_manifest(ice_commit_state_t *st, const ice_spec_t *spec, int32_
   const char *path = ice__commit_manifest_path(st);
   ice__commit_note_written(st, path);
   ice_manifest_writer_t *w;
-  int rc = ice_manifest_writer_open(t->fs, ice_table_path(t, st->a, path), t->meta->format_version,
-                                    ice_meta_schema(t->meta), spec, content, st->snapshot_id, &w,
-                                    err);
+  int rc =
+      ice_manifest_writer_open(t->fs, ice_table_path(t, st->a, path), t->meta->format_version,
+                               ice_meta_schema(t->meta), spec, content, st->snapshot_id, &w, err);
   if (rc) return rc;
   for (size_t i = 0; i < n; i++) {
     rc = ice_manifest_writer_add(w, entries[i], err);
@@ -98,7 +99,8 @@ static int apply_removals(ice_commit_state_t *st, const ice_manifest_file_t *mf,
     strict_part = ice_expr_project_strict(st->a, c->filter, spec, schema, pt);
   }
   bool may_hold = remove->n > 0;
-  if (!may_hold && use_filter) may_hold = !incl_part || !pt || ice_manifest_might_match(incl_part, pt, mf);
+  if (!may_hold && use_filter)
+    may_hold = !incl_part || !pt || ice_manifest_might_match(incl_part, pt, mf);
   if (!may_hold) {
     ice__commit_add_manifest(st, mf);
     return FL_OK;
@@ -143,8 +145,8 @@ static int apply_removals(ice_commit_state_t *st, const ice_manifest_file_t *mf,
     return FL_OK;
   }
   if (!spec)
-    return fl_err_set(err, FL_ECORRUPT, "%s: manifest %s names unknown partition spec %d",
-                      t->ident, mf->path, mf->spec_id);
+    return fl_err_set(err, FL_ECORRUPT, "%s: manifest %s names unknown partition spec %d", t->ident,
+                      mf->path, mf->spec_id);
   return write_manifest(st, spec, mf->content, keep, nkeep, min_seq == INT64_MAX ? -1 : min_seq,
                         err);
 }
@@ -183,7 +185,7 @@ static int write_added(ice_commit_state_t *st, fl_err_t *err) {
   return FL_OK;
 }
 
-/* Step 3: merges one bin of data manifests of one spec. */
+/* Step 3: merges one bin of manifests of one spec and content. */
 static int merge_bin(ice_commit_state_t *st, const ice_manifest_file_t *bin, size_t n,
                      fl_err_t *err) {
   const ice_spec_t *spec = ice_meta_spec_by_id(st->t->meta, bin[0].spec_id);
@@ -212,7 +214,13 @@ static int merge_bin(ice_commit_state_t *st, const ice_manifest_file_t *bin, siz
       all[len++] = e;
     }
   }
-  return write_manifest(st, spec, 0, all, len, min_seq == INT64_MAX ? -1 : min_seq, err);
+  int rc =
+      write_manifest(st, spec, bin[0].content, all, len, min_seq == INT64_MAX ? -1 : min_seq, err);
+  if (rc) return rc;
+  /* Manifests this commit wrote and just merged would be orphans. */
+  for (size_t i = 0; i < n; i++)
+    if (bin[i].added_snapshot_id == st->snapshot_id) ice__commit_discard_written(st, bin[i].path);
+  return FL_OK;
 }
 
 static int merge_manifests(ice_commit_state_t *st, fl_err_t *err) {
@@ -230,19 +238,14 @@ static int merge_manifests(ice_commit_state_t *st, fl_err_t *err) {
   st->nmfs = st->mfs_cap = 0;
   for (size_t i = 0; i < n; i++) {
     if (handled[i]) continue;
-    if (in[i].content != 0) {
-      handled[i] = true;
-      ice__commit_add_manifest(st, &in[i]);
-      continue;
-    }
-    int32_t spec_id = in[i].spec_id;
+    int32_t spec_id = in[i].spec_id, content = in[i].content;
     size_t count = 0;
     for (size_t j = i; j < n; j++)
-      if (!handled[j] && in[j].content == 0 && in[j].spec_id == spec_id) count++;
+      if (!handled[j] && in[j].content == content && in[j].spec_id == spec_id) count++;
     ice_manifest_file_t *group = fl_arena_alloc(st->a, count * sizeof *group);
     size_t g = 0;
     for (size_t j = i; j < n; j++)
-      if (!handled[j] && in[j].content == 0 && in[j].spec_id == spec_id) {
+      if (!handled[j] && in[j].content == content && in[j].spec_id == spec_id) {
         handled[j] = true;
         group[g++] = in[j];
       }
@@ -306,8 +309,8 @@ int ice__commit_build_manifests(ice_commit_state_t *st, fl_err_t *err) {
   if (rc == FL_OK && found.n < remove.n) {
     for (uint32_t i = 0; i < c->nremove; i++)
       if (!fl_strset_has_str(&found, c->remove[i])) {
-        rc = fl_err_set(err, FL_ENOTFOUND, "%s: file to remove is not in the table: %s",
-                        t->ident, c->remove[i]);
+        rc = fl_err_set(err, FL_ENOTFOUND, "%s: file to remove is not in the table: %s", t->ident,
+                        c->remove[i]);
         break;
       }
   }

@@ -105,8 +105,9 @@ static int added_since_base(ice_commit_state_t *st, const since_base_t *sb, adde
 
 static int conflict(ice_commit_state_t *st, fl_err_t *err, const char *fmt, const char *path,
                     int64_t snapshot_id) {
-  fl_err_set(err, FL_ECONFLICT, "%s: concurrent commit %" PRId64 " conflicts with this change: ",
-             st->t->ident, snapshot_id);
+  fl_err_set(err, FL_ECONFLICT,
+             "%s: concurrent commit %" PRId64 " conflicts with this change: ", st->t->ident,
+             snapshot_id);
   char msg[1024];
   snprintf(msg, sizeof msg, fmt, path);
   size_t have = strlen(err->msg);
@@ -202,8 +203,8 @@ int ice__commit_validate(ice_commit_state_t *st, fl_err_t *err) {
   if (st->head) ice_table_ancestors(m, st->head->snapshot_id, collect, &sb);
   if (st->base_snapshot_id >= 0 && !sb.reached_base)
     return conflict(st, err,
-                    "the branch no longer descends from the snapshot the change was based on%s",
-                    "", st->head ? st->head->snapshot_id : -1);
+                    "the branch no longer descends from the snapshot the change was based on%s", "",
+                    st->head ? st->head->snapshot_id : -1);
   if (sb.n == 0) return FL_OK; /* nothing new: the swap lost to a metadata-only change */
 
   added_files_t added = {0};
@@ -238,7 +239,8 @@ int ice__commit_validate(ice_commit_state_t *st, fl_err_t *err) {
       if (f->referenced_data_file)
         applies = fl_strset_has_str(&removed, f->referenced_data_file);
       else
-        applies = spec_unpartitioned(st, f->spec_id) || fl_strset_has_str(&parts, partition_key(st, f));
+        applies =
+            spec_unpartitioned(st, f->spec_id) || fl_strset_has_str(&parts, partition_key(st, f));
       if (applies)
         rc = conflict(st, err, "it added delete file %s for rows of a file this change replaces",
                       f->path, added.e[i]->snapshot_id);

@@ -22,7 +22,8 @@ int ice_snapshot_manifests(const ice_table_t *t, fl_arena_t *a, const ice_snapsh
     if (rc) return fl_err_prefix(err, "snapshot %lld: ", (long long)s->snapshot_id);
     return FL_OK;
   }
-  ice_manifest_file_t *m = fl_arena_zalloc(a, sizeof *m * (s->nmanifests_v1 ? s->nmanifests_v1 : 1));
+  ice_manifest_file_t *m =
+      fl_arena_zalloc(a, sizeof *m * (s->nmanifests_v1 ? s->nmanifests_v1 : 1));
   for (uint32_t i = 0; i < s->nmanifests_v1; i++) {
     m[i].path = s->manifests_v1[i];
     m[i].length = -1;
