@@ -47,6 +47,15 @@ static void ident(pr_t *b, const sql_ident_t *id) {
   outc(b, '"');
 }
 
+/* Before '=>' any word reads back as a name, reserved ones included. */
+static void arg_name(pr_t *b, const sql_ident_t *id) {
+  sql_kw_t kw = sql_keyword_lookup(id->name, strlen(id->name));
+  if (!id->quoted && kw != SQL_KW_NONE && sql_keyword_reserved(kw))
+    out(b, id->name);
+  else
+    ident(b, id);
+}
+
 static void qname(pr_t *b, const sql_qname_t *q) {
   for (size_t i = 0; i < q->n; i++) {
     if (i) outc(b, '.');
@@ -346,7 +355,7 @@ static void call_args(pr_t *b, const sql_call_t *c) {
   for (size_t i = 0; i < c->args.n; i++) {
     if (i) out(b, ", ");
     if (c->arg_names && c->arg_names[i].name) {
-      ident(b, &c->arg_names[i]);
+      arg_name(b, &c->arg_names[i]);
       out(b, " => ");
     }
     expr(b, c->args.items[i]);
@@ -484,7 +493,7 @@ static void r_function(pr_t *b, const sql_rel_t *r) {
     const sql_table_arg_t *a = &r->u.func.args[i];
     if (i) out(b, ", ");
     if (a->name.name) {
-      ident(b, &a->name);
+      arg_name(b, &a->name);
       out(b, " => ");
     }
     if (a->kind == SQL_TARG_EXPR) {
@@ -849,7 +858,7 @@ static void a_set_properties(pr_t *b, const sql_alter_t *a) {
 static void a_execute(pr_t *b, const sql_alter_t *a) {
   out(b, "EXECUTE ");
   qname(b, &a->procedure->name);
-  call_args(b, a->procedure);
+  if (a->procedure->args.n) call_args(b, a->procedure);
   if (a->where) {
     out(b, " WHERE ");
     expr(b, a->where);
@@ -1024,7 +1033,10 @@ static void set_key(pr_t *b, const sql_stmt_t *s) {
   if (s->u.set.key_string)
     string_lit(b, s->u.set.key_string, s->u.set.key_len);
   else
-    qname(b, &s->u.set.key);
+    for (size_t i = 0; i < s->u.set.key.n; i++) {
+      if (i) outc(b, '.');
+      arg_name(b, &s->u.set.key.parts[i]);
+    }
 }
 static void s_set(pr_t *b, const sql_stmt_t *s) {
   out(b, s->u.set.session ? "SET SESSION" : "SET");

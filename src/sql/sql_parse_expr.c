@@ -627,7 +627,7 @@ int sql__call_args(sql_parser_t *p, sql_call_t *c, bool allow_aggregate) {
     sql_ident_t name = {0};
     if ((sql__is(p, SQL_T_WORD) || sql__is(p, SQL_T_QIDENT)) &&
         sql__peek(p, 1)->kind == SQL_T_NAMEDARG) {
-      SQL_TRY(sql__ident(p, &name, "an argument name"));
+      SQL_TRY(sql__arg_name(p, &name));
       sql__next(p); /* => */
       any_named = true;
     } else if (any_named) {

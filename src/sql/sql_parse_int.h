@@ -120,6 +120,8 @@ void *sql__grow(fl_arena_t *a, void *arr, size_t n, size_t *cap, size_t elem);
 
 int sql__ident(sql_parser_t *p, sql_ident_t *out, const char *what);
 int sql__qname(sql_parser_t *p, sql_qname_t *out, const char *what);
+/* The name before '=>': any word, reserved ones too (CALL p(table => 't')). */
+int sql__arg_name(sql_parser_t *p, sql_ident_t *out);
 /* ( a, b, c ) */
 int sql__ident_list_paren(sql_parser_t *p, sql_ident_list_t *out, const char *what);
 /* A string literal's decoded bytes ('' unescaped, U&'..' decoded). */

@@ -61,7 +61,7 @@ static int table_arg(sql_parser_t *p, sql_table_arg_t *a) {
   a->pos = sql__pos(p);
   if ((sql__is(p, SQL_T_WORD) || sql__is(p, SQL_T_QIDENT)) &&
       sql__peek(p, 1)->kind == SQL_T_NAMEDARG) {
-    SQL_TRY(sql__ident(p, &a->name, "an argument name"));
+    SQL_TRY(sql__arg_name(p, &a->name));
     sql__next(p);
   }
   if (sql__is_kw(p, SQL_KW_TABLE)) {

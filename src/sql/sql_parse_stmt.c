@@ -109,7 +109,16 @@ static int set_key(sql_parser_t *p, sql_stmt_t *s) {
     if (s->u.set.key_len == 0) return sql__fail(p, "empty key in SET");
     return FL_OK;
   }
-  return sql__qname(p, &s->u.set.key, "a key, quoted ('key') or as a name");
+  /* Unquoted keys are dotted words, reserved ones too: table.exec.state.ttl. */
+  size_t cap = 0;
+  do {
+    if (!sql__is(p, SQL_T_WORD) && !sql__is(p, SQL_T_QIDENT))
+      return sql__expected(p, "a key, quoted ('key') or as a dotted name");
+    sql_ident_t id;
+    SQL_TRY(sql__arg_name(p, &id));
+    SQL_PUSH(p, s->u.set.key.parts, s->u.set.key.n, cap, id);
+  } while (sql__accept(p, SQL_T_DOT));
+  return FL_OK;
 }
 
 static int stmt_set(sql_parser_t *p, sql_stmt_t *s) {

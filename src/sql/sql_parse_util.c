@@ -126,6 +126,17 @@ int sql__ident(sql_parser_t *p, sql_ident_t *out, const char *what) {
   return sql__expected(p, what);
 }
 
+int sql__arg_name(sql_parser_t *p, sql_ident_t *out) {
+  const sql_tok_t *t = sql__tok(p);
+  if (t->kind != SQL_T_WORD) return sql__ident(p, out, "an argument name");
+  char *name = fl_arena_strndup(p->a, p->src + t->pos.off, t->len);
+  for (char *c = name; *c; c++)
+    if (*c >= 'A' && *c <= 'Z') *c = (char)(*c - 'A' + 'a');
+  *out = (sql_ident_t){name, false, t->pos};
+  sql__next(p);
+  return FL_OK;
+}
+
 int sql__qname(sql_parser_t *p, sql_qname_t *out, const char *what) {
   sql_ident_t *parts = NULL;
   size_t n = 0, cap = 0;
