@@ -322,6 +322,7 @@ typedef struct sql_table_arg {
   sql_ident_t name;        /* name => ...; name NULL if positional */
   sql_expr_t *expr;        /* SQL_TARG_EXPR */
   sql_rel_t *table;        /* SQL_TARG_TABLE: TABLE src, TABLE(src), TABLE(query) */
+  sql_expr_list_t partition_by; /* TABLE src PARTITION BY k (Flink SESSION windows) */
   sql_ident_list_t columns; /* SQL_TARG_DESCRIPTOR */
   sql_pos_t pos;
 } sql_table_arg_t;

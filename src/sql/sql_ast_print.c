@@ -369,7 +369,10 @@ static void call_args(pr_t *b, const sql_call_t *c) {
 
 static void e_call(pr_t *b, const sql_expr_t *e) {
   const sql_call_t *c = &e->u.call;
-  qname(b, &c->name);
+  for (size_t i = 0; i < c->name.n; i++) { /* grouping(...) is a reserved word called */
+    if (i) outc(b, '.');
+    arg_name(b, &c->name.parts[i]);
+  }
   call_args(b, c);
   if (c->filter) {
     out(b, " FILTER (WHERE ");
@@ -501,6 +504,14 @@ static void r_function(pr_t *b, const sql_rel_t *r) {
     } else if (a->kind == SQL_TARG_TABLE) {
       out(b, "TABLE ");
       print_rel(b, a->table);
+      if (a->partition_by.n == 1) {
+        out(b, " PARTITION BY ");
+        expr(b, a->partition_by.items[0]);
+      } else if (a->partition_by.n > 1) {
+        out(b, " PARTITION BY (");
+        expr_list(b, &a->partition_by);
+        outc(b, ')');
+      }
     } else {
       out(b, "DESCRIPTOR");
       ident_list(b, &a->columns);

@@ -447,6 +447,17 @@ static int literal_binary(sql_parser_t *p, sql_expr_t **out) {
 static bool interval_field(sql_parser_t *p, sql_field_t *f) {
   const sql_tok_t *t = sql__tok(p);
   if (t->kind != SQL_T_WORD) return false;
+  /* Flink writes plurals: INTERVAL '10' MINUTES. */
+  static const struct {
+    const char *word;
+    sql_field_t field;
+  } plurals[] = {{"years", SQL_F_YEAR},   {"months", SQL_F_MONTH},   {"days", SQL_F_DAY},
+                 {"hours", SQL_F_HOUR},   {"minutes", SQL_F_MINUTE}, {"seconds", SQL_F_SECOND}};
+  for (size_t k = 0; k < sizeof plurals / sizeof plurals[0]; k++)
+    if (sql__peek_word(p, 0, plurals[k].word)) {
+      *f = plurals[k].field;
+      return true;
+    }
   switch (t->kw) {
     case SQL_KW_YEAR: *f = SQL_F_YEAR; return true;
     case SQL_KW_MONTH: *f = SQL_F_MONTH; return true;

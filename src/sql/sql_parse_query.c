@@ -57,6 +57,23 @@ static sql_rel_t *new_rel(sql_parser_t *p, sql_rel_kind_t kind, sql_pos_t pos) {
   return r;
 }
 
+/* [PARTITION BY k | PARTITION BY (k1, k2)] after a table argument. */
+static int targ_partition(sql_parser_t *p, sql_table_arg_t *a) {
+  if (!sql__is_kw(p, SQL_KW_PARTITION)) return FL_OK;
+  sql__next(p);
+  SQL_TRY(sql__expect_kw(p, SQL_KW_BY, "BY after PARTITION"));
+  sql_expr_t *e;
+  SQL_TRY(sql__expr(p, &e));
+  if (e->kind == SQL_E_ROW && e->u.row.implicit) {
+    a->partition_by = e->u.row.items;
+  } else {
+    a->partition_by.items = fl_arena_alloc(p->a, sizeof *a->partition_by.items);
+    a->partition_by.items[0] = e;
+    a->partition_by.n = 1;
+  }
+  return FL_OK;
+}
+
 static int table_arg(sql_parser_t *p, sql_table_arg_t *a) {
   a->pos = sql__pos(p);
   if ((sql__is(p, SQL_T_WORD) || sql__is(p, SQL_T_QIDENT)) &&
@@ -72,13 +89,14 @@ static int table_arg(sql_parser_t *p, sql_table_arg_t *a) {
       sql__next(p);
       a->table = new_rel(p, SQL_REL_SUBQUERY, pos);
       SQL_TRY(sql__query(p, &a->table->u.subquery.query));
-      return sql__expect(p, SQL_T_RPAREN, "')' after the table argument's query");
+      SQL_TRY(sql__expect(p, SQL_T_RPAREN, "')' after the table argument's query"));
+      return targ_partition(p, a);
     }
     bool paren = sql__accept(p, SQL_T_LPAREN);
     a->table = new_rel(p, SQL_REL_TABLE, pos);
     SQL_TRY(sql__qname(p, &a->table->u.table.name, "a table name after TABLE"));
     if (paren) SQL_TRY(sql__expect(p, SQL_T_RPAREN, "')' after the table argument"));
-    return FL_OK;
+    return targ_partition(p, a);
   }
   if (sql__is_kw(p, SQL_KW_DESCRIPTOR) && sql__peek(p, 1)->kind == SQL_T_LPAREN) {
     sql__next(p);
