@@ -138,6 +138,7 @@ static int paren_query(sql_parser_t *p, sql_query_t **q, bool *is_query, fl_err_
     *is_query = true;
     return FL_OK;
   }
+  if (rc && p->too_deep) return rc;
   if (!rc) sql__expected(p, "')' after the subquery");
   *first_err = sql__save_err(p, first_tok);
   sql__reset(p, m);

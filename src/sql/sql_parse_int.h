@@ -27,6 +27,7 @@ typedef struct sql_parser {
   size_t err_tok; /* token index of the recorded error, to keep the farthest one */
   int depth;
   int nparams;
+  bool too_deep; /* the depth limit was hit: no alternative may be tried */
 } sql_parser_t;
 
 #define SQL_TRY(x)              \

@@ -157,7 +157,7 @@ int sql__rel_primary(sql_parser_t *p, sql_rel_t **out) {
       r = new_rel(p, SQL_REL_SUBQUERY, pos);
       int rc = sql__query(p, &r->u.subquery.query);
       if (!rc) rc = sql__expect(p, SQL_T_RPAREN, "')' after the subquery");
-      if (rc && direct) return rc;
+      if (rc && (direct || p->too_deep)) return rc;
       if (rc) {
         /* ((SELECT ...) JOIN t ...) is a parenthesized relation instead. */
         first = sql__save_err(p, &first_tok);

@@ -119,6 +119,7 @@ static int row_fields(sql_parser_t *p, sql_type_t *t, sql_tok_kind_t close) {
       }
     }
     if (!named) {
+      if (p->too_deep) return p->err->code;
       sql__reset(p, m);
       f.name = (sql_ident_t){0};
       SQL_TRY(sql__type(p, &f.type));

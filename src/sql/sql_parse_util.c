@@ -56,6 +56,7 @@ int sql__expect_kw(sql_parser_t *p, sql_kw_t kw, const char *what) {
 int sql__enter(sql_parser_t *p) {
   if (++p->depth > SQL_MAX_DEPTH) {
     p->depth--;
+    p->too_deep = true;
     return sql__fail(p, "statement nests deeper than %d levels", SQL_MAX_DEPTH);
   }
   return FL_OK;
