@@ -152,6 +152,11 @@ static int scan_quoted(lexer_t *lx, char q, sql_pos_t at, const char *what) {
   adv(lx); /* opening quote */
   for (;;) {
     if (lx->i >= lx->n) return lex_fail(lx, at, what);
+    if (lx->s[lx->i] == '\0') {
+      /* Printed trees and names are C strings, so NUL stays out of all text. */
+      sql_pos_t nul = {(uint32_t)lx->i, lx->line, lx->col};
+      return lex_fail(lx, nul, "NUL byte in SQL text");
+    }
     if (lx->s[lx->i] == q) {
       adv(lx);
       if (lx->i < lx->n && lx->s[lx->i] == q) {

@@ -16,25 +16,28 @@ typedef struct type_word {
   sql_type_kind_t kind;
   bool literal_ok; /* may prefix a typed literal: DATE '...' */
   bool tz;         /* implies with time zone */
+  int precision;   /* implied precision (timestamp_ns), or 0 for none */
 } type_word_t;
 
 static const type_word_t type_words[] = {
-    {"bigint", SQL_TY_BIGINT, true, false},       {"binary", SQL_TY_VARBINARY, false, false},
-    {"bool", SQL_TY_BOOLEAN, false, false},       {"boolean", SQL_TY_BOOLEAN, true, false},
-    {"bytes", SQL_TY_VARBINARY, false, false},    {"char", SQL_TY_CHAR, true, false},
-    {"character", SQL_TY_CHAR, false, false},     {"date", SQL_TY_DATE, true, false},
-    {"dec", SQL_TY_DECIMAL, false, false},        {"decimal", SQL_TY_DECIMAL, true, false},
-    {"double", SQL_TY_DOUBLE, true, false},       {"fixed", SQL_TY_FIXED, false, false},
-    {"float", SQL_TY_REAL, false, false},         {"int", SQL_TY_INTEGER, true, false},
-    {"integer", SQL_TY_INTEGER, true, false},     {"json", SQL_TY_JSON, true, false},
-    {"long", SQL_TY_BIGINT, false, false},        {"numeric", SQL_TY_DECIMAL, true, false},
-    {"real", SQL_TY_REAL, true, false},           {"smallint", SQL_TY_SMALLINT, true, false},
-    {"string", SQL_TY_VARCHAR, false, false},     {"time", SQL_TY_TIME, true, false},
-    {"timestamp", SQL_TY_TIMESTAMP, true, false}, {"timestamp_ltz", SQL_TY_TIMESTAMP, false, true},
-    {"timestamptz", SQL_TY_TIMESTAMP, false, true}, {"tinyint", SQL_TY_TINYINT, true, false},
-    {"uuid", SQL_TY_UUID, true, false},           {"varbinary", SQL_TY_VARBINARY, true, false},
-    {"varchar", SQL_TY_VARCHAR, true, false},     {"array", SQL_TY_ARRAY, false, false},
-    {"map", SQL_TY_MAP, false, false},            {"row", SQL_TY_ROW, false, false},
+    {"bigint", SQL_TY_BIGINT, true, false, 0},       {"binary", SQL_TY_VARBINARY, false, false, 0},
+    {"bool", SQL_TY_BOOLEAN, false, false, 0},       {"boolean", SQL_TY_BOOLEAN, true, false, 0},
+    {"bytes", SQL_TY_VARBINARY, false, false, 0},    {"char", SQL_TY_CHAR, true, false, 0},
+    {"character", SQL_TY_CHAR, false, false, 0},     {"date", SQL_TY_DATE, true, false, 0},
+    {"dec", SQL_TY_DECIMAL, false, false, 0},        {"decimal", SQL_TY_DECIMAL, true, false, 0},
+    {"double", SQL_TY_DOUBLE, true, false, 0},       {"fixed", SQL_TY_FIXED, false, false, 0},
+    {"float", SQL_TY_REAL, false, false, 0},         {"int", SQL_TY_INTEGER, true, false, 0},
+    {"integer", SQL_TY_INTEGER, true, false, 0},     {"json", SQL_TY_JSON, true, false, 0},
+    {"long", SQL_TY_BIGINT, false, false, 0},        {"numeric", SQL_TY_DECIMAL, true, false, 0},
+    {"real", SQL_TY_REAL, true, false, 0},           {"smallint", SQL_TY_SMALLINT, true, false, 0},
+    {"string", SQL_TY_VARCHAR, false, false, 0},     {"time", SQL_TY_TIME, true, false, 0},
+    {"timestamp", SQL_TY_TIMESTAMP, true, false, 0}, {"timestamp_ltz", SQL_TY_TIMESTAMP, false, true, 0},
+    {"timestamptz", SQL_TY_TIMESTAMP, false, true, 0}, {"tinyint", SQL_TY_TINYINT, true, false, 0},
+    {"uuid", SQL_TY_UUID, true, false, 0},           {"varbinary", SQL_TY_VARBINARY, true, false, 0},
+    {"varchar", SQL_TY_VARCHAR, true, false, 0},     {"array", SQL_TY_ARRAY, false, false, 0},
+    {"timestamp_ns", SQL_TY_TIMESTAMP, false, false, 9},
+    {"timestamptz_ns", SQL_TY_TIMESTAMP, false, true, 9},
+    {"map", SQL_TY_MAP, false, false, 0},            {"row", SQL_TY_ROW, false, false, 0},
 };
 
 static const type_word_t *find_word(const sql_parser_t *p, const sql_tok_t *t) {
@@ -168,6 +171,10 @@ int sql__type(sql_parser_t *p, sql_type_t **out) {
   t->kind = w->kind;
   t->pos = tok->pos;
   t->with_tz = w->tz;
+  if (w->precision) {
+    t->nparams = 1;
+    t->params[0] = w->precision;
+  }
   sql__next(p);
   switch (t->kind) {
     case SQL_TY_ARRAY:
@@ -186,6 +193,7 @@ int sql__type(sql_parser_t *p, sql_type_t **out) {
     case SQL_TY_FIXED: SQL_TRY(type_params(p, t, 1)); break;
     case SQL_TY_TIME:
     case SQL_TY_TIMESTAMP:
+      if (w->precision) break;
       SQL_TRY(type_params(p, t, 1));
       if (!w->tz) SQL_TRY(zone_suffix(p, t));
       break;

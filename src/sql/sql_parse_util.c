@@ -119,7 +119,6 @@ int sql__ident(sql_parser_t *p, sql_ident_t *out, const char *what) {
       if (s[k] == q) k++; /* a doubled quote stands for one */
     }
     name[n] = '\0';
-    if (memchr(name, '\0', n)) return sql__fail(p, "quoted identifier holds a NUL byte");
     *out = (sql_ident_t){name, true, t->pos};
     sql__next(p);
     return FL_OK;
@@ -229,7 +228,7 @@ int sql__string(sql_parser_t *p, const char **data, size_t *len, const char *wha
         if (h < 0) return sql__fail(p, "unicode string escape holds a character that is not hex");
         cp = cp * 16 + (uint32_t)h;
       }
-      if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         return sql__fail(p, "unicode string escape U+%04X is not a character", cp);
       m += put_utf8(o + m, cp);
       k = start + digits - 1;

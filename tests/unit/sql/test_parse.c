@@ -527,6 +527,10 @@ static const sql_case_t type_cases[] = {
      "timestamp(3) with time zone"},
     {"uuid",
      "uuid"},
+    {"timestamp_ns",
+     "timestamp(9)"},
+    {"TIMESTAMPTZ_NS",
+     "timestamp(9) with time zone"},
     {"json",
      "json"},
     {"array(integer)",
@@ -1907,6 +1911,34 @@ TEST(sql_random_token_soup) {
   CHECK_EQ(bad, 0);
   CHECK(parsed > 100); /* the generator does reach valid statements */
   CHECK(rejected > 1000);
+}
+
+TEST(sql_nul_bytes) {
+  /* Trees print as C strings, so NUL is refused wherever it appears. */
+  static const struct {
+    const char *text;
+    size_t len;
+    unsigned col;
+  } cases[] = {
+      {"SELECT 'a\0b'", 13, 10},
+      {"SELECT \"a\0b\"", 13, 10},
+      {"SELECT 1\0", 9, 9},
+      {"SELECT X'0\0'", 13, 11},
+  };
+  fl_arena_t *a = fl_arena_new(0);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fl_err_t err;
+    sql_stmt_t *s;
+    CHECK_ERR(sql_parse_statement(a, cases[i].text, cases[i].len, &s, &err), FL_EPARSE);
+    char want[64];
+    snprintf(want, sizeof want, "line 1, column %u: NUL byte in SQL text", cases[i].col);
+    CHECK_STR(err.msg, want);
+  }
+  fl_err_t err;
+  sql_stmt_t *s;
+  CHECK_ERR(sql_parse_statement(a, "SELECT U&'\\0000'", 16, &s, &err), FL_EPARSE);
+  CHECK_STR(err.msg, "line 1, column 8: unicode string escape U+0000 is not a character");
+  fl_arena_free(a);
 }
 
 TEST(sql_bytes_never_crash) {
