@@ -43,10 +43,9 @@ const char *sql_binop_text(sql_binop_t op) {
   return (unsigned)op < SQL_OP_COUNT ? texts[op] : "?";
 }
 
-static const char *const field_names[] = {
-    "",
+static const char *const field_names[] = {"",
 #define SQL__FIELD_NAME(name) #name,
-    SQL_FIELDS(SQL__FIELD_NAME)
+                                          SQL_FIELDS(SQL__FIELD_NAME)
 #undef SQL__FIELD_NAME
 };
 

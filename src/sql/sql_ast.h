@@ -48,33 +48,33 @@ typedef struct sql_expr_list {
 
 /* ---- types ---- */
 
-#define SQL_TYPE_KINDS(X)               \
-  X(BOOLEAN, "boolean")                 \
-  X(TINYINT, "tinyint")                 \
-  X(SMALLINT, "smallint")               \
-  X(INTEGER, "integer")                 \
-  X(BIGINT, "bigint")                   \
-  X(REAL, "real")                       \
-  X(DOUBLE, "double")                   \
-  X(DECIMAL, "decimal")                 \
-  X(VARCHAR, "varchar")                 \
-  X(CHAR, "char")                       \
-  X(VARBINARY, "varbinary")             \
-  X(FIXED, "fixed")                     \
-  X(DATE, "date")                       \
-  X(TIME, "time")                       \
-  X(TIMESTAMP, "timestamp")             \
-  X(UUID, "uuid")                       \
-  X(JSON, "json")                       \
-  X(ARRAY, "array")                     \
-  X(MAP, "map")                         \
+#define SQL_TYPE_KINDS(X)   \
+  X(BOOLEAN, "boolean")     \
+  X(TINYINT, "tinyint")     \
+  X(SMALLINT, "smallint")   \
+  X(INTEGER, "integer")     \
+  X(BIGINT, "bigint")       \
+  X(REAL, "real")           \
+  X(DOUBLE, "double")       \
+  X(DECIMAL, "decimal")     \
+  X(VARCHAR, "varchar")     \
+  X(CHAR, "char")           \
+  X(VARBINARY, "varbinary") \
+  X(FIXED, "fixed")         \
+  X(DATE, "date")           \
+  X(TIME, "time")           \
+  X(TIMESTAMP, "timestamp") \
+  X(UUID, "uuid")           \
+  X(JSON, "json")           \
+  X(ARRAY, "array")         \
+  X(MAP, "map")             \
   X(ROW, "row")
 
 typedef enum sql_type_kind {
 #define SQL__TYPE_ENUM(name, text) SQL_TY_##name,
   SQL_TYPE_KINDS(SQL__TYPE_ENUM)
 #undef SQL__TYPE_ENUM
-  SQL_TY_KIND_COUNT
+      SQL_TY_KIND_COUNT
 } sql_type_kind_t;
 
 typedef struct sql_row_field {
@@ -91,81 +91,81 @@ typedef struct sql_row_field {
 struct sql_type {
   sql_type_kind_t kind;
   sql_pos_t pos;
-  int nparams;    /* numbers given in parentheses: 0, 1 or 2 */
-  int64_t params[2]; /* decimal(p,s), varchar(n), char(n), fixed(L), time(p), timestamp(p) */
-  bool with_tz;   /* time/timestamp ... with time zone */
-  bool not_null;  /* Flink's INT NOT NULL inside ROW<...>; columns keep their own flag */
-  sql_type_t *elem;   /* array element, map key */
-  sql_type_t *value;  /* map value */
+  int nparams;             /* numbers given in parentheses: 0, 1 or 2 */
+  int64_t params[2];       /* decimal(p,s), varchar(n), char(n), fixed(L), time(p), timestamp(p) */
+  bool with_tz;            /* time/timestamp ... with time zone */
+  bool not_null;           /* Flink's INT NOT NULL inside ROW<...>; columns keep their own flag */
+  sql_type_t *elem;        /* array element, map key */
+  sql_type_t *value;       /* map value */
   sql_row_field_t *fields; /* row */
   size_t nfields;
 };
 
 /* ---- expressions ---- */
 
-#define SQL_EXPR_KINDS(X) \
-  X(INT)          /* integer literal that fits int64 */ \
-  X(DECIMAL)      /* exact numeric literal: 1.5, or an integer beyond int64 */ \
-  X(DOUBLE)       /* 1e3 */ \
-  X(STRING)       \
-  X(BINARY)       /* X'..' */ \
-  X(BOOL)         \
-  X(NULL)         \
-  X(TYPED)        /* DATE '...', TIMESTAMP '...', DECIMAL '...' */ \
-  X(INTERVAL)     \
-  X(PARAM)        /* ? */ \
-  X(COLUMN)       /* a, t.a, cat.ns.t.a: resolved by the binder */ \
-  X(DEREF)        /* (expr).field */ \
-  X(SUBSCRIPT)    /* a[i], m['k'] */ \
-  X(UNARY)        \
-  X(BINARY_OP)    \
-  X(IS_NULL)      \
-  X(IS_DISTINCT)  \
-  X(BETWEEN)      \
-  X(IN_LIST)      \
-  X(IN_QUERY)     \
-  X(LIKE)         \
-  X(EXISTS)       \
-  X(SUBQUERY)     /* scalar subquery */ \
-  X(QUANTIFIED)   /* x = ANY (query) */ \
-  X(CASE)         \
-  X(CAST)         \
-  X(CALL)         \
-  X(EXTRACT)      \
-  X(AT_TIME_ZONE) \
-  X(ARRAY)        /* ARRAY[...] */ \
-  X(ROW)          /* ROW(...) or (a, b) */ \
-  X(LAMBDA)       /* (x, y) -> body, as a call argument */ \
-  X(CURRENT)      /* CURRENT_DATE, CURRENT_TIMESTAMP(3), LOCALTIME ... */
+#define SQL_EXPR_KINDS(X)                                                 \
+  X(INT)     /* integer literal that fits int64 */                        \
+  X(DECIMAL) /* exact numeric literal: 1.5, or an integer beyond int64 */ \
+  X(DOUBLE)  /* 1e3 */                                                    \
+  X(STRING)                                                               \
+  X(BINARY) /* X'..' */                                                   \
+  X(BOOL)                                                                 \
+  X(NULL)                                                                 \
+  X(TYPED) /* DATE '...', TIMESTAMP '...', DECIMAL '...' */               \
+  X(INTERVAL)                                                             \
+  X(PARAM)     /* ? */                                                    \
+  X(COLUMN)    /* a, t.a, cat.ns.t.a: resolved by the binder */           \
+  X(DEREF)     /* (expr).field */                                         \
+  X(SUBSCRIPT) /* a[i], m['k'] */                                         \
+  X(UNARY)                                                                \
+  X(BINARY_OP)                                                            \
+  X(IS_NULL)                                                              \
+  X(IS_DISTINCT)                                                          \
+  X(BETWEEN)                                                              \
+  X(IN_LIST)                                                              \
+  X(IN_QUERY)                                                             \
+  X(LIKE)                                                                 \
+  X(EXISTS)                                                               \
+  X(SUBQUERY)   /* scalar subquery */                                     \
+  X(QUANTIFIED) /* x = ANY (query) */                                     \
+  X(CASE)                                                                 \
+  X(CAST)                                                                 \
+  X(CALL)                                                                 \
+  X(EXTRACT)                                                              \
+  X(AT_TIME_ZONE)                                                         \
+  X(ARRAY)   /* ARRAY[...] */                                             \
+  X(ROW)     /* ROW(...) or (a, b) */                                     \
+  X(LAMBDA)  /* (x, y) -> body, as a call argument */                     \
+  X(CURRENT) /* CURRENT_DATE, CURRENT_TIMESTAMP(3), LOCALTIME ... */
 
 typedef enum sql_expr_kind {
 #define SQL__EXPR_ENUM(name) SQL_E_##name,
   SQL_EXPR_KINDS(SQL__EXPR_ENUM)
 #undef SQL__EXPR_ENUM
-  SQL_E_KIND_COUNT
+      SQL_E_KIND_COUNT
 } sql_expr_kind_t;
 
-#define SQL_BINOPS(X)      \
-  X(OR, "OR")              \
-  X(AND, "AND")            \
-  X(EQ, "=")               \
-  X(NE, "<>")              \
-  X(LT, "<")               \
-  X(LE, "<=")              \
-  X(GT, ">")               \
-  X(GE, ">=")              \
-  X(CONCAT, "||")          \
-  X(ADD, "+")              \
-  X(SUB, "-")              \
-  X(MUL, "*")              \
-  X(DIV, "/")              \
+#define SQL_BINOPS(X) \
+  X(OR, "OR")         \
+  X(AND, "AND")       \
+  X(EQ, "=")          \
+  X(NE, "<>")         \
+  X(LT, "<")          \
+  X(LE, "<=")         \
+  X(GT, ">")          \
+  X(GE, ">=")         \
+  X(CONCAT, "||")     \
+  X(ADD, "+")         \
+  X(SUB, "-")         \
+  X(MUL, "*")         \
+  X(DIV, "/")         \
   X(MOD, "%")
 
 typedef enum sql_binop {
 #define SQL__BINOP_ENUM(name, text) SQL_OP_##name,
   SQL_BINOPS(SQL__BINOP_ENUM)
 #undef SQL__BINOP_ENUM
-  SQL_OP_COUNT
+      SQL_OP_COUNT
 } sql_binop_t;
 
 typedef enum sql_unop { SQL_UN_NEG, SQL_UN_PLUS, SQL_UN_NOT } sql_unop_t;
@@ -173,17 +173,18 @@ typedef enum sql_unop { SQL_UN_NEG, SQL_UN_PLUS, SQL_UN_NOT } sql_unop_t;
 typedef enum sql_quantifier { SQL_Q_ANY, SQL_Q_SOME, SQL_Q_ALL } sql_quantifier_t;
 
 /* Interval and EXTRACT fields. */
-#define SQL_FIELDS(X) \
-  X(YEAR) X(QUARTER) X(MONTH) X(WEEK) X(DAY) X(DAY_OF_WEEK) X(DOW) X(DAY_OF_YEAR) X(DOY) \
-  X(YEAR_OF_WEEK) X(YOW) X(HOUR) X(MINUTE) X(SECOND) X(MILLISECOND) X(MICROSECOND)    \
-  X(TIMEZONE_HOUR) X(TIMEZONE_MINUTE) X(EPOCH)
+#define SQL_FIELDS(X)                                                                            \
+  X(YEAR)                                                                                        \
+  X(QUARTER) X(MONTH) X(WEEK) X(DAY) X(DAY_OF_WEEK) X(DOW) X(DAY_OF_YEAR) X(DOY) X(YEAR_OF_WEEK) \
+      X(YOW) X(HOUR) X(MINUTE) X(SECOND) X(MILLISECOND) X(MICROSECOND) X(TIMEZONE_HOUR)          \
+          X(TIMEZONE_MINUTE) X(EPOCH)
 
 typedef enum sql_field {
   SQL_F_NONE = 0,
 #define SQL__FIELD_ENUM(name) SQL_F_##name,
   SQL_FIELDS(SQL__FIELD_ENUM)
 #undef SQL__FIELD_ENUM
-  SQL_F_COUNT
+      SQL_F_COUNT
 } sql_field_t;
 
 typedef enum sql_sort_dir { SQL_SORT_DEFAULT, SQL_SORT_ASC, SQL_SORT_DESC } sql_sort_dir_t;
@@ -200,7 +201,12 @@ typedef struct sql_sort_list {
   size_t n;
 } sql_sort_list_t;
 
-typedef enum sql_frame_unit { SQL_FRAME_NONE, SQL_FRAME_ROWS, SQL_FRAME_RANGE, SQL_FRAME_GROUPS } sql_frame_unit_t;
+typedef enum sql_frame_unit {
+  SQL_FRAME_NONE,
+  SQL_FRAME_ROWS,
+  SQL_FRAME_RANGE,
+  SQL_FRAME_GROUPS
+} sql_frame_unit_t;
 
 typedef enum sql_bound_kind {
   SQL_BOUND_UNBOUNDED_PRECEDING,
@@ -234,24 +240,36 @@ typedef struct sql_case_when {
 typedef struct sql_call {
   sql_qname_t name;
   sql_expr_list_t args;
-  sql_ident_t *arg_names; /* per argument, name NULL if positional; NULL if none named */
-  bool distinct;          /* f(DISTINCT x) */
-  bool star;              /* count(*) */
+  sql_ident_t *arg_names;   /* per argument, name NULL if positional; NULL if none named */
+  bool distinct;            /* f(DISTINCT x) */
+  bool star;                /* count(*) */
   sql_sort_list_t order_by; /* array_agg(x ORDER BY y) */
-  sql_expr_t *filter;     /* FILTER (WHERE ...) */
-  sql_window_spec_t *over; /* OVER (...) */
-  sql_ident_t over_name;  /* OVER w; name NULL if none */
+  sql_expr_t *filter;       /* FILTER (WHERE ...) */
+  sql_window_spec_t *over;  /* OVER (...) */
+  sql_ident_t over_name;    /* OVER w; name NULL if none */
 } sql_call_t;
 
 struct sql_expr {
   sql_expr_kind_t kind;
   sql_pos_t pos;
   union {
-    struct { int64_t value; const char *text; } i;       /* INT */
-    struct { const char *text; } num;                     /* DECIMAL, DOUBLE */
-    struct { const char *data; size_t len; } str;         /* STRING, BINARY (raw bytes) */
-    bool b;                                               /* BOOL */
-    struct { sql_type_t *type; const char *data; size_t len; } typed; /* TYPED */
+    struct {
+      int64_t value;
+      const char *text;
+    } i; /* INT */
+    struct {
+      const char *text;
+    } num; /* DECIMAL, DOUBLE */
+    struct {
+      const char *data;
+      size_t len;
+    } str;  /* STRING, BINARY (raw bytes) */
+    bool b; /* BOOL */
+    struct {
+      sql_type_t *type;
+      const char *data;
+      size_t len;
+    } typed; /* TYPED */
     struct {
       bool negative;
       const char *data;
@@ -260,31 +278,85 @@ struct sql_expr {
     } interval;
     int param; /* PARAM: 0-based index in statement order */
     sql_qname_t column;
-    struct { sql_expr_t *base; sql_ident_t field; } deref;
-    struct { sql_expr_t *base, *index; } subscript;
-    struct { sql_unop_t op; sql_expr_t *arg; } unary;
-    struct { sql_binop_t op; sql_expr_t *l, *r; } bin;
-    struct { sql_expr_t *arg; bool negated; } is_null;
-    struct { sql_expr_t *l, *r; bool negated; } is_distinct;
-    struct { sql_expr_t *arg, *lo, *hi; bool negated; } between;
-    struct { sql_expr_t *arg; sql_expr_list_t list; bool negated; } in_list;
-    struct { sql_expr_t *arg; sql_query_t *query; bool negated; } in_query;
-    struct { sql_expr_t *arg, *pattern, *escape; bool negated; } like;
+    struct {
+      sql_expr_t *base;
+      sql_ident_t field;
+    } deref;
+    struct {
+      sql_expr_t *base, *index;
+    } subscript;
+    struct {
+      sql_unop_t op;
+      sql_expr_t *arg;
+    } unary;
+    struct {
+      sql_binop_t op;
+      sql_expr_t *l, *r;
+    } bin;
+    struct {
+      sql_expr_t *arg;
+      bool negated;
+    } is_null;
+    struct {
+      sql_expr_t *l, *r;
+      bool negated;
+    } is_distinct;
+    struct {
+      sql_expr_t *arg, *lo, *hi;
+      bool negated;
+    } between;
+    struct {
+      sql_expr_t *arg;
+      sql_expr_list_t list;
+      bool negated;
+    } in_list;
+    struct {
+      sql_expr_t *arg;
+      sql_query_t *query;
+      bool negated;
+    } in_query;
+    struct {
+      sql_expr_t *arg, *pattern, *escape;
+      bool negated;
+    } like;
     sql_query_t *query; /* EXISTS, SUBQUERY */
-    struct { sql_binop_t op; sql_quantifier_t q; sql_expr_t *arg; sql_query_t *query; } quant;
+    struct {
+      sql_binop_t op;
+      sql_quantifier_t q;
+      sql_expr_t *arg;
+      sql_query_t *query;
+    } quant;
     struct {
       sql_expr_t *operand; /* simple CASE; NULL for searched */
       sql_case_when_t *whens;
       size_t nwhens;
       sql_expr_t *else_;
     } case_;
-    struct { sql_expr_t *arg; sql_type_t *type; bool try_; } cast;
+    struct {
+      sql_expr_t *arg;
+      sql_type_t *type;
+      bool try_;
+    } cast;
     sql_call_t call;
-    struct { sql_field_t field; sql_expr_t *arg; } extract;
-    struct { sql_expr_t *arg, *zone; } at_tz; /* zone NULL: AT LOCAL */
-    struct { sql_expr_list_t items; bool implicit; } row; /* ARRAY, ROW; implicit: (a, b) */
-    struct { sql_ident_list_t params; sql_expr_t *body; } lambda;
-    struct { sql_kw_t which; int precision; } current; /* precision -1 if not given */
+    struct {
+      sql_field_t field;
+      sql_expr_t *arg;
+    } extract;
+    struct {
+      sql_expr_t *arg, *zone;
+    } at_tz; /* zone NULL: AT LOCAL */
+    struct {
+      sql_expr_list_t items;
+      bool implicit;
+    } row; /* ARRAY, ROW; implicit: (a, b) */
+    struct {
+      sql_ident_list_t params;
+      sql_expr_t *body;
+    } lambda;
+    struct {
+      sql_kw_t which;
+      int precision;
+    } current; /* precision -1 if not given */
   } u;
 };
 
@@ -319,11 +391,11 @@ typedef enum sql_targ_kind { SQL_TARG_EXPR, SQL_TARG_TABLE, SQL_TARG_DESCRIPTOR 
 /* One argument of a table function. */
 typedef struct sql_table_arg {
   sql_targ_kind_t kind;
-  sql_ident_t name;        /* name => ...; name NULL if positional */
-  sql_expr_t *expr;        /* SQL_TARG_EXPR */
-  sql_rel_t *table;        /* SQL_TARG_TABLE: TABLE src, TABLE(src), TABLE(query) */
+  sql_ident_t name;             /* name => ...; name NULL if positional */
+  sql_expr_t *expr;             /* SQL_TARG_EXPR */
+  sql_rel_t *table;             /* SQL_TARG_TABLE: TABLE src, TABLE(src), TABLE(query) */
   sql_expr_list_t partition_by; /* TABLE src PARTITION BY k (Flink SESSION windows) */
-  sql_ident_list_t columns; /* SQL_TARG_DESCRIPTOR */
+  sql_ident_list_t columns;     /* SQL_TARG_DESCRIPTOR */
   sql_pos_t pos;
 } sql_table_arg_t;
 
@@ -338,14 +410,24 @@ struct sql_rel {
       sql_time_travel_t travel;
       sql_expr_t *as_of;
     } table;
-    struct { sql_query_t *query; bool lateral; } subquery;
-    struct { sql_qname_t name; sql_table_arg_t *args; size_t nargs; } func;
-    struct { sql_expr_list_t args; bool with_ordinality; } unnest;
+    struct {
+      sql_query_t *query;
+      bool lateral;
+    } subquery;
+    struct {
+      sql_qname_t name;
+      sql_table_arg_t *args;
+      size_t nargs;
+    } func;
+    struct {
+      sql_expr_list_t args;
+      bool with_ordinality;
+    } unnest;
     struct {
       sql_join_kind_t kind;
       bool natural;
       sql_rel_t *left, *right;
-      sql_expr_t *on;         /* NULL if USING, NATURAL or CROSS */
+      sql_expr_t *on;          /* NULL if USING, NATURAL or CROSS */
       sql_ident_list_t using_; /* USING (a, b) */
     } join;
   } u;
@@ -355,8 +437,8 @@ typedef enum sql_item_kind { SQL_ITEM_EXPR, SQL_ITEM_STAR } sql_item_kind_t;
 
 typedef struct sql_select_item {
   sql_item_kind_t kind;
-  sql_expr_t *expr;    /* SQL_ITEM_EXPR */
-  sql_ident_t alias;   /* name NULL if none */
+  sql_expr_t *expr;      /* SQL_ITEM_EXPR */
+  sql_ident_t alias;     /* name NULL if none */
   sql_qname_t qualifier; /* SQL_ITEM_STAR: t.* (n = 0 for a bare *) */
   sql_pos_t pos;
 } sql_select_item_t;
@@ -475,11 +557,11 @@ typedef enum sql_col_kind {
 typedef struct sql_column_def {
   sql_col_kind_t kind;
   sql_ident_t name;
-  sql_type_t *type;     /* NULL for computed columns */
+  sql_type_t *type; /* NULL for computed columns */
   bool not_null;
-  const char *comment;  /* NULL if none */
+  const char *comment; /* NULL if none */
   size_t comment_len;
-  sql_expr_t *computed; /* SQL_COL_COMPUTED */
+  sql_expr_t *computed;     /* SQL_COL_COMPUTED */
   const char *metadata_key; /* METADATA FROM 'key'; NULL if none */
   size_t metadata_key_len;
   bool is_virtual;
@@ -495,7 +577,11 @@ typedef struct sql_watermark {
 
 typedef enum sql_ref_kind { SQL_REF_BRANCH, SQL_REF_TAG } sql_ref_kind_t;
 
-typedef enum sql_retain_unit { SQL_RETAIN_DAYS, SQL_RETAIN_HOURS, SQL_RETAIN_MINUTES } sql_retain_unit_t;
+typedef enum sql_retain_unit {
+  SQL_RETAIN_DAYS,
+  SQL_RETAIN_HOURS,
+  SQL_RETAIN_MINUTES
+} sql_retain_unit_t;
 
 typedef enum sql_alter_kind {
   SQL_ALTER_ADD_COLUMN,
@@ -513,16 +599,16 @@ typedef enum sql_alter_kind {
 
 typedef struct sql_alter {
   sql_alter_kind_t kind;
-  bool if_exists;     /* DROP COLUMN / RENAME COLUMN / DROP BRANCH IF EXISTS */
-  bool if_not_exists; /* ADD COLUMN / CREATE BRANCH IF NOT EXISTS */
-  sql_column_def_t column;  /* ADD COLUMN */
-  sql_qname_t target;       /* the column acted on; RENAME TO's new table name */
-  sql_ident_t new_name;     /* RENAME COLUMN a TO b */
-  sql_type_t *type;         /* SET DATA TYPE */
-  sql_prop_list_t props;    /* SET PROPERTIES */
-  sql_call_t *procedure;    /* EXECUTE optimize(...): name and (named) arguments */
-  sql_expr_t *where;        /* EXECUTE ... WHERE */
-  sql_ref_kind_t ref;       /* CREATE/DROP BRANCH|TAG */
+  bool if_exists;          /* DROP COLUMN / RENAME COLUMN / DROP BRANCH IF EXISTS */
+  bool if_not_exists;      /* ADD COLUMN / CREATE BRANCH IF NOT EXISTS */
+  sql_column_def_t column; /* ADD COLUMN */
+  sql_qname_t target;      /* the column acted on; RENAME TO's new table name */
+  sql_ident_t new_name;    /* RENAME COLUMN a TO b */
+  sql_type_t *type;        /* SET DATA TYPE */
+  sql_prop_list_t props;   /* SET PROPERTIES */
+  sql_call_t *procedure;   /* EXECUTE optimize(...): name and (named) arguments */
+  sql_expr_t *where;       /* EXECUTE ... WHERE */
+  sql_ref_kind_t ref;      /* CREATE/DROP BRANCH|TAG */
   sql_ident_t ref_name;
   bool or_replace;
   sql_expr_t *as_of_version; /* AS OF VERSION n */
@@ -536,7 +622,11 @@ typedef struct sql_assignment {
   sql_expr_t *value;
 } sql_assignment_t;
 
-typedef enum sql_merge_action { SQL_MERGE_UPDATE, SQL_MERGE_DELETE, SQL_MERGE_INSERT } sql_merge_action_t;
+typedef enum sql_merge_action {
+  SQL_MERGE_UPDATE,
+  SQL_MERGE_DELETE,
+  SQL_MERGE_INSERT
+} sql_merge_action_t;
 
 typedef struct sql_merge_clause {
   bool matched;
@@ -586,14 +676,14 @@ typedef enum sql_stmt_kind {
 #define SQL__STMT_ENUM(name) SQL_S_##name,
   SQL_STMT_KINDS(SQL__STMT_ENUM)
 #undef SQL__STMT_ENUM
-  SQL_S_KIND_COUNT
+      SQL_S_KIND_COUNT
 } sql_stmt_kind_t;
 
 struct sql_stmt {
   sql_stmt_kind_t kind;
-  sql_pos_t pos;   /* first token */
-  uint32_t end;    /* byte offset just past the last token */
-  int nparams;     /* number of ? parameters */
+  sql_pos_t pos; /* first token */
+  uint32_t end;  /* byte offset just past the last token */
+  int nparams;   /* number of ? parameters */
   union {
     sql_query_t *query; /* QUERY */
     struct {
@@ -618,7 +708,7 @@ struct sql_stmt {
       const char *comment;
       size_t comment_len;
       sql_prop_list_t props;
-      sql_query_t *as_query; /* CREATE TABLE ... AS query */
+      sql_query_t *as_query;       /* CREATE TABLE ... AS query */
       sql_ident_list_t as_columns; /* CREATE TABLE t (a, b) AS ... */
       bool with_no_data;
       bool with_data_given; /* WITH [NO] DATA written out */
@@ -674,12 +764,12 @@ struct sql_stmt {
       size_t like_len;
     } show;
     struct {
-      bool session;     /* SET SESSION k = v */
-      sql_qname_t key;  /* unquoted key (n = 0 if quoted or none) */
+      bool session;           /* SET SESSION k = v */
+      sql_qname_t key;        /* unquoted key (n = 0 if quoted or none) */
       const char *key_string; /* SET 'key' = ...; NULL if unquoted or none */
       size_t key_len;
       sql_expr_t *value; /* NULL for a bare SET (list all) */
-    } set; /* SET; RESET uses key / key_string */
+    } set;               /* SET; RESET uses key / key_string */
     struct {
       sql_stmt_t **stmts;
       size_t n;

@@ -184,7 +184,9 @@ static void window_spec(pr_t *b, const sql_window_spec_t *w) {
   }
   if (w->frame != SQL_FRAME_NONE) {
     out(b, sep);
-    out(b, w->frame == SQL_FRAME_ROWS ? "ROWS " : w->frame == SQL_FRAME_RANGE ? "RANGE " : "GROUPS ");
+    out(b, w->frame == SQL_FRAME_ROWS    ? "ROWS "
+           : w->frame == SQL_FRAME_RANGE ? "RANGE "
+                                         : "GROUPS ");
     if (w->has_end) {
       out(b, "BETWEEN ");
       frame_bound(b, &w->start);
@@ -545,9 +547,8 @@ static void r_join(pr_t *b, const sql_rel_t *r) {
 }
 
 static void (*const rel_printers[SQL_REL_KIND_COUNT])(pr_t *, const sql_rel_t *) = {
-    [SQL_REL_TABLE] = r_table,       [SQL_REL_SUBQUERY] = r_subquery,
-    [SQL_REL_FUNCTION] = r_function, [SQL_REL_UNNEST] = r_unnest,
-    [SQL_REL_JOIN] = r_join,
+    [SQL_REL_TABLE] = r_table,   [SQL_REL_SUBQUERY] = r_subquery, [SQL_REL_FUNCTION] = r_function,
+    [SQL_REL_UNNEST] = r_unnest, [SQL_REL_JOIN] = r_join,
 };
 
 static void print_rel(pr_t *b, const sql_rel_t *r) {
@@ -885,7 +886,8 @@ static void a_create_ref(pr_t *b, const sql_alter_t *a) {
     out(b, " AS OF VERSION ");
     expr(b, a->as_of_version);
   }
-  if (a->has_retain) fl_buf_printf(b, " RETAIN %lld %s", (long long)a->retain, units[a->retain_unit]);
+  if (a->has_retain)
+    fl_buf_printf(b, " RETAIN %lld %s", (long long)a->retain, units[a->retain_unit]);
 }
 static void a_drop_ref(pr_t *b, const sql_alter_t *a) {
   out(b, a->ref == SQL_REF_BRANCH ? "DROP BRANCH " : "DROP TAG ");
@@ -894,16 +896,11 @@ static void a_drop_ref(pr_t *b, const sql_alter_t *a) {
 }
 
 static void (*const alter_printers[SQL_ALTER_KIND_COUNT])(pr_t *, const sql_alter_t *) = {
-    [SQL_ALTER_ADD_COLUMN] = a_add_column,
-    [SQL_ALTER_DROP_COLUMN] = a_drop_column,
-    [SQL_ALTER_RENAME_COLUMN] = a_rename_column,
-    [SQL_ALTER_SET_TYPE] = a_set_type,
-    [SQL_ALTER_DROP_NOT_NULL] = a_drop_not_null,
-    [SQL_ALTER_RENAME_TO] = a_rename_to,
-    [SQL_ALTER_SET_PROPERTIES] = a_set_properties,
-    [SQL_ALTER_EXECUTE] = a_execute,
-    [SQL_ALTER_CREATE_REF] = a_create_ref,
-    [SQL_ALTER_DROP_REF] = a_drop_ref,
+    [SQL_ALTER_ADD_COLUMN] = a_add_column,         [SQL_ALTER_DROP_COLUMN] = a_drop_column,
+    [SQL_ALTER_RENAME_COLUMN] = a_rename_column,   [SQL_ALTER_SET_TYPE] = a_set_type,
+    [SQL_ALTER_DROP_NOT_NULL] = a_drop_not_null,   [SQL_ALTER_RENAME_TO] = a_rename_to,
+    [SQL_ALTER_SET_PROPERTIES] = a_set_properties, [SQL_ALTER_EXECUTE] = a_execute,
+    [SQL_ALTER_CREATE_REF] = a_create_ref,         [SQL_ALTER_DROP_REF] = a_drop_ref,
 };
 
 static void s_alter_table(pr_t *b, const sql_stmt_t *s) {
@@ -1019,9 +1016,9 @@ static void s_explain(pr_t *b, const sql_stmt_t *s) {
   print_stmt(b, s->u.explain.stmt);
 }
 static void s_show(pr_t *b, const sql_stmt_t *s) {
-  static const char *const kinds[] = {"SHOW SCHEMAS",      "SHOW TABLES",  "SHOW COLUMNS FROM ",
-                                      "SHOW CREATE TABLE ", "SHOW CREATE VIEW ", "SHOW CATALOGS",
-                                      "SHOW FUNCTIONS"};
+  static const char *const kinds[] = {
+      "SHOW SCHEMAS",      "SHOW TABLES",   "SHOW COLUMNS FROM ", "SHOW CREATE TABLE ",
+      "SHOW CREATE VIEW ", "SHOW CATALOGS", "SHOW FUNCTIONS"};
   out(b, kinds[s->u.show.kind]);
   if (s->u.show.from.n) {
     if (s->u.show.kind == SQL_SHOW_SCHEMAS || s->u.show.kind == SQL_SHOW_TABLES) out(b, " FROM ");

@@ -98,9 +98,9 @@ typedef struct lexer {
   fl_arena_t *a;
   const char *s;
   size_t n;
-  size_t i;       /* next byte */
-  uint32_t line;  /* of byte i */
-  uint32_t col;   /* of byte i */
+  size_t i;      /* next byte */
+  uint32_t line; /* of byte i */
+  uint32_t col;  /* of byte i */
   sql_tok_t *toks;
   size_t ntok, cap;
   fl_err_t *err;
@@ -197,12 +197,12 @@ static const struct {
   const char *text;
   sql_tok_kind_t kind;
 } punct[] = {
-    {"||", SQL_T_CONCAT}, {"<>", SQL_T_NE},     {"!=", SQL_T_NE},    {"<=", SQL_T_LE},
-    {">=", SQL_T_GE},     {"->", SQL_T_ARROW},  {"=>", SQL_T_NAMEDARG}, {"(", SQL_T_LPAREN},
-    {")", SQL_T_RPAREN},  {"[", SQL_T_LBRACKET}, {"]", SQL_T_RBRACKET}, {",", SQL_T_COMMA},
-    {".", SQL_T_DOT},     {";", SQL_T_SEMI},    {"+", SQL_T_PLUS},   {"-", SQL_T_MINUS},
-    {"*", SQL_T_STAR},    {"/", SQL_T_SLASH},   {"%", SQL_T_PERCENT}, {"=", SQL_T_EQ},
-    {"<", SQL_T_LT},      {">", SQL_T_GT},      {"?", SQL_T_PARAM},
+    {"||", SQL_T_CONCAT}, {"<>", SQL_T_NE},      {"!=", SQL_T_NE},       {"<=", SQL_T_LE},
+    {">=", SQL_T_GE},     {"->", SQL_T_ARROW},   {"=>", SQL_T_NAMEDARG}, {"(", SQL_T_LPAREN},
+    {")", SQL_T_RPAREN},  {"[", SQL_T_LBRACKET}, {"]", SQL_T_RBRACKET},  {",", SQL_T_COMMA},
+    {".", SQL_T_DOT},     {";", SQL_T_SEMI},     {"+", SQL_T_PLUS},      {"-", SQL_T_MINUS},
+    {"*", SQL_T_STAR},    {"/", SQL_T_SLASH},    {"%", SQL_T_PERCENT},   {"=", SQL_T_EQ},
+    {"<", SQL_T_LT},      {">", SQL_T_GT},       {"?", SQL_T_PARAM},
 };
 
 static int lex_one(lexer_t *lx) {
@@ -271,7 +271,8 @@ static int lex_one(lexer_t *lx) {
 
 int sql_lex(fl_arena_t *a, const char *text, size_t len, sql_tok_t **out, size_t *ntok,
             fl_err_t *err) {
-  if (len >= UINT32_MAX) return fl_err_set(err, FL_ELIMIT, "SQL text of %zu bytes is too long", len);
+  if (len >= UINT32_MAX)
+    return fl_err_set(err, FL_ELIMIT, "SQL text of %zu bytes is too long", len);
   lexer_t lx = {.a = a, .s = text, .n = len, .line = 1, .col = 1, .err = err};
   while (lx.i < lx.n) {
     unsigned char c = (unsigned char)text[lx.i];

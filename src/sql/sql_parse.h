@@ -52,8 +52,7 @@ int sql_split_script(fl_arena_t *a, const char *text, size_t len, sql_piece_t **
 /* Parses one expression or one type on its own (whole text). */
 int sql_parse_expression(fl_arena_t *a, const char *text, size_t len, sql_expr_t **out,
                          fl_err_t *err);
-int sql_parse_type(fl_arena_t *a, const char *text, size_t len, sql_type_t **out,
-                   fl_err_t *err);
+int sql_parse_type(fl_arena_t *a, const char *text, size_t len, sql_type_t **out, fl_err_t *err);
 
 /* The line and column of a parse error (from its message); false if none. */
 bool sql_error_pos(const fl_err_t *err, uint32_t *line, uint32_t *col);

@@ -41,10 +41,9 @@ static int property(sql_parser_t *p, sql_property_t *pr) {
     SQL_TRY(sql__ident(p, &pr->key, "a property name"));
   }
   SQL_TRY(sql__expect(p, SQL_T_EQ, "'=' after the property name"));
-  if (sql__peek_word(p, 0, "default") && (sql__peek(p, 1)->kind == SQL_T_COMMA ||
-                                          sql__peek(p, 1)->kind == SQL_T_RPAREN ||
-                                          sql__peek(p, 1)->kind == SQL_T_EOF ||
-                                          sql__peek(p, 1)->kind == SQL_T_SEMI)) {
+  if (sql__peek_word(p, 0, "default") &&
+      (sql__peek(p, 1)->kind == SQL_T_COMMA || sql__peek(p, 1)->kind == SQL_T_RPAREN ||
+       sql__peek(p, 1)->kind == SQL_T_EOF || sql__peek(p, 1)->kind == SQL_T_SEMI)) {
     sql__next(p);
     pr->value = NULL;
     return FL_OK;
@@ -149,7 +148,8 @@ static int table_elements(sql_parser_t *p, sql_stmt_t *s) {
       }
       SQL_TRY(sql__expect_kw(p, SQL_KW_PRIMARY, "PRIMARY KEY after CONSTRAINT name"));
       SQL_TRY(sql__expect_kw(p, SQL_KW_KEY, "KEY after PRIMARY"));
-      if (s->u.create_table.primary_key.n) return sql__fail(p, "the table already has a primary key");
+      if (s->u.create_table.primary_key.n)
+        return sql__fail(p, "the table already has a primary key");
       SQL_TRY(sql__ident_list_paren(p, &s->u.create_table.primary_key, "a key column"));
       SQL_TRY(pk_not_enforced(p, &s->u.create_table.pk_not_enforced));
       continue;
@@ -171,9 +171,9 @@ static bool at_name_list(const sql_parser_t *p) {
     const sql_tok_t *t = sql__peek(p, k);
     if (t->kind != SQL_T_WORD && t->kind != SQL_T_QIDENT) return false;
     t = sql__peek(p, k + 1);
-    if (t->kind == SQL_T_RPAREN) return sql__peek_kw(p, k + 2, SQL_KW_AS) ||
-                                        sql__peek_kw(p, k + 2, SQL_KW_COMMENT) ||
-                                        sql__peek_kw(p, k + 2, SQL_KW_WITH);
+    if (t->kind == SQL_T_RPAREN)
+      return sql__peek_kw(p, k + 2, SQL_KW_AS) || sql__peek_kw(p, k + 2, SQL_KW_COMMENT) ||
+             sql__peek_kw(p, k + 2, SQL_KW_WITH);
     if (t->kind != SQL_T_COMMA) return false;
     k += 2;
   }
@@ -224,8 +224,8 @@ static int create_table(sql_parser_t *p, sql_stmt_t *s) {
     return FL_OK;
   }
   if (!defined)
-    return sql__expected(p, s->u.create_table.as_columns.n ? "AS and a query"
-                                                           : "'(' and column definitions, or AS");
+    return sql__expected(
+        p, s->u.create_table.as_columns.n ? "AS and a query" : "'(' and column definitions, or AS");
   return FL_OK;
 }
 
@@ -249,7 +249,8 @@ int sql__stmt_create(sql_parser_t *p, sql_stmt_t *s) {
   }
   temporary = sql__accept_kw(p, SQL_KW_TEMPORARY);
   if (sql__accept_kw(p, SQL_KW_SCHEMA)) {
-    if (or_replace || temporary) return sql__fail(p, "CREATE SCHEMA takes no OR REPLACE or TEMPORARY");
+    if (or_replace || temporary)
+      return sql__fail(p, "CREATE SCHEMA takes no OR REPLACE or TEMPORARY");
     s->kind = SQL_S_CREATE_SCHEMA;
     SQL_TRY(if_not_exists(p, &s->u.create_schema.if_not_exists));
     SQL_TRY(sql__qname(p, &s->u.create_schema.name, "a schema name"));

@@ -62,8 +62,9 @@ static int merge_clause(sql_parser_t *p, sql_merge_clause_t *c) {
   c->pos = sql__pos(p);
   sql__next(p); /* WHEN */
   c->matched = !sql__accept_kw(p, SQL_KW_NOT);
-  SQL_TRY(sql__expect_kw(p, SQL_KW_MATCHED, c->matched ? "MATCHED or NOT MATCHED after WHEN"
-                                                       : "MATCHED after WHEN NOT"));
+  SQL_TRY(
+      sql__expect_kw(p, SQL_KW_MATCHED,
+                     c->matched ? "MATCHED or NOT MATCHED after WHEN" : "MATCHED after WHEN NOT"));
   if (sql__accept_kw(p, SQL_KW_AND)) SQL_TRY(sql__expr(p, &c->cond));
   SQL_TRY(sql__expect_kw(p, SQL_KW_THEN, "THEN in the WHEN clause"));
   if (c->matched) {
@@ -78,8 +79,7 @@ static int merge_clause(sql_parser_t *p, sql_merge_clause_t *c) {
   }
   SQL_TRY(sql__expect_kw(p, SQL_KW_INSERT, "INSERT after WHEN NOT MATCHED THEN"));
   c->action = SQL_MERGE_INSERT;
-  if (sql__is(p, SQL_T_LPAREN))
-    SQL_TRY(sql__ident_list_paren(p, &c->columns, "a column name"));
+  if (sql__is(p, SQL_T_LPAREN)) SQL_TRY(sql__ident_list_paren(p, &c->columns, "a column name"));
   SQL_TRY(sql__expect_kw(p, SQL_KW_VALUES, "VALUES in the INSERT clause"));
   SQL_TRY(sql__expect(p, SQL_T_LPAREN, "'(' after VALUES"));
   SQL_TRY(sql__expr_list(p, &c->values));

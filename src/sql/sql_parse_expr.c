@@ -223,8 +223,8 @@ static int predicate(sql_parser_t *p, sql_expr_t **out) {
         l = e;
         continue;
       }
-      return sql__expected(p, neg ? "NULL or DISTINCT FROM after IS NOT"
-                                  : "NULL, NOT or DISTINCT FROM after IS");
+      return sql__expected(
+          p, neg ? "NULL or DISTINCT FROM after IS NOT" : "NULL, NOT or DISTINCT FROM after IS");
     }
     bool neg = false;
     if (sql__is_kw(p, SQL_KW_NOT) &&
@@ -452,8 +452,8 @@ static bool interval_field(sql_parser_t *p, sql_field_t *f) {
   static const struct {
     const char *word;
     sql_field_t field;
-  } plurals[] = {{"years", SQL_F_YEAR},   {"months", SQL_F_MONTH},   {"days", SQL_F_DAY},
-                 {"hours", SQL_F_HOUR},   {"minutes", SQL_F_MINUTE}, {"seconds", SQL_F_SECOND}};
+  } plurals[] = {{"years", SQL_F_YEAR}, {"months", SQL_F_MONTH},   {"days", SQL_F_DAY},
+                 {"hours", SQL_F_HOUR}, {"minutes", SQL_F_MINUTE}, {"seconds", SQL_F_SECOND}};
   for (size_t k = 0; k < sizeof plurals / sizeof plurals[0]; k++)
     if (sql__peek_word(p, 0, plurals[k].word)) {
       *f = plurals[k].field;
@@ -712,8 +712,8 @@ static int constructor(sql_parser_t *p, sql_expr_kind_t kind, sql_tok_kind_t clo
   sql__next(p); /* [ or ( */
   if (!sql__accept(p, close)) {
     SQL_TRY(sql__expr_list(p, &e->u.row.items));
-    SQL_TRY(sql__expect(p, close, close == SQL_T_RBRACKET ? "',' or ']' in ARRAY[...]"
-                                                          : "',' or ')' in ROW(...)"));
+    SQL_TRY(sql__expect(
+        p, close, close == SQL_T_RBRACKET ? "',' or ']' in ARRAY[...]" : "',' or ')' in ROW(...)"));
   }
   *out = e;
   return FL_OK;

@@ -30,9 +30,9 @@ typedef struct sql_parser {
   bool too_deep; /* the depth limit was hit: no alternative may be tried */
 } sql_parser_t;
 
-#define SQL_TRY(x)              \
-  do {                          \
-    int sql__rc = (x);          \
+#define SQL_TRY(x)               \
+  do {                           \
+    int sql__rc = (x);           \
     if (sql__rc) return sql__rc; \
   } while (0)
 
@@ -111,10 +111,10 @@ int sql__farthest(sql_parser_t *p, fl_err_t *first, size_t first_tok);
 
 /* Makes room for one more element in an arena array (doubling). */
 void *sql__grow(fl_arena_t *a, void *arr, size_t n, size_t *cap, size_t elem);
-#define SQL_PUSH(p, arr, n, cap, item)                                       \
-  do {                                                                       \
+#define SQL_PUSH(p, arr, n, cap, item)                                              \
+  do {                                                                              \
     if ((n) == (cap)) (arr) = sql__grow((p)->a, (arr), (n), &(cap), sizeof *(arr)); \
-    (arr)[(n)++] = (item);                                                   \
+    (arr)[(n)++] = (item);                                                          \
   } while (0)
 
 /* ---- names and literals ---- */

@@ -552,8 +552,7 @@ int sql__query(sql_parser_t *p, sql_query_t **out) {
     do {
       sql_cte_t c = {0};
       SQL_TRY(sql__ident(p, &c.name, "a name for the WITH query"));
-      if (sql__is(p, SQL_T_LPAREN))
-        SQL_TRY(sql__ident_list_paren(p, &c.columns, "a column name"));
+      if (sql__is(p, SQL_T_LPAREN)) SQL_TRY(sql__ident_list_paren(p, &c.columns, "a column name"));
       SQL_TRY(sql__expect_kw(p, SQL_KW_AS, "AS after the WITH query name"));
       SQL_TRY(sql__expect(p, SQL_T_LPAREN, "'(' after AS"));
       SQL_TRY(sql__query(p, &c.query));

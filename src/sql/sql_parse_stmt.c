@@ -137,8 +137,8 @@ static int stmt_set(sql_parser_t *p, sql_stmt_t *s) {
 static int stmt_reset(sql_parser_t *p, sql_stmt_t *s) {
   sql__next(p); /* RESET */
   s->kind = SQL_S_RESET;
-  if (sql__is_kw(p, SQL_KW_SESSION) && !at_stmt_end(p) &&
-      sql__peek(p, 1)->kind != SQL_T_EOF && sql__peek(p, 1)->kind != SQL_T_SEMI) {
+  if (sql__is_kw(p, SQL_KW_SESSION) && !at_stmt_end(p) && sql__peek(p, 1)->kind != SQL_T_EOF &&
+      sql__peek(p, 1)->kind != SQL_T_SEMI) {
     sql__next(p);
     s->u.set.session = true;
   }
@@ -190,17 +190,28 @@ static const struct {
   sql_kw_t kw;
   stmt_fn fn;
 } stmt_table[] = {
-    {SQL_KW_SELECT, stmt_query},        {SQL_KW_WITH, stmt_query},
-    {SQL_KW_VALUES, stmt_query},        {SQL_KW_TABLE, stmt_query},
-    {SQL_KW_CREATE, sql__stmt_create},  {SQL_KW_DROP, sql__stmt_drop},
-    {SQL_KW_ALTER, sql__stmt_alter},    {SQL_KW_CALL, stmt_call},
-    {SQL_KW_INSERT, sql__stmt_insert},  {SQL_KW_DELETE, sql__stmt_delete},
-    {SQL_KW_UPDATE, sql__stmt_update},  {SQL_KW_MERGE, sql__stmt_merge},
-    {SQL_KW_TRUNCATE, sql__stmt_truncate}, {SQL_KW_EXPLAIN, stmt_explain},
-    {SQL_KW_SHOW, stmt_show},           {SQL_KW_DESCRIBE, stmt_describe},
-    {SQL_KW_DESC, stmt_describe},       {SQL_KW_USE, stmt_use},
-    {SQL_KW_SET, stmt_set},             {SQL_KW_RESET, stmt_reset},
-    {SQL_KW_EXECUTE, stmt_execute},     {SQL_KW_BEGIN, stmt_begin},
+    {SQL_KW_SELECT, stmt_query},
+    {SQL_KW_WITH, stmt_query},
+    {SQL_KW_VALUES, stmt_query},
+    {SQL_KW_TABLE, stmt_query},
+    {SQL_KW_CREATE, sql__stmt_create},
+    {SQL_KW_DROP, sql__stmt_drop},
+    {SQL_KW_ALTER, sql__stmt_alter},
+    {SQL_KW_CALL, stmt_call},
+    {SQL_KW_INSERT, sql__stmt_insert},
+    {SQL_KW_DELETE, sql__stmt_delete},
+    {SQL_KW_UPDATE, sql__stmt_update},
+    {SQL_KW_MERGE, sql__stmt_merge},
+    {SQL_KW_TRUNCATE, sql__stmt_truncate},
+    {SQL_KW_EXPLAIN, stmt_explain},
+    {SQL_KW_SHOW, stmt_show},
+    {SQL_KW_DESCRIBE, stmt_describe},
+    {SQL_KW_DESC, stmt_describe},
+    {SQL_KW_USE, stmt_use},
+    {SQL_KW_SET, stmt_set},
+    {SQL_KW_RESET, stmt_reset},
+    {SQL_KW_EXECUTE, stmt_execute},
+    {SQL_KW_BEGIN, stmt_begin},
 };
 
 int sql__statement(sql_parser_t *p, sql_stmt_t **out) {
@@ -299,8 +310,7 @@ int sql_parse_expression(fl_arena_t *a, const char *text, size_t len, sql_expr_t
   return finish(&p, err, rc);
 }
 
-int sql_parse_type(fl_arena_t *a, const char *text, size_t len, sql_type_t **out,
-                   fl_err_t *err) {
+int sql_parse_type(fl_arena_t *a, const char *text, size_t len, sql_type_t **out, fl_err_t *err) {
   fl_err_t local;
   if (!err) err = &local;
   sql_parser_t p;
@@ -312,7 +322,9 @@ int sql_parse_type(fl_arena_t *a, const char *text, size_t len, sql_type_t **out
 
 /* ---- splitting ---- */
 
-static bool word_is(const sql_tok_t *t, sql_kw_t kw) { return t->kind == SQL_T_WORD && t->kw == kw; }
+static bool word_is(const sql_tok_t *t, sql_kw_t kw) {
+  return t->kind == SQL_T_WORD && t->kw == kw;
+}
 
 int sql_split_script(fl_arena_t *a, const char *text, size_t len, sql_piece_t **out, size_t *n,
                      fl_err_t *err) {

@@ -20,24 +20,40 @@ typedef struct type_word {
 } type_word_t;
 
 static const type_word_t type_words[] = {
-    {"bigint", SQL_TY_BIGINT, true, false, 0},       {"binary", SQL_TY_VARBINARY, false, false, 0},
-    {"bool", SQL_TY_BOOLEAN, false, false, 0},       {"boolean", SQL_TY_BOOLEAN, true, false, 0},
-    {"bytes", SQL_TY_VARBINARY, false, false, 0},    {"char", SQL_TY_CHAR, true, false, 0},
-    {"character", SQL_TY_CHAR, false, false, 0},     {"date", SQL_TY_DATE, true, false, 0},
-    {"dec", SQL_TY_DECIMAL, false, false, 0},        {"decimal", SQL_TY_DECIMAL, true, false, 0},
-    {"double", SQL_TY_DOUBLE, true, false, 0},       {"fixed", SQL_TY_FIXED, false, false, 0},
-    {"float", SQL_TY_REAL, false, false, 0},         {"int", SQL_TY_INTEGER, true, false, 0},
-    {"integer", SQL_TY_INTEGER, true, false, 0},     {"json", SQL_TY_JSON, true, false, 0},
-    {"long", SQL_TY_BIGINT, false, false, 0},        {"numeric", SQL_TY_DECIMAL, true, false, 0},
-    {"real", SQL_TY_REAL, true, false, 0},           {"smallint", SQL_TY_SMALLINT, true, false, 0},
-    {"string", SQL_TY_VARCHAR, false, false, 0},     {"time", SQL_TY_TIME, true, false, 0},
-    {"timestamp", SQL_TY_TIMESTAMP, true, false, 0}, {"timestamp_ltz", SQL_TY_TIMESTAMP, false, true, 0},
-    {"timestamptz", SQL_TY_TIMESTAMP, false, true, 0}, {"tinyint", SQL_TY_TINYINT, true, false, 0},
-    {"uuid", SQL_TY_UUID, true, false, 0},           {"varbinary", SQL_TY_VARBINARY, true, false, 0},
-    {"varchar", SQL_TY_VARCHAR, true, false, 0},     {"array", SQL_TY_ARRAY, false, false, 0},
+    {"bigint", SQL_TY_BIGINT, true, false, 0},
+    {"binary", SQL_TY_VARBINARY, false, false, 0},
+    {"bool", SQL_TY_BOOLEAN, false, false, 0},
+    {"boolean", SQL_TY_BOOLEAN, true, false, 0},
+    {"bytes", SQL_TY_VARBINARY, false, false, 0},
+    {"char", SQL_TY_CHAR, true, false, 0},
+    {"character", SQL_TY_CHAR, false, false, 0},
+    {"date", SQL_TY_DATE, true, false, 0},
+    {"dec", SQL_TY_DECIMAL, false, false, 0},
+    {"decimal", SQL_TY_DECIMAL, true, false, 0},
+    {"double", SQL_TY_DOUBLE, true, false, 0},
+    {"fixed", SQL_TY_FIXED, false, false, 0},
+    {"float", SQL_TY_REAL, false, false, 0},
+    {"int", SQL_TY_INTEGER, true, false, 0},
+    {"integer", SQL_TY_INTEGER, true, false, 0},
+    {"json", SQL_TY_JSON, true, false, 0},
+    {"long", SQL_TY_BIGINT, false, false, 0},
+    {"numeric", SQL_TY_DECIMAL, true, false, 0},
+    {"real", SQL_TY_REAL, true, false, 0},
+    {"smallint", SQL_TY_SMALLINT, true, false, 0},
+    {"string", SQL_TY_VARCHAR, false, false, 0},
+    {"time", SQL_TY_TIME, true, false, 0},
+    {"timestamp", SQL_TY_TIMESTAMP, true, false, 0},
+    {"timestamp_ltz", SQL_TY_TIMESTAMP, false, true, 0},
+    {"timestamptz", SQL_TY_TIMESTAMP, false, true, 0},
+    {"tinyint", SQL_TY_TINYINT, true, false, 0},
+    {"uuid", SQL_TY_UUID, true, false, 0},
+    {"varbinary", SQL_TY_VARBINARY, true, false, 0},
+    {"varchar", SQL_TY_VARCHAR, true, false, 0},
+    {"array", SQL_TY_ARRAY, false, false, 0},
     {"timestamp_ns", SQL_TY_TIMESTAMP, false, false, 9},
     {"timestamptz_ns", SQL_TY_TIMESTAMP, false, true, 9},
-    {"map", SQL_TY_MAP, false, false, 0},            {"row", SQL_TY_ROW, false, false, 0},
+    {"map", SQL_TY_MAP, false, false, 0},
+    {"row", SQL_TY_ROW, false, false, 0},
 };
 
 static const type_word_t *find_word(const sql_parser_t *p, const sql_tok_t *t) {
@@ -79,8 +95,10 @@ static int check_params(sql_parser_t *p, sql_type_t *t, sql_pos_t at) {
       if (t->nparams == 1 && (a < 1 || a > INT32_MAX)) bad = "length must be 1 to 2147483647";
       break;
     case SQL_TY_FIXED:
-      if (t->nparams != 1) bad = "a length is required, as in fixed(16)";
-      else if (a < 1 || a > INT32_MAX) bad = "length must be 1 to 2147483647";
+      if (t->nparams != 1)
+        bad = "a length is required, as in fixed(16)";
+      else if (a < 1 || a > INT32_MAX)
+        bad = "length must be 1 to 2147483647";
       break;
     case SQL_TY_TIME:
     case SQL_TY_TIMESTAMP:
@@ -134,8 +152,8 @@ static int row_fields(sql_parser_t *p, sql_type_t *t, sql_tok_kind_t close) {
     }
     SQL_PUSH(p, fields, n, cap, f);
   } while (sql__accept(p, SQL_T_COMMA));
-  SQL_TRY(sql__expect(p, close, close == SQL_T_GT ? "',' or '>' in the row type"
-                                                  : "',' or ')' in the row type"));
+  SQL_TRY(sql__expect(
+      p, close, close == SQL_T_GT ? "',' or '>' in the row type" : "',' or ')' in the row type"));
   t->fields = fields;
   t->nfields = n;
   return FL_OK;
@@ -148,14 +166,16 @@ static int nested(sql_parser_t *p, sql_type_t *t) {
   else if (sql__accept(p, SQL_T_LT))
     close = SQL_T_GT;
   else
-    return sql__expected(p, t->kind == SQL_TY_ROW ? "'(' or '<' after ROW" : "'(' or '<' after the type name");
+    return sql__expected(
+        p, t->kind == SQL_TY_ROW ? "'(' or '<' after ROW" : "'(' or '<' after the type name");
   if (t->kind == SQL_TY_ROW) return row_fields(p, t, close);
   SQL_TRY(sql__type(p, &t->elem));
   if (t->kind == SQL_TY_MAP) {
     SQL_TRY(sql__expect(p, SQL_T_COMMA, "',' between the map key and value types"));
     SQL_TRY(sql__type(p, &t->value));
   }
-  return sql__expect(p, close, close == SQL_T_GT ? "'>' to close the type" : "')' to close the type");
+  return sql__expect(p, close,
+                     close == SQL_T_GT ? "'>' to close the type" : "')' to close the type");
 }
 
 int sql__type(sql_parser_t *p, sql_type_t **out) {
