@@ -563,12 +563,80 @@ static int current_expr(sql_parser_t *p, sql_expr_t **out) {
 }
 
 /* The rest of a call after its name: ( args ) [FILTER (WHERE e)] [OVER ...]. */
+static void set_args(sql_parser_t *p, sql_call_t *c, sql_expr_t **args, size_t n) {
+  c->args.items = fl_arena_memdup(p->a, args, n * sizeof *args);
+  c->args.n = n;
+}
+
+/*
+ * The standard's keyword-argument forms, after '(' of a one-part name, as
+ * ordinary calls: position(a IN b) -> position(a, b), substring(s FROM i
+ * [FOR n]) -> substring(s, i, n), trim([BOTH | LEADING | TRAILING] [c] FROM
+ * s) -> trim / ltrim / rtrim(s [, c]). Sets *done if the form was there.
+ */
+static int keyword_args(sql_parser_t *p, sql_call_t *c, bool *done) {
+  *done = false;
+  if (c->name.n != 1 || c->name.parts[0].quoted) return FL_OK;
+  const char *fn = c->name.parts[0].name;
+  sql_expr_t *args[3];
+  if (strcmp(fn, "trim") == 0) {
+    const char *side = NULL;
+    sql_tok_kind_t after = (sql_tok_kind_t)sql__peek(p, 1)->kind;
+    if (after != SQL_T_RPAREN && after != SQL_T_COMMA) { /* trim(both) names a column */
+      if (sql__peek_word(p, 0, "both")) side = "trim";
+      if (sql__peek_word(p, 0, "leading")) side = "ltrim";
+      if (sql__peek_word(p, 0, "trailing")) side = "rtrim";
+    }
+    if (side) sql__next(p);
+    size_t n = 0;
+    if (!sql__is_kw(p, SQL_KW_FROM)) {
+      sql_mark_t m = sql__mark(p);
+      SQL_TRY(sql__value_expr(p, &args[1]));
+      if (!sql__is_kw(p, SQL_KW_FROM)) {
+        if (side) return sql__expected(p, "FROM in TRIM(... FROM string)");
+        sql__reset(p, m); /* an ordinary trim(s, ...) */
+        return FL_OK;
+      }
+      n = 1;
+    } else if (!side) {
+      return FL_OK;
+    }
+    SQL_TRY(sql__expect_kw(p, SQL_KW_FROM, "FROM in TRIM(... FROM string)"));
+    SQL_TRY(sql__value_expr(p, &args[0]));
+    SQL_TRY(sql__expect(p, SQL_T_RPAREN, "')' after TRIM(... FROM string)"));
+    c->name.parts = fl_arena_memdup(p->a, c->name.parts, sizeof *c->name.parts);
+    c->name.parts[0].name = side ? side : "trim";
+    set_args(p, c, args, n + 1);
+    *done = true;
+    return FL_OK;
+  }
+  bool position = strcmp(fn, "position") == 0, substring = strcmp(fn, "substring") == 0;
+  if (!position && !substring) return FL_OK;
+  sql_mark_t m = sql__mark(p);
+  if (sql__value_expr(p, &args[0]) != FL_OK || !sql__is_kw(p, position ? SQL_KW_IN : SQL_KW_FROM)) {
+    sql__reset(p, m);
+    return FL_OK;
+  }
+  sql__next(p);
+  SQL_TRY(sql__value_expr(p, &args[1]));
+  size_t n = 2;
+  if (substring && sql__accept_kw(p, SQL_KW_FOR)) SQL_TRY(sql__value_expr(p, &args[n++]));
+  SQL_TRY(sql__expect(
+      p, SQL_T_RPAREN,
+      position ? "')' after POSITION(a IN b)" : "FOR or ')' in SUBSTRING(s FROM i FOR n)"));
+  set_args(p, c, args, n);
+  *done = true;
+  return FL_OK;
+}
+
 static int call_rest(sql_parser_t *p, sql_qname_t name, sql_pos_t pos, sql_expr_t **out) {
   sql_expr_t *e = new_expr(p, SQL_E_CALL, pos);
   sql_call_t *c = &e->u.call;
   c->name = name;
   sql__next(p); /* ( */
-  SQL_TRY(sql__call_args(p, c, true));
+  bool done;
+  SQL_TRY(keyword_args(p, c, &done));
+  if (!done) SQL_TRY(sql__call_args(p, c, true));
   if (sql__is_kw(p, SQL_KW_FILTER) && sql__peek(p, 1)->kind == SQL_T_LPAREN) {
     sql__next(p);
     sql__next(p);

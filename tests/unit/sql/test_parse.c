@@ -289,6 +289,18 @@ static const sql_case_t expr_cases[] = {
     {"-2 * -3", "((-2) * (-3))"},
     {"a % 2 = 0", "((a % 2) = 0)"},
     {"x'01' || x'02'", "(X'01' || X'02')"},
+    {"position('a' IN s)", "position('a', s)"},
+    {"position(a IN (SELECT 1))", "position(a, (SELECT 1))"},
+    {"substring(s FROM 2 FOR 3)", "substring(s, 2, 3)"},
+    {"substring(s FROM 2)", "substring(s, 2)"},
+    {"substring(s, 1)", "substring(s, 1)"},
+    {"trim(s)", "trim(s)"},
+    {"trim(BOTH ' ' FROM s)", "trim(s, ' ')"},
+    {"trim(LEADING FROM s)", "ltrim(s)"},
+    {"trim(TRAILING 'x' FROM s)", "rtrim(s, 'x')"},
+    {"trim('x' FROM s)", "trim(s, 'x')"},
+    {"trim(both)", "trim(both)"},
+    {"\"trim\"(x)", "\"trim\"(x)"},
 };
 
 static const sql_case_t type_cases[] = {
@@ -993,6 +1005,10 @@ static const sql_error_case_t error_cases[] = {
     {"SELECT * FROM TABLE(tumble(TABLE src, DESCRIPTOR(ts) INTERVAL '1' SECOND))", 1, 54,
      "expected ',' or ')' after the table function arguments, found 'INTERVAL'"},
     {"SELECT EXISTS 1", 1, 15, "expected a parenthesized query after EXISTS, found '1'"},
+    {"SELECT trim(BOTH x)", 1, 19, "expected FROM in TRIM(... FROM string), found ')'"},
+    {"SELECT substring(s FROM 1 2)", 1, 27,
+     "expected FOR or ')' in SUBSTRING(s FROM i FOR n), found '2'"},
+    {"SELECT position(a IN b c)", 1, 24, "expected ')' after POSITION(a IN b), found 'c'"},
 };
 
 TEST(sql_keyword_table) {
