@@ -173,10 +173,11 @@ typedef enum sql_unop { SQL_UN_NEG, SQL_UN_PLUS, SQL_UN_NOT } sql_unop_t;
 typedef enum sql_quantifier { SQL_Q_ANY, SQL_Q_SOME, SQL_Q_ALL } sql_quantifier_t;
 
 /* Interval and EXTRACT fields. */
-#define SQL_FIELDS(X)                                                                            \
-  X(YEAR)                                                                                        \
-  X(QUARTER) X(MONTH) X(WEEK) X(DAY) X(DAY_OF_WEEK) X(DOW) X(DAY_OF_YEAR) X(DOY) X(YEAR_OF_WEEK) \
-      X(YOW) X(HOUR) X(MINUTE) X(SECOND) X(MILLISECOND) X(MICROSECOND) X(TIMEZONE_HOUR)          \
+#define SQL_FIELDS(X)                                                                        \
+  X(YEAR)                                                                                    \
+  X(QUARTER)                                                                                 \
+  X(MONTH) X(WEEK) X(DAY) X(DAY_OF_WEEK) X(DOW) X(DAY_OF_YEAR) X(DOY) X(YEAR_OF_WEEK) X(YOW) \
+      X(HOUR) X(MINUTE) X(SECOND) X(MILLISECOND) X(MICROSECOND) X(TIMEZONE_HOUR)             \
           X(TIMEZONE_MINUTE) X(EPOCH)
 
 typedef enum sql_field {

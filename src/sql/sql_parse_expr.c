@@ -131,6 +131,7 @@ static int paren_query(sql_parser_t *p, sql_query_t **q, bool *is_query, fl_err_
     *is_query = true;
     return FL_OK;
   }
+  if (sql__query_failed_here(p)) return FL_OK;
   sql_mark_t m = sql__mark(p);
   sql__next(p);
   int rc = sql__query(p, q);
@@ -142,6 +143,7 @@ static int paren_query(sql_parser_t *p, sql_query_t **q, bool *is_query, fl_err_
   if (!rc) sql__expected(p, "')' after the subquery");
   *first_err = sql__save_err(p, first_tok);
   sql__reset(p, m);
+  sql__note_query_failed(p, m.i);
   return FL_OK;
 }
 

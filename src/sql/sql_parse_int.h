@@ -28,6 +28,9 @@ typedef struct sql_parser {
   int depth;
   int nparams;
   bool too_deep; /* the depth limit was hit: no alternative may be tried */
+  /* Per token: a "( query )" attempt starting here already failed. Keeps
+     nested "((SELECT ..." ambiguities from retrying work exponentially. */
+  uint8_t *query_failed;
 } sql_parser_t;
 
 #define SQL_TRY(x)               \
@@ -104,6 +107,9 @@ static inline void sql__reset(sql_parser_t *p, sql_mark_t m) {
 }
 /* Saves the recorded error (arena copy) so a second attempt may overwrite it. */
 fl_err_t *sql__save_err(sql_parser_t *p, size_t *tok);
+/* Whether a "( query )" attempt at the current token failed before; noting it. */
+bool sql__query_failed_here(const sql_parser_t *p);
+void sql__note_query_failed(sql_parser_t *p, size_t tok);
 /* After two failed attempts, keeps whichever error lies farther on. */
 int sql__farthest(sql_parser_t *p, fl_err_t *first, size_t first_tok);
 

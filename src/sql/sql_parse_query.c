@@ -150,7 +150,7 @@ int sql__rel_primary(sql_parser_t *p, sql_rel_t **out) {
   if (sql__is(p, SQL_T_LPAREN)) {
     fl_err_t *first = NULL;
     size_t first_tok = 0;
-    if (sql__at_paren_query(p)) {
+    if (sql__at_paren_query(p) && !sql__query_failed_here(p)) {
       sql_mark_t m = sql__mark(p);
       bool direct = sql__at_query_keyword(p, 1);
       sql__next(p);
@@ -162,6 +162,7 @@ int sql__rel_primary(sql_parser_t *p, sql_rel_t **out) {
         /* ((SELECT ...) JOIN t ...) is a parenthesized relation instead. */
         first = sql__save_err(p, &first_tok);
         sql__reset(p, m);
+        sql__note_query_failed(p, m.i);
         r = NULL;
       }
     }

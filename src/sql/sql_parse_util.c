@@ -68,6 +68,15 @@ fl_err_t *sql__save_err(sql_parser_t *p, size_t *tok) {
   return e;
 }
 
+bool sql__query_failed_here(const sql_parser_t *p) {
+  return p->query_failed && p->query_failed[p->i];
+}
+
+void sql__note_query_failed(sql_parser_t *p, size_t tok) {
+  if (!p->query_failed) p->query_failed = fl_arena_zalloc(p->a, p->ntok);
+  p->query_failed[tok] = 1;
+}
+
 int sql__farthest(sql_parser_t *p, fl_err_t *first, size_t first_tok) {
   if (first_tok > p->err_tok) {
     memcpy(p->err, first, sizeof *first);

@@ -1547,6 +1547,38 @@ TEST(sql_depth_limits) {
   free(closing);
 }
 
+/*
+ * "((SELECT ..." may open a subquery or a parenthesized expression, so the
+ * parser tries one and then the other. Nested, a failed attempt must not be
+ * retried at every enclosing level, or this input would take 2^40 steps.
+ */
+TEST(sql_backtracking_stays_polynomial) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err;
+  sql_stmt_t *s;
+  /* The innermost part is broken, so every level fails both ways. */
+  char *open = repeat("SELECT ", "((SELECT ", 40, "1 +");
+  char *text = repeat(open, ")", 80, "");
+  CHECK_ERR(sql_parse_statement(a, text, strlen(text), &s, &err), FL_EPARSE);
+  CHECK(strstr(err.msg, "expected an expression, found ')'") != NULL);
+  CHECK(strstr(err.msg, "line 1, column 371:") == err.msg);
+  free(text);
+  free(open);
+  open = repeat("SELECT ", "((SELECT ", 40, "1");
+  text = repeat(open, ")", 80, "");
+  CHECK_OK(sql_parse_statement(a, text, strlen(text), &s, &err), &err);
+  free(text);
+  free(open);
+  /* The same in FROM, where "((SELECT" may also open a parenthesized join. */
+  open = repeat("SELECT * FROM ", "((SELECT * FROM ", 40, "t WHERE");
+  text = repeat(open, ")", 80, "");
+  CHECK_ERR(sql_parse_statement(a, text, strlen(text), &s, &err), FL_EPARSE);
+  CHECK(strstr(err.msg, "expected an expression, found ')'") != NULL);
+  free(text);
+  free(open);
+  fl_arena_free(a);
+}
+
 /* A tiny deterministic generator so the test is repeatable. */
 static uint64_t rng_state;
 static uint32_t rng(void) {
