@@ -10,6 +10,8 @@
 
 #include "sql/sql_parse_int.h"
 
+static int statement_set_begin(sql_parser_t *p, sql_stmt_t *s);
+
 static int stmt_query(sql_parser_t *p, sql_stmt_t *s) {
   s->kind = SQL_S_QUERY;
   return sql__query(p, &s->u.query);
@@ -37,7 +39,16 @@ static int stmt_explain(sql_parser_t *p, sql_stmt_t *s) {
     s->u.explain.verbose = true;
   }
   SQL_TRY(sql__enter(p));
-  SQL_TRY(sql__statement(p, &s->u.explain.stmt));
+  if (sql__is_kw(p, SQL_KW_STATEMENT)) { /* Flink: EXPLAIN STATEMENT SET BEGIN ... END */
+    sql_stmt_t *set = SQL_NEW(p, sql_stmt_t);
+    set->pos = sql__pos(p);
+    SQL_TRY(statement_set_begin(p, set));
+    set->end = p->toks[p->i - 1].pos.off + p->toks[p->i - 1].len;
+    set->nparams = p->nparams;
+    s->u.explain.stmt = set;
+  } else {
+    SQL_TRY(sql__statement(p, &s->u.explain.stmt));
+  }
   sql__leave(p);
   if (s->u.explain.stmt->kind == SQL_S_EXPLAIN)
     return sql__fail(p, "EXPLAIN cannot explain EXPLAIN");
@@ -167,12 +178,16 @@ static int statement_set_body(sql_parser_t *p, sql_stmt_t *s) {
   return FL_OK;
 }
 
-static int stmt_execute(sql_parser_t *p, sql_stmt_t *s) {
-  sql__next(p); /* EXECUTE */
+static int statement_set_begin(sql_parser_t *p, sql_stmt_t *s) {
   SQL_TRY(sql__expect_kw(p, SQL_KW_STATEMENT, "STATEMENT SET after EXECUTE"));
   SQL_TRY(sql__expect_kw(p, SQL_KW_SET, "SET after EXECUTE STATEMENT"));
   SQL_TRY(sql__expect_kw(p, SQL_KW_BEGIN, "BEGIN after EXECUTE STATEMENT SET"));
   return statement_set_body(p, s);
+}
+
+static int stmt_execute(sql_parser_t *p, sql_stmt_t *s) {
+  sql__next(p); /* EXECUTE */
+  return statement_set_begin(p, s);
 }
 
 static int stmt_begin(sql_parser_t *p, sql_stmt_t *s) {
@@ -340,9 +355,13 @@ int sql_split_script(fl_arena_t *a, const char *text, size_t len, sql_piece_t **
       continue;
     }
     size_t first = i, last = i;
-    bool block = (word_is(&toks[i], SQL_KW_BEGIN) || word_is(&toks[i], SQL_KW_EXECUTE)) &&
-                 i + 2 < ntok && word_is(&toks[i + 1], SQL_KW_STATEMENT) &&
-                 word_is(&toks[i + 2], SQL_KW_SET);
+    /* BEGIN | EXECUTE | EXPLAIN [EXECUTE] STATEMENT SET opens a block. */
+    size_t k = i + 1;
+    if (word_is(&toks[i], SQL_KW_EXPLAIN) && word_is(&toks[k], SQL_KW_EXECUTE)) k++;
+    bool block = (word_is(&toks[i], SQL_KW_BEGIN) || word_is(&toks[i], SQL_KW_EXECUTE) ||
+                  word_is(&toks[i], SQL_KW_EXPLAIN)) &&
+                 k + 1 < ntok && word_is(&toks[k], SQL_KW_STATEMENT) &&
+                 word_is(&toks[k + 1], SQL_KW_SET);
     if (block) {
       /* Runs to the END that closes the set; CASE ... END pairs inside nest. */
       int cases = 0;

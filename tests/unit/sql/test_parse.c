@@ -1420,11 +1420,21 @@ TEST(sql_script) {
   }
 
   const char *exec =
-      "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; "
-      "END; SELECT 3";
+      "EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; END; SELECT 3;"
+      "EXPLAIN STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; END;"
+      "EXPLAIN EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END";
   CHECK_OK(sql_split_script(a, exec, strlen(exec), &pieces, &n, &err), &err);
-  CHECK_EQ(n, 2);
+  CHECK_EQ(n, 4);
   CHECK_EQ(pieces[1].off, (uint32_t)(strstr(exec, "SELECT 3") - exec));
+  CHECK_OK(sql_parse_script(a, exec, strlen(exec), &ss, &n, &err), &err);
+  CHECK_EQ(n, 4);
+  CHECK_EQ(ss[2]->kind, SQL_S_EXPLAIN);
+  CHECK_EQ(ss[2]->u.explain.stmt->kind, SQL_S_STATEMENT_SET);
+  CHECK_EQ(ss[2]->u.explain.stmt->u.statement_set.n, 2);
+  CHECK_EQ(ss[3]->u.explain.stmt->kind, SQL_S_STATEMENT_SET);
+  CHECK_STR(
+      sql_stmt_text(a, ss[2]),
+      "EXPLAIN EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; INSERT INTO b SELECT 2; END");
 
   CHECK_OK(sql_parse_script(a, " ;; -- nothing\n", 15, &ss, &n, &err), &err);
   CHECK_EQ(n, 0);
