@@ -134,7 +134,8 @@ static int lex_fail(lexer_t *lx, sql_pos_t at, const char *what) {
 
 static void push(lexer_t *lx, sql_tok_kind_t kind, sql_kw_t kw, sql_pos_t at) {
   if (lx->ntok == lx->cap) {
-    size_t cap = lx->cap ? lx->cap * 2 : 64;
+    /* Typical SQL has a token per five or six bytes; start near that. */
+    size_t cap = lx->cap ? lx->cap * 2 : lx->n / 5 + 16;
     sql_tok_t *t = fl_arena_alloc(lx->a, cap * sizeof *t);
     if (lx->ntok) memcpy(t, lx->toks, lx->ntok * sizeof *t);
     lx->toks = t;
