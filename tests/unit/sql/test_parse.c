@@ -1405,8 +1405,8 @@ TEST(sql_script) {
   static const char *const want[] = {
       "SET 'pipeline.name' = 'a;b'",
       "CREATE TABLE t (a int)",
-      "BEGIN STATEMENT SET;\n  INSERT INTO x SELECT CASE WHEN a THEN 1 END FROM t;\n"
-      "  INSERT INTO y SELECT 2;\nEND",
+      ("BEGIN STATEMENT SET;\n  INSERT INTO x SELECT CASE WHEN a THEN 1 END FROM t;\n"
+       "  INSERT INTO y SELECT 2;\nEND"),
       "SELECT ? , ?",
   };
   for (size_t i = 0; i < n; i++) {
