@@ -149,6 +149,17 @@ static int decode_vec(fl_rd_t *r, ty_vec_t *v, uint32_t expect_len, int depth, f
   return FL_OK;
 }
 
+void ex_vec_encode(const ty_vec_t *v, uint32_t len, fl_buf_t *out) {
+  fl_buf_append_le32(out, len);
+  encode_vec(v, len, out);
+}
+
+int ex_vec_decode(fl_rd_t *r, ty_vec_t *into, fl_err_t *err) {
+  uint32_t len;
+  int rc = fl_rd_le32(r, &len, err);
+  return rc ? rc : decode_vec(r, into, len, 0, err);
+}
+
 int ex_batch_decode(fl_rd_t *r, ty_batch_t *into, fl_err_t *err) {
   uint32_t ncols, nrows;
   size_t pos = r->pos;

@@ -38,6 +38,12 @@
 void ex_batch_encode(const ty_batch_t *b, fl_buf_t *out);
 int ex_batch_decode(fl_rd_t *r, ty_batch_t *into, fl_err_t *err);
 
+/* One column's rows [0, len) alone, in the same encoding; the vector given
+ * to ex_vec_decode (of the written type) is reset and filled. Aggregate
+ * states that hold values (array_agg, DISTINCT) serialize with these. */
+void ex_vec_encode(const ty_vec_t *v, uint32_t len, fl_buf_t *out);
+int ex_vec_decode(fl_rd_t *r, ty_vec_t *into, fl_err_t *err);
+
 typedef struct ex_spill_dir ex_spill_dir_t;
 typedef struct ex_spill_file ex_spill_file_t;
 
