@@ -541,7 +541,8 @@ int ex_hash_agg_new(ex_ctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *
   h->nsets = o->nsets;
   h->naggs = o->naggs;
   h->ntable_keys = o->nkeys + (o->nsets ? 1 : 0);
-  h->key_cols = fl_arena_memdup(arena, o->key_cols, (o->nkeys ? o->nkeys : 1) * sizeof *o->key_cols);
+  h->key_cols = fl_arena_zalloc(arena, (o->nkeys ? o->nkeys : 1) * sizeof *h->key_cols);
+  if (o->nkeys) memcpy(h->key_cols, o->key_cols, o->nkeys * sizeof *h->key_cols);
   h->sets = fl_arena_zalloc(arena, (o->nsets ? o->nsets : 1) * sizeof *h->sets);
   if (o->nsets) memcpy(h->sets, o->grouping_sets, o->nsets * sizeof *h->sets);
   h->aggs = fl_arena_memdup(arena, o->aggs, (o->naggs ? o->naggs : 1) * sizeof *o->aggs);
