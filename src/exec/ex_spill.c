@@ -178,11 +178,9 @@ int ex_batch_decode(fl_rd_t *r, ty_batch_t *into, fl_err_t *err) {
 struct ex_spill_dir {
   char *path;
   uint64_t next_id;
-  uint32_t open_files;
 };
 
 struct ex_spill_file {
-  ex_spill_dir_t *dir;
   char *path;
   int fd;
   bool sealed;
@@ -237,13 +235,11 @@ int ex_spill_create(ex_spill_dir_t *d, ex_spill_file_t **out, fl_err_t *err) {
     return fl_err_set(err, FL_EIO, "creating spill file in %s: %s", d->path, strerror(e));
   }
   ex_spill_file_t *f = fl_calloc(1, sizeof *f);
-  f->dir = d;
   f->path = path;
   f->fd = fd;
   fl_buf_init(&f->wbuf);
   fl_buf_init(&f->block);
   fl_buf_append(&f->wbuf, SPILL_HEADER, 8);
-  d->open_files++;
   *out = f;
   return FL_OK;
 }
@@ -377,7 +373,6 @@ void ex_spill_free(ex_spill_file_t *f) {
   if (!f) return;
   close(f->fd);
   unlink(f->path);
-  f->dir->open_files--;
   fl_buf_free(&f->wbuf);
   fl_buf_free(&f->block);
   fl_free(f->path);
