@@ -5,6 +5,7 @@
  * grouping sets, global aggregates over no rows, FILTER, checkpoint and
  * restore, and errors.
  */
+#include <dirent.h>
 #include <math.h>
 
 #include "exec/ex_spill.h"
@@ -162,7 +163,7 @@ static size_t nrows_of(char **rows) {
 /* Brute force: per (k1, k2) key, count(*), count(x), sum(x), min(s), max(s). */
 typedef struct ref_row {
   char key[64];
-  int64_t cnt, cntx, sumx;
+  int64_t cnt, cntx, sumx, sum_filtered, n_filtered;
   char mins[32], maxs[32];
   bool has_s;
 } ref_row_t;
@@ -197,6 +198,9 @@ TEST(hash_agg_matches_brute_force) {
       x->cnt = 1;
       x->cntx = ty_vec_is_valid(bt->cols[2], r);
       x->sumx = x->cntx ? TY_VEC_DATA(bt->cols[2], int64_t)[r] : 0;
+      bool pass = ty_vec_is_valid(bt->cols[5], r) && bt->cols[5]->data[r];
+      x->n_filtered = pass && x->cntx;
+      x->sum_filtered = x->n_filtered ? x->sumx : 0;
       if (ty_vec_is_valid(bt->cols[3], r)) {
         size_t n;
         const uint8_t *p = ty_vec_get_bytes(bt->cols[3], r, &n);
@@ -213,6 +217,8 @@ TEST(hash_agg_matches_brute_force) {
       g->cnt++;
       g->cntx += all[i].cntx;
       g->sumx += all[i].sumx;
+      g->n_filtered += all[i].n_filtered;
+      g->sum_filtered += all[i].sum_filtered;
       if (all[i].has_s) {
         if (!g->has_s || strcmp(all[i].mins, g->mins) < 0) snprintf(g->mins, sizeof g->mins, "%s", all[i].mins);
         if (!g->has_s || strcmp(all[i].maxs, g->maxs) > 0) snprintf(g->maxs, sizeof g->maxs, "%s", all[i].maxs);
@@ -251,7 +257,8 @@ TEST(hash_agg_matches_brute_force) {
     if (strcmp(got[i], expect[i]) != 0) t_fail(__FILE__, __LINE__, "row %zu: %s != %s", i, got[i], expect[i]);
     CHECK_STR(got[i], expect[i]);
   }
-  /* min(s) / max(s): checked through a lookup of each reference row. */
+  /* min(s), max(s) and sum(x) FILTER (WHERE f) (output column 14):
+   * checked through a lookup of each reference row. */
   for (uint32_t i = 0; i < nref; i++) {
     char want[200];
     snprintf(want, sizeof want, "|%s|%s|", ref[i].has_s ? ref[i].mins : "NULL", ref[i].has_s ? ref[i].maxs : "NULL");
@@ -265,6 +272,17 @@ TEST(hash_agg_matches_brute_force) {
         while (*p && *p != '|') p++; /* skip avg */
         found = strncmp(p, want, strlen(want)) == 0;
         if (!found) t_fail(__FILE__, __LINE__, "key %s: %s lacks %s", ref[i].key, rows[j], want);
+        const char *q = rows[j];
+        for (int col = 0; col < 14; col++) q = strchr(q, '|') + 1;
+        char fs[32];
+        if (ref[i].n_filtered)
+          snprintf(fs, sizeof fs, "%lld|", (long long)ref[i].sum_filtered);
+        else
+          snprintf(fs, sizeof fs, "NULL|");
+        if (strncmp(q, fs, strlen(fs)) != 0) {
+          t_fail(__FILE__, __LINE__, "key %s: filtered sum in %s, want %s", ref[i].key, rows[j], fs);
+          found = false;
+        }
         break;
       }
     CHECK(found);
@@ -298,6 +316,16 @@ TEST(hash_agg_spill_gives_identical_results) {
   CHECK_EQ(nrows_of(spill_rows), n);
   CHECK(n > 10000);
   for (size_t i = 0; i < n; i++) CHECK_STR(spill_rows[i], mem_rows[i]);
+  /* The operator removed its spill directory. */
+  char dir[600];
+  snprintf(dir, sizeof dir, "%s/spill", t_tmpdir());
+  DIR *dp = opendir(dir);
+  CHECK(dp != NULL);
+  int entries = 0;
+  for (struct dirent *e; (e = readdir(dp));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) entries++;
+  closedir(dp);
+  CHECK_EQ(entries, 0);
   tu_rows_free(mem_rows);
   tu_rows_free(spill_rows);
   free_input(&fx);
