@@ -59,10 +59,13 @@ int ex_agg_bind(fl_arena_t *arena, const char *name, const ty_type_t *arg, bool 
   for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
     if (strcmp(registry[i].name, name) == 0) e = &registry[i];
   if (!e) return fl_err_set(err, FL_ENOTFOUND, "unknown aggregate function %s", name);
-  if (e->needs_arg && !arg) return fl_err_set(err, FL_EINVALID, "%s(*) is not an aggregate; %s needs an argument", name, name);
+  if (e->needs_arg && !arg)
+    return fl_err_set(err, FL_EINVALID, "%s(*) is not an aggregate; %s needs an argument", name,
+                      name);
   if (nparams < e->min_params || nparams > e->max_params)
-    return fl_err_set(err, FL_EINVALID, "%s takes %u to %u constant parameters after its argument, got %u",
-                      name, e->min_params, e->max_params, nparams);
+    return fl_err_set(err, FL_EINVALID,
+                      "%s takes %u to %u constant parameters after its argument, got %u", name,
+                      e->min_params, e->max_params, nparams);
   if (distinct && !arg) return fl_err_set(err, FL_EINVALID, "count(DISTINCT *) is not valid");
   ex_agg_t *a;
   int rc = bind_one(arena, e, name, arg, params, nparams, &a, err);

@@ -59,16 +59,16 @@ typedef struct ex_agg_fn {
 /* A bound aggregate: the function, its types and constant parameters. */
 struct ex_agg {
   const ex_agg_fn_t *fn;
-  const char *name;         /* as called: "stddev", "every" */
-  const ty_type_t *arg;     /* NULL for count(*) */
-  const ty_type_t *out;     /* result type */
+  const char *name;     /* as called: "stddev", "every" */
+  const ty_type_t *arg; /* NULL for count(*) */
+  const ty_type_t *out; /* result type */
   bool distinct;
-  double param;             /* approx_distinct: max standard error;
-                               approx_percentile: the percentile */
-  uint32_t variant;         /* function-specific (population or sample...) */
-  ex_agg_t *inner;          /* DISTINCT: the aggregate over distinct values */
-  int64_t heap_bytes;       /* heap held by this aggregate's states */
-  fl_arena_t *arena;        /* where bind allocated (types) */
+  double param;       /* approx_distinct: max standard error;
+                         approx_percentile: the percentile */
+  uint32_t variant;   /* function-specific (population or sample...) */
+  ex_agg_t *inner;    /* DISTINCT: the aggregate over distinct values */
+  int64_t heap_bytes; /* heap held by this aggregate's states */
+  fl_arena_t *arena;  /* where bind allocated (types) */
 };
 
 /*
@@ -83,7 +83,9 @@ int ex_agg_bind(fl_arena_t *arena, const char *name, const ty_type_t *arg, bool 
                 const double *params, uint32_t nparams, ex_agg_t **out, fl_err_t *err);
 
 /* Helpers for the kernels and operators. */
-static inline size_t ex_agg_align(size_t off, size_t align) { return (off + align - 1) & ~(align - 1); }
+static inline size_t ex_agg_align(size_t off, size_t align) {
+  return (off + align - 1) & ~(align - 1);
+}
 /* A hash of row i of v that does not depend on the vector (NULL has one). */
 uint64_t ex_agg__value_hash(const ty_vec_t *v, uint32_t i);
 /* The decimal result type decimal(p, s) (shared instances for common s). */
@@ -91,15 +93,15 @@ const ty_type_t *ex_agg__decimal(ex_agg_t *a, int precision, int scale);
 
 /* The loop every update kernel runs: st is the state of row r's group;
  * NULL arguments are skipped. Needs a, states, stride, gids, arg, rows, n. */
-#define EX_AGG_EACH_ROW(body)                                           \
-  do {                                                                  \
-    bool ex_nulls_ = arg && arg->null_count != 0;                       \
-    for (uint32_t k = 0; k < n; k++) {                                  \
-      uint32_t r = rows[k];                                             \
-      if (ex_nulls_ && ty_vec_is_null(arg, r)) continue;                \
-      uint8_t *st = states + (size_t)gids[k] * stride;                  \
-      body                                                              \
-    }                                                                   \
+#define EX_AGG_EACH_ROW(body)                            \
+  do {                                                   \
+    bool ex_nulls_ = arg && arg->null_count != 0;        \
+    for (uint32_t k = 0; k < n; k++) {                   \
+      uint32_t r = rows[k];                              \
+      if (ex_nulls_ && ty_vec_is_null(arg, r)) continue; \
+      uint8_t *st = states + (size_t)gids[k] * stride;   \
+      body                                               \
+    }                                                    \
   } while (0)
 
 /* Binders of the function families (ex_agg_*.c); each sets fn and out. */

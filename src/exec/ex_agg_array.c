@@ -5,7 +5,6 @@
  * rows gives NULL (as Trino's array_agg over no rows).
  */
 #include "exec/ex_agg.h"
-
 #include "exec/ex_spill.h"
 #include "exec/ex_vec.h"
 
@@ -33,7 +32,8 @@ static ty_vec_t *elems_of(ex_agg_t *a, arr_state_t *s) {
 }
 
 /* Appends rows of src to the state, keeping heap_bytes in step. */
-static void arr_append(ex_agg_t *a, arr_state_t *s, const ty_vec_t *src, const uint32_t *rows, uint32_t n) {
+static void arr_append(ex_agg_t *a, arr_state_t *s, const ty_vec_t *src, const uint32_t *rows,
+                       uint32_t n) {
   ty_vec_t *v = elems_of(a, s);
   size_t before = ex_vec_bytes(v);
   ex_vec_gather(v, src, rows, n);
@@ -60,8 +60,8 @@ static int arr_combine(ex_agg_t *a, uint8_t *dst, const uint8_t *src, fl_err_t *
   return FL_OK;
 }
 
-static int arr_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n, ty_vec_t *out,
-                        fl_err_t *err) {
+static int arr_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n,
+                        ty_vec_t *out, fl_err_t *err) {
   for (uint32_t g = 0; g < n; g++) {
     const arr_state_t *s = (const arr_state_t *)(states + (size_t)g * stride);
     if (!s->elems) {

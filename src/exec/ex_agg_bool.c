@@ -46,14 +46,17 @@ static int b_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_
   return FL_OK;
 }
 
-static void b_serialize(ex_agg_t *a, const uint8_t *st, fl_buf_t *out) { fl_buf_append(out, st, 2); }
+static void b_serialize(ex_agg_t *a, const uint8_t *st, fl_buf_t *out) {
+  fl_buf_append(out, st, 2);
+}
 
 static int b_deserialize(ex_agg_t *a, uint8_t *st, fl_rd_t *r, fl_err_t *err) {
   const uint8_t *p;
   int rc = fl_rd_bytes(r, 2, &p, err);
   if (rc) return rc;
   if (p[0] > 1 || p[1] > 1)
-    return fl_err_set(err, FL_ECORRUPT, "%s: bad boolean aggregate state at byte %zu", r->what, r->pos);
+    return fl_err_set(err, FL_ECORRUPT, "%s: bad boolean aggregate state at byte %zu", r->what,
+                      r->pos);
   memcpy(st, p, 2);
   return FL_OK;
 }
@@ -72,8 +75,8 @@ static const ex_agg_fn_t bool_fn = {
 
 static int bind_bool(ex_agg_t *a, uint32_t v, fl_err_t *err) {
   if (a->arg->kind != TY_BOOLEAN)
-    return fl_err_set(err, FL_EINVALID, "%s(%s) is not defined: the argument must be boolean", a->name,
-                      ty_kind_name(a->arg->kind));
+    return fl_err_set(err, FL_EINVALID, "%s(%s) is not defined: the argument must be boolean",
+                      a->name, ty_kind_name(a->arg->kind));
   a->fn = &bool_fn;
   a->variant = v;
   a->out = a->arg;

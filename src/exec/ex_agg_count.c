@@ -20,7 +20,8 @@ static int count_combine(ex_agg_t *a, uint8_t *dst, const uint8_t *src, fl_err_t
 
 static int count_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n,
                           ty_vec_t *out, fl_err_t *err) {
-  for (uint32_t g = 0; g < n; g++) ty_vec_append_i64(out, *(const int64_t *)(states + (size_t)g * stride));
+  for (uint32_t g = 0; g < n; g++)
+    ty_vec_append_i64(out, *(const int64_t *)(states + (size_t)g * stride));
   return FL_OK;
 }
 

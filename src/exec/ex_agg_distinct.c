@@ -9,9 +9,8 @@
  * unless the inner aggregate keeps them (array_agg). Sets combine by
  * union, and serialize as their value column.
  */
-#include "exec/ex_agg.h"
-
 #include "base/alloc.h"
+#include "exec/ex_agg.h"
 #include "exec/ex_hash_table.h"
 #include "exec/ex_spill.h"
 
@@ -33,7 +32,8 @@ static void dist_destroy(ex_agg_t *a, uint8_t *st) {
 }
 
 /* Adds rows[0..n) of v to the set of state s. */
-static void dist_add(ex_agg_t *a, dist_state_t *s, const ty_vec_t *v, const uint32_t *rows, uint32_t n) {
+static void dist_add(ex_agg_t *a, dist_state_t *s, const ty_vec_t *v, const uint32_t *rows,
+                     uint32_t n) {
   if (!s->set) {
     s->set = ex_ht_new(&a->arg, 1);
     a->heap_bytes += (int64_t)ex_ht_bytes(s->set);
@@ -69,8 +69,8 @@ static int dist_combine(ex_agg_t *a, uint8_t *dst, const uint8_t *src, fl_err_t 
   return FL_OK;
 }
 
-static int dist_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n, ty_vec_t *out,
-                         fl_err_t *err) {
+static int dist_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n,
+                         ty_vec_t *out, fl_err_t *err) {
   ex_agg_t *in = a->inner;
   _Alignas(16) uint8_t buf[INNER_STATE_MAX];
   uint32_t *rows = NULL, *zeros = NULL, cap = 0;

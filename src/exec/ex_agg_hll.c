@@ -16,11 +16,10 @@
  * States combine register-wise (max), so partial and spilled sketches
  * merge into exactly the sketch of the whole input.
  */
-#include "exec/ex_agg.h"
-
 #include <math.h>
 
 #include "base/alloc.h"
+#include "exec/ex_agg.h"
 
 typedef struct hll_state {
   uint8_t *dense;   /* m registers, NULL while sparse */
@@ -151,8 +150,8 @@ static int64_t hll_estimate(const ex_agg_t *a, const hll_state_t *s) {
   return llround(dm * dm / (2 * log(2)) / z);
 }
 
-static int hll_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n, ty_vec_t *out,
-                        fl_err_t *err) {
+static int hll_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n,
+                        ty_vec_t *out, fl_err_t *err) {
   for (uint32_t g = 0; g < n; g++)
     ty_vec_append_i64(out, hll_estimate(a, (const hll_state_t *)(states + (size_t)g * stride)));
   return FL_OK;
@@ -188,7 +187,8 @@ static int hll_deserialize(ex_agg_t *a, uint8_t *st, fl_rd_t *r, fl_err_t *err) 
   }
   uint32_t cnt;
   if (kind != 0 || (rc = fl_rd_le32(r, &cnt, err)))
-    return rc ? rc : fl_err_set(err, FL_ECORRUPT, "%s: bad HyperLogLog state tag %u", r->what, kind);
+    return rc ? rc
+              : fl_err_set(err, FL_ECORRUPT, "%s: bad HyperLogLog state tag %u", r->what, kind);
   if (cnt > (1u << hll_p(a)) / 8 || (size_t)cnt * 8 > fl_rd_left(r))
     return fl_err_set(err, FL_ECORRUPT, "%s: HyperLogLog state with %u hashes", r->what, cnt);
   if ((rc = fl_rd_bytes(r, (size_t)cnt * 8, &p, err))) return rc;
@@ -211,11 +211,14 @@ static const ex_agg_fn_t hll_fn = {
 
 int ex__agg_bind_approx_distinct(ex_agg_t *a, fl_err_t *err) {
   if (ty_is_nested(a->arg))
-    return fl_err_set(err, FL_EUNSUPPORTED, "approx_distinct(%s) is not supported: the argument must be a primitive type",
+    return fl_err_set(err, FL_EUNSUPPORTED,
+                      "approx_distinct(%s) is not supported: the argument must be a primitive type",
                       ty_kind_name(a->arg->kind));
   double e = isnan(a->param) ? 0.023 : a->param;
   if (!(e >= 0.0040625 && e <= 0.26))
-    return fl_err_set(err, FL_EINVALID, "approx_distinct: max standard error must be in [0.0040625, 0.26], got %g", e);
+    return fl_err_set(err, FL_EINVALID,
+                      "approx_distinct: max standard error must be in [0.0040625, 0.26], got %g",
+                      e);
   uint32_t p = 4;
   while (p < 16 && 1.04 / sqrt((double)(1u << p)) > e) p++;
   a->fn = &hll_fn;

@@ -9,11 +9,10 @@
  * UTF-8, code point order). any_value keeps the first non-NULL value it
  * sees.
  */
-#include "exec/ex_agg.h"
-
 #include <math.h>
 
 #include "base/alloc.h"
+#include "exec/ex_agg.h"
 
 enum { MM_MIN, MM_MAX, MM_ANY };
 
@@ -72,18 +71,18 @@ static void set_bytes(ex_agg_t *a, mm_state_t *s, const uint8_t *p, size_t n) {
 }
 
 /* cmp(x, cur) < 0 decides for min, > 0 for max; any takes the first. */
-#define MM_LOOP(T, field, CMP)                                                           \
-  do {                                                                                   \
-    const T *d = (const T *)arg->data;                                                   \
-    EX_AGG_EACH_ROW({                                                                    \
-      mm_state_t *s = (mm_state_t *)st;                                                  \
-      T x = d[r];                                                                        \
-      if (!s->has || (op == MM_MIN && CMP(x, s->v.field) < 0) ||                         \
-          (op == MM_MAX && CMP(x, s->v.field) > 0)) {                                    \
-        s->v.field = x;                                                                  \
-        s->has = 1;                                                                      \
-      }                                                                                  \
-    });                                                                                  \
+#define MM_LOOP(T, field, CMP)                                   \
+  do {                                                           \
+    const T *d = (const T *)arg->data;                           \
+    EX_AGG_EACH_ROW({                                            \
+      mm_state_t *s = (mm_state_t *)st;                          \
+      T x = d[r];                                                \
+      if (!s->has || (op == MM_MIN && CMP(x, s->v.field) < 0) || \
+          (op == MM_MAX && CMP(x, s->v.field) > 0)) {            \
+        s->v.field = x;                                          \
+        s->has = 1;                                              \
+      }                                                          \
+    });                                                          \
   } while (0)
 
 #define CMP_NUM(x, y) (((x) > (y)) - ((x) < (y)))
@@ -213,8 +212,8 @@ static int mm_deserialize(ex_agg_t *a, uint8_t *st, fl_rd_t *r, fl_err_t *err) {
     uint64_t len;
     if ((rc = fl_rd_uvarint(r, &len, err))) return rc;
     if (len > fl_rd_left(r))
-      return fl_err_set(err, FL_ECORRUPT, "%s: %s state of %llu bytes at byte %zu", r->what, a->name,
-                        (unsigned long long)len, r->pos);
+      return fl_err_set(err, FL_ECORRUPT, "%s: %s state of %llu bytes at byte %zu", r->what,
+                        a->name, (unsigned long long)len, r->pos);
     if ((rc = fl_rd_bytes(r, len, &p, err))) return rc;
     set_bytes(a, s, p, len);
   } else {
@@ -240,8 +239,9 @@ static const ex_agg_fn_t mm_fn = {
 
 static int bind_mm(ex_agg_t *a, uint32_t op, fl_err_t *err) {
   if (ty_is_nested(a->arg))
-    return fl_err_set(err, FL_EUNSUPPORTED, "%s(%s) is not supported: the argument must be a primitive type",
-                      a->name, ty_kind_name(a->arg->kind));
+    return fl_err_set(err, FL_EUNSUPPORTED,
+                      "%s(%s) is not supported: the argument must be a primitive type", a->name,
+                      ty_kind_name(a->arg->kind));
   a->fn = &mm_fn;
   a->variant = op;
   a->out = a->arg;

@@ -10,7 +10,6 @@
  * states) arrive in.
  */
 #include "exec/ex_agg.h"
-
 #include "types/value.h"
 
 typedef struct sum_state {
@@ -87,8 +86,8 @@ static int sum_combine(ex_agg_t *a, uint8_t *dst, const uint8_t *src, fl_err_t *
   return FL_OK;
 }
 
-static int sum_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n, ty_vec_t *out,
-                        fl_err_t *err) {
+static int sum_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n,
+                        ty_vec_t *out, fl_err_t *err) {
   for (uint32_t g = 0; g < n; g++) {
     const sum_state_t *s = (const sum_state_t *)(states + (size_t)g * stride);
     if (s->count == 0) {
@@ -99,13 +98,15 @@ static int sum_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint3
       case TY_INT:
       case TY_LONG:
         if (s->isum > INT64_MAX || s->isum < INT64_MIN)
-          return fl_err_set(err, FL_EINVALID, "sum: bigint overflow (the total does not fit in 64 bits)");
+          return fl_err_set(err, FL_EINVALID,
+                            "sum: bigint overflow (the total does not fit in 64 bits)");
         ty_vec_append_i64(out, (int64_t)s->isum);
         break;
       case TY_DECIMAL: {
         fl_i128 max = ty_decimal_max(38);
         if (s->wraps || s->isum > max || s->isum < -max)
-          return fl_err_set(err, FL_EINVALID, "sum: decimal overflow (the total exceeds 38 digits)");
+          return fl_err_set(err, FL_EINVALID,
+                            "sum: decimal overflow (the total exceeds 38 digits)");
         ty_vec_append_i128(out, s->isum);
         break;
       }
@@ -125,8 +126,8 @@ static fl_i128 div_round(fl_i128 s, int64_t c) {
   return q;
 }
 
-static int avg_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n, ty_vec_t *out,
-                        fl_err_t *err) {
+static int avg_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n,
+                        ty_vec_t *out, fl_err_t *err) {
   for (uint32_t g = 0; g < n; g++) {
     const sum_state_t *s = (const sum_state_t *)(states + (size_t)g * stride);
     if (s->count == 0) {
@@ -157,7 +158,8 @@ static int sum_deserialize(ex_agg_t *a, uint8_t *st, fl_rd_t *r, fl_err_t *err) 
   int rc = fl_rd_bytes(r, sizeof(sum_state_t), &p, err);
   if (rc) return rc;
   memcpy(st, p, sizeof(sum_state_t));
-  if (((sum_state_t *)st)->count < 0) return fl_err_set(err, FL_ECORRUPT, "%s: negative count in sum state", r->what);
+  if (((sum_state_t *)st)->count < 0)
+    return fl_err_set(err, FL_ECORRUPT, "%s: negative count in sum state", r->what);
   return FL_OK;
 }
 

@@ -20,12 +20,11 @@
  * minimum and maximum at the ends. Integer arguments give an integer
  * result rounded to nearest, as Trino's bigint form does.
  */
-#include "exec/ex_agg.h"
-
 #include <math.h>
 #include <stdlib.h>
 
 #include "base/alloc.h"
+#include "exec/ex_agg.h"
 
 #define TD_DELTA 100.0
 #define TD_BUFFER 512
@@ -210,7 +209,8 @@ static int td_deserialize(ex_agg_t *a, uint8_t *st, fl_rd_t *r, fl_err_t *err) {
   int rc = fl_rd_le32(r, &n, err);
   if (rc || n == 0) return rc;
   if ((size_t)n * sizeof(td_centroid_t) + 16 > fl_rd_left(r))
-    return fl_err_set(err, FL_ECORRUPT, "%s: t-digest state of %u centroids at byte %zu", r->what, n, r->pos);
+    return fl_err_set(err, FL_ECORRUPT, "%s: t-digest state of %u centroids at byte %zu", r->what,
+                      n, r->pos);
   if ((rc = fl_rd_bytes(r, 16 + (size_t)n * sizeof(td_centroid_t), &p, err))) return rc;
   td_state_t tmp = {0};
   memcpy(&tmp.min, p, 8);
@@ -247,10 +247,13 @@ static const ex_agg_fn_t td_fn = {
 int ex__agg_bind_approx_percentile(ex_agg_t *a, fl_err_t *err) {
   ty_kind_t k = a->arg->kind;
   if (k != TY_INT && k != TY_LONG && k != TY_FLOAT && k != TY_DOUBLE)
-    return fl_err_set(err, FL_EINVALID, "approx_percentile(%s) is not defined: the argument must be integer, real or double",
-                      ty_kind_name(k));
+    return fl_err_set(
+        err, FL_EINVALID,
+        "approx_percentile(%s) is not defined: the argument must be integer, real or double",
+        ty_kind_name(k));
   if (!(a->param >= 0 && a->param <= 1))
-    return fl_err_set(err, FL_EINVALID, "approx_percentile: percentile must be between 0 and 1, got %g", a->param);
+    return fl_err_set(err, FL_EINVALID,
+                      "approx_percentile: percentile must be between 0 and 1, got %g", a->param);
   a->fn = &td_fn;
   a->out = a->arg;
   return FL_OK;

@@ -9,9 +9,9 @@
  * The sample forms are NULL below two values, the population forms below
  * one.
  */
-#include "exec/ex_agg.h"
-
 #include <math.h>
+
+#include "exec/ex_agg.h"
 
 typedef struct var_state {
   int64_t n;
@@ -80,8 +80,8 @@ static int var_combine(ex_agg_t *a, uint8_t *dst, const uint8_t *src, fl_err_t *
   return FL_OK;
 }
 
-static int var_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n, ty_vec_t *out,
-                        fl_err_t *err) {
+static int var_finalize(ex_agg_t *a, const uint8_t *states, size_t stride, uint32_t n,
+                        ty_vec_t *out, fl_err_t *err) {
   bool pop = a->variant == EX_VAR_POP || a->variant == EX_STDDEV_POP;
   bool root = a->variant == EX_STDDEV_SAMP || a->variant == EX_STDDEV_POP;
   for (uint32_t g = 0; g < n; g++) {
@@ -107,7 +107,8 @@ static int var_deserialize(ex_agg_t *a, uint8_t *st, fl_rd_t *r, fl_err_t *err) 
   int rc = fl_rd_bytes(r, sizeof(var_state_t), &p, err);
   if (rc) return rc;
   memcpy(st, p, sizeof(var_state_t));
-  if (((var_state_t *)st)->n < 0) return fl_err_set(err, FL_ECORRUPT, "%s: negative count in variance state", r->what);
+  if (((var_state_t *)st)->n < 0)
+    return fl_err_set(err, FL_ECORRUPT, "%s: negative count in variance state", r->what);
   return FL_OK;
 }
 
@@ -126,8 +127,8 @@ static const ex_agg_fn_t var_fn = {
 int ex__agg_bind_variance(ex_agg_t *a, fl_err_t *err) {
   ty_kind_t k = a->arg->kind;
   if (k != TY_INT && k != TY_LONG && k != TY_FLOAT && k != TY_DOUBLE && k != TY_DECIMAL)
-    return fl_err_set(err, FL_EINVALID, "%s(%s) is not defined: the argument must be numeric", a->name,
-                      ty_kind_name(k));
+    return fl_err_set(err, FL_EINVALID, "%s(%s) is not defined: the argument must be numeric",
+                      a->name, ty_kind_name(k));
   a->fn = &var_fn;
   a->out = ty_primitive(TY_DOUBLE);
   return FL_OK;

@@ -94,7 +94,8 @@ static uint64_t hash_value(const ty_vec_t *v, uint32_t i) {
     case TY_FIXED:
     case TY_DECIMAL: {
       size_t n;
-      const uint8_t *p = v->type->kind == TY_DECIMAL ? v->data + (size_t)i * 16 : ty_vec_get_bytes(v, i, &n);
+      const uint8_t *p =
+          v->type->kind == TY_DECIMAL ? v->data + (size_t)i * 16 : ty_vec_get_bytes(v, i, &n);
       if (v->type->kind == TY_DECIMAL) n = 16;
       return fl_xxhash64(p, n, SEED);
     }
@@ -108,23 +109,25 @@ static uint64_t hash_row_nested(const ty_vec_t *v, uint32_t i) {
     for (uint32_t c = 0; c < v->nchildren; c++) h = combine(h, hash_value(v->children[c], i));
   } else {
     for (int32_t e = v->offsets[i]; e < v->offsets[i + 1]; e++)
-      for (uint32_t c = 0; c < v->nchildren; c++) h = combine(h, hash_value(v->children[c], (uint32_t)e));
+      for (uint32_t c = 0; c < v->nchildren; c++)
+        h = combine(h, hash_value(v->children[c], (uint32_t)e));
     h = combine(h, (uint64_t)(v->offsets[i + 1] - v->offsets[i]));
   }
   return fmix64(h);
 }
 
-#define HASH_LOOP(expr)                                                        \
-  do {                                                                         \
-    for (uint32_t k = 0; k < n; k++) {                                         \
-      uint32_t r = row_at(rows, k);                                            \
+#define HASH_LOOP(expr)                                                               \
+  do {                                                                                \
+    for (uint32_t k = 0; k < n; k++) {                                                \
+      uint32_t r = row_at(rows, k);                                                   \
       uint64_t x = nulls && ty_vec_is_null(v, r) ? NULL_HASH : fmix64((expr) + SEED); \
-      out[k] = first ? x : combine(out[k], x);                                 \
-    }                                                                          \
+      out[k] = first ? x : combine(out[k], x);                                        \
+    }                                                                                 \
   } while (0)
 
 /* Folds the hashes of column v into out (first: sets them). */
-static void hash_column(const ty_vec_t *v, const uint32_t *rows, uint32_t n, bool first, uint64_t *out) {
+static void hash_column(const ty_vec_t *v, const uint32_t *rows, uint32_t n, bool first,
+                        uint64_t *out) {
   bool nulls = v->null_count != 0;
   switch (v->type->kind) {
     case TY_BOOLEAN: HASH_LOOP((uint64_t)v->data[r]); break;
@@ -212,22 +215,22 @@ static bool equal_nested(const ty_vec_t *a, uint32_t i, const ty_vec_t *b, uint3
 }
 
 /* match[x] &= (row rows[cand_k[x]] of v equals group cand_g[x] of keys). */
-#define CMP_LOOP(T, eq)                                                         \
-  do {                                                                          \
-    const T *a = (const T *)v->data, *b = (const T *)keys->data;                \
-    for (uint32_t x = 0; x < m; x++) {                                          \
-      if (!match[x]) continue;                                                  \
-      uint32_t r = row_at(rows, cand_k[x]), g = cand_g[x];                      \
-      if (nulls) {                                                              \
-        bool na = ty_vec_is_null(v, r), nb = ty_vec_is_null(keys, g);           \
-        if (na || nb) {                                                         \
-          match[x] = na && nb;                                                  \
-          continue;                                                             \
-        }                                                                       \
-      }                                                                         \
-      T va = a[r], vb = b[g];                                                   \
-      match[x] = (eq);                                                          \
-    }                                                                           \
+#define CMP_LOOP(T, eq)                                               \
+  do {                                                                \
+    const T *a = (const T *)v->data, *b = (const T *)keys->data;      \
+    for (uint32_t x = 0; x < m; x++) {                                \
+      if (!match[x]) continue;                                        \
+      uint32_t r = row_at(rows, cand_k[x]), g = cand_g[x];            \
+      if (nulls) {                                                    \
+        bool na = ty_vec_is_null(v, r), nb = ty_vec_is_null(keys, g); \
+        if (na || nb) {                                               \
+          match[x] = na && nb;                                        \
+          continue;                                                   \
+        }                                                             \
+      }                                                               \
+      T va = a[r], vb = b[g];                                         \
+      match[x] = (eq);                                                \
+    }                                                                 \
   } while (0)
 
 static void compare_column(const ty_vec_t *v, const ty_vec_t *keys, const uint32_t *rows,
@@ -258,9 +261,10 @@ static void compare_column(const ty_vec_t *v, const ty_vec_t *keys, const uint32
             continue;
           }
         }
-        int32_t la = v->offsets[r + 1] - v->offsets[r], lb = keys->offsets[g + 1] - keys->offsets[g];
-        match[x] = la == lb && (la == 0 || memcmp(v->heap + v->offsets[r], keys->heap + keys->offsets[g],
-                                                  (size_t)la) == 0);
+        int32_t la = v->offsets[r + 1] - v->offsets[r],
+                lb = keys->offsets[g + 1] - keys->offsets[g];
+        match[x] = la == lb && (la == 0 || memcmp(v->heap + v->offsets[r],
+                                                  keys->heap + keys->offsets[g], (size_t)la) == 0);
       }
       break;
     }
@@ -386,7 +390,8 @@ static uint32_t probe(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, 
         s = (s + 1) & ht->mask;
       }
     }
-    for (uint32_t c = 0; c < ht->nkeys && nnew; c++) ex_vec_gather(ht->keys[c], cols[c], ht->new_rows, nnew);
+    for (uint32_t c = 0; c < ht->nkeys && nnew; c++)
+      ex_vec_gather(ht->keys[c], cols[c], ht->new_rows, nnew);
     memset(ht->match, 1, ncand);
     for (uint32_t c = 0; c < ht->nkeys && ncand; c++)
       compare_column(cols[c], ht->keys[c], rows, ht->cand_k, ht->cand_g, ncand, ht->match);

@@ -7,9 +7,7 @@
 #include "base/alloc.h"
 #include "exec/ex_vec.h"
 
-void ex_mem_init(ex_mem_t *m, size_t limit_bytes) {
-  *m = (ex_mem_t){.limit = limit_bytes};
-}
+void ex_mem_init(ex_mem_t *m, size_t limit_bytes) { *m = (ex_mem_t){.limit = limit_bytes}; }
 
 bool ex_mem_reserve(ex_mem_t *m, size_t n) {
   if (m->limit && (m->used + n > m->limit || m->used + n < m->used)) {

@@ -19,15 +19,16 @@ struct ex_sortkey {
   uint32_t cur_cap;
 };
 
-int ex_sortkey_new(const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys, ex_sortkey_t **out,
-                   fl_err_t *err) {
+int ex_sortkey_new(const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys,
+                   ex_sortkey_t **out, fl_err_t *err) {
   for (uint32_t i = 0; i < nkeys; i++) {
     if (keys[i].col >= schema->root.nfields)
-      return fl_err_set(err, FL_EINVALID, "sort key %u: column %u of %u", i, keys[i].col, schema->root.nfields);
+      return fl_err_set(err, FL_EINVALID, "sort key %u: column %u of %u", i, keys[i].col,
+                        schema->root.nfields);
     const ty_type_t *t = schema->root.fields[keys[i].col].type;
     if (ty_is_nested(t))
-      return fl_err_set(err, FL_EUNSUPPORTED, "sort key %u: column %s of type %s is not orderable", i,
-                        schema->root.fields[keys[i].col].name, ty_kind_name(t->kind));
+      return fl_err_set(err, FL_EUNSUPPORTED, "sort key %u: column %s of type %s is not orderable",
+                        i, schema->root.fields[keys[i].col].name, ty_kind_name(t->kind));
   }
   ex_sortkey_t *k = fl_calloc(1, sizeof *k);
   k->nkeys = nkeys;
@@ -93,8 +94,8 @@ static size_t value_len(const ty_vec_t *v, uint32_t r) {
   }
 }
 
-void ex_sortkey_encode(const ex_sortkey_t *kc, const ty_batch_t *b, const uint32_t *rows, uint32_t n,
-                       fl_buf_t *out, uint64_t *offsets) {
+void ex_sortkey_encode(const ex_sortkey_t *kc, const ty_batch_t *b, const uint32_t *rows,
+                       uint32_t n, fl_buf_t *out, uint64_t *offsets) {
   ex_sortkey_t *k = (ex_sortkey_t *)kc; /* only the scratch cursors change */
   if (n > k->cur_cap) {
     k->cur = fl_realloc(k->cur, n * sizeof *k->cur);
@@ -137,13 +138,26 @@ void ex_sortkey_encode(const ex_sortkey_t *kc, const ty_batch_t *b, const uint32
       *p++ = 1;
       size_t len;
       switch (kind) {
-        case TY_BOOLEAN: *p = v->data[r] ? 1 : 0; len = 1; break;
+        case TY_BOOLEAN:
+          *p = v->data[r] ? 1 : 0;
+          len = 1;
+          break;
         case TY_INT:
-        case TY_DATE: put_be(p, (uint32_t)TY_VEC_DATA(v, int32_t)[r] ^ 0x80000000u, 4); len = 4; break;
-        case TY_FLOAT: put_be(p, f32_bits(TY_VEC_DATA(v, float)[r]), 4); len = 4; break;
-        case TY_DOUBLE: put_be(p, f64_bits(TY_VEC_DATA(v, double)[r]), 8); len = 8; break;
+        case TY_DATE:
+          put_be(p, (uint32_t)TY_VEC_DATA(v, int32_t)[r] ^ 0x80000000u, 4);
+          len = 4;
+          break;
+        case TY_FLOAT:
+          put_be(p, f32_bits(TY_VEC_DATA(v, float)[r]), 4);
+          len = 4;
+          break;
+        case TY_DOUBLE:
+          put_be(p, f64_bits(TY_VEC_DATA(v, double)[r]), 8);
+          len = 8;
+          break;
         case TY_DECIMAL: {
-          unsigned __int128 u = (unsigned __int128)ty_vec_get_i128(v, r) ^ ((unsigned __int128)1 << 127);
+          unsigned __int128 u =
+              (unsigned __int128)ty_vec_get_i128(v, r) ^ ((unsigned __int128)1 << 127);
           put_be(p, (uint64_t)(u >> 64), 8);
           put_be(p + 8, (uint64_t)u, 8);
           len = 16;
@@ -171,7 +185,9 @@ void ex_sortkey_encode(const ex_sortkey_t *kc, const ty_batch_t *b, const uint32
           len = sn;
           break;
         }
-        default: put_be(p, (uint64_t)TY_VEC_DATA(v, int64_t)[r] ^ 0x8000000000000000ULL, 8); len = 8;
+        default:
+          put_be(p, (uint64_t)TY_VEC_DATA(v, int64_t)[r] ^ 0x8000000000000000ULL, 8);
+          len = 8;
       }
       if (desc)
         for (size_t j = 0; j < len; j++) p[j] = (uint8_t)~p[j];

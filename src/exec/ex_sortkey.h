@@ -37,8 +37,8 @@ typedef struct ex_sort_key {
 typedef struct ex_sortkey ex_sortkey_t;
 
 /* Checks the columns exist and are orderable; keys are copied. */
-int ex_sortkey_new(const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys, ex_sortkey_t **out,
-                   fl_err_t *err);
+int ex_sortkey_new(const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys,
+                   ex_sortkey_t **out, fl_err_t *err);
 void ex_sortkey_free(ex_sortkey_t *k);
 
 /*

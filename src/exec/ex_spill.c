@@ -53,8 +53,7 @@ static void encode_vec(const ty_vec_t *v, uint32_t len, fl_buf_t *out) {
     case TY_STRUCT:
       for (uint32_t c = 0; c < v->nchildren; c++) encode_vec(v->children[c], len, out);
       break;
-    default:
-      fl_buf_append(out, v->data, (size_t)len * ty_value_width(t));
+    default: fl_buf_append(out, v->data, (size_t)len * ty_value_width(t));
   }
 }
 
@@ -74,8 +73,8 @@ static int read_offsets(fl_rd_t *r, ty_vec_t *v, uint32_t len, uint64_t limit, f
     return fl_err_set(err, FL_ECORRUPT, "%s: offsets at byte %zu do not start at 0", r->what, pos);
   for (uint32_t i = 0; i < len; i++)
     if (v->offsets[i + 1] < v->offsets[i] || (uint64_t)v->offsets[i + 1] > limit)
-      return fl_err_set(err, FL_ECORRUPT, "%s: offset %u at byte %zu out of order or range", r->what,
-                        i + 1, pos);
+      return fl_err_set(err, FL_ECORRUPT, "%s: offset %u at byte %zu out of order or range",
+                        r->what, i + 1, pos);
   return FL_OK;
 }
 
@@ -166,8 +165,8 @@ int ex_batch_decode(fl_rd_t *r, ty_batch_t *into, fl_err_t *err) {
   int rc;
   if ((rc = fl_rd_le32(r, &ncols, err)) || (rc = fl_rd_le32(r, &nrows, err))) return rc;
   if (ncols != into->ncols)
-    return fl_err_set(err, FL_ECORRUPT, "%s: batch at byte %zu has %u columns, expected %u", r->what,
-                      pos, ncols, into->ncols);
+    return fl_err_set(err, FL_ECORRUPT, "%s: batch at byte %zu has %u columns, expected %u",
+                      r->what, pos, ncols, into->ncols);
   ty_batch_reset(into);
   for (uint32_t c = 0; c < ncols; c++)
     if ((rc = decode_vec(r, into->cols[c], nrows, 0, err))) return rc;
@@ -184,13 +183,13 @@ struct ex_spill_file {
   char *path;
   int fd;
   bool sealed;
-  fl_buf_t wbuf;     /* pending writes, then the read buffer */
-  fl_buf_t block;    /* one encoded batch */
-  uint64_t size;     /* bytes written */
+  fl_buf_t wbuf;  /* pending writes, then the read buffer */
+  fl_buf_t block; /* one encoded batch */
+  uint64_t size;  /* bytes written */
   uint64_t rows;
   uint32_t blocks;
-  uint64_t rpos;     /* next byte to read */
-  uint32_t rblock;   /* blocks read */
+  uint64_t rpos;   /* next byte to read */
+  uint32_t rblock; /* blocks read */
 };
 
 int ex_spill_dir_open(const char *base, ex_spill_dir_t **out, fl_err_t *err) {
@@ -362,8 +361,9 @@ int ex_spill_read(ex_spill_file_t *f, ty_batch_t *into, bool *eof, fl_err_t *err
   fl_rd_init(&r, f->wbuf.data, len, f->path);
   if ((rc = ex_batch_decode(&r, into, err))) return rc;
   if (into->nrows != nrows || fl_rd_left(&r) != 0)
-    return fl_err_set(err, FL_ECORRUPT, "spill file %s: block at byte %llu does not match its header",
-                      f->path, (unsigned long long)start);
+    return fl_err_set(err, FL_ECORRUPT,
+                      "spill file %s: block at byte %llu does not match its header", f->path,
+                      (unsigned long long)start);
   f->rpos += len;
   f->rblock++;
   return FL_OK;

@@ -19,20 +19,20 @@ static void copy_validity(ty_vec_t *dst, const ty_vec_t *src, const uint32_t *ro
     if (ty_vec_is_valid(src, row_at(rows, k)))
       dst->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
     else {
-      dst->validity[i >> 3] &= (uint8_t)~(1u << (i & 7));
+      dst->validity[i >> 3] &= (uint8_t) ~(1u << (i & 7));
       dst->null_count++;
     }
   }
 }
 
-#define GATHER_FIXED(T)                                                   \
-  do {                                                                    \
-    T *d = (T *)dst->data + dst->len;                                     \
-    const T *s = (const T *)src->data;                                    \
-    if (rows)                                                             \
-      for (uint32_t k = 0; k < n; k++) d[k] = s[rows[k]];                 \
-    else                                                                  \
-      memcpy(d, s, (size_t)n * sizeof(T));                                \
+#define GATHER_FIXED(T)                                   \
+  do {                                                    \
+    T *d = (T *)dst->data + dst->len;                     \
+    const T *s = (const T *)src->data;                    \
+    if (rows)                                             \
+      for (uint32_t k = 0; k < n; k++) d[k] = s[rows[k]]; \
+    else                                                  \
+      memcpy(d, s, (size_t)n * sizeof(T));                \
   } while (0)
 
 void ex_vec_gather(ty_vec_t *dst, const ty_vec_t *src, const uint32_t *rows, uint32_t n) {
@@ -72,7 +72,8 @@ void ex_vec_gather(ty_vec_t *dst, const ty_vec_t *src, const uint32_t *rows, uin
         case 8: GATHER_FIXED(uint64_t); break;
         default:
           for (uint32_t k = 0; k < n; k++)
-            memcpy(dst->data + (size_t)(dst->len + k) * w, src->data + (size_t)row_at(rows, k) * w, w);
+            memcpy(dst->data + (size_t)(dst->len + k) * w, src->data + (size_t)row_at(rows, k) * w,
+                   w);
       }
     }
   }

@@ -122,7 +122,8 @@ static void destroy_states(hash_agg_t *h) {
   for (uint32_t i = 0; i < h->naggs; i++) {
     ex_agg_t *a = h->aggs[i].agg;
     if (!a->fn->destroy) continue;
-    for (uint32_t g = 0; g < h->ninit; g++) a->fn->destroy(a, h->states + (size_t)g * h->stride + h->offsets[i]);
+    for (uint32_t g = 0; g < h->ninit; g++)
+      a->fn->destroy(a, h->states + (size_t)g * h->stride + h->offsets[i]);
   }
   h->ninit = 0;
 }
@@ -141,8 +142,8 @@ static void reserve_scratch(hash_agg_t *h, uint32_t n) {
 }
 
 /* Folds rows[0..n) of batch b into groups gids[0..n). */
-static int update_aggs(hash_agg_t *h, const ty_batch_t *b, const uint32_t *rows, const uint32_t *gids,
-                       uint32_t n, fl_err_t *err) {
+static int update_aggs(hash_agg_t *h, const ty_batch_t *b, const uint32_t *rows,
+                       const uint32_t *gids, uint32_t n, fl_err_t *err) {
   for (uint32_t i = 0; i < h->naggs; i++) {
     const ex_agg_spec_t *s = &h->aggs[i];
     const uint32_t *r = rows, *g = gids;
@@ -182,7 +183,8 @@ static void set_probe_cols(hash_agg_t *h, const ty_batch_t *b, uint32_t set, uin
 static int spill_table(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, fl_err_t *err);
 
 /* Reserves the current footprint; spills the table when that fails. */
-static int account(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, bool *spilled, fl_err_t *err) {
+static int account(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, bool *spilled,
+                   fl_err_t *err) {
   size_t now = footprint(h);
   if (now <= h->reserved) {
     ex_mem_release(h->ctx->mem, h->reserved - now);
@@ -196,7 +198,8 @@ static int account(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, bool 
   /* A global aggregate has one group: there is nothing to partition. A
    * table of few groups is not split either, so that a budget below the
    * table's fixed overhead cannot split partitions without end. */
-  if (h->ntable_keys == 0 || level >= EX_HASH_AGG_MAX_LEVEL || ex_ht_groups(h->ht) < EX_HASH_AGG_MIN_SPILL) {
+  if (h->ntable_keys == 0 || level >= EX_HASH_AGG_MAX_LEVEL ||
+      ex_ht_groups(h->ht) < EX_HASH_AGG_MIN_SPILL) {
     ex_mem_force(h->ctx->mem, now - h->reserved);
     h->reserved = now;
     return FL_OK;
@@ -213,7 +216,8 @@ static int account(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, bool 
 
 static int agg_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   hash_agg_t *h = (hash_agg_t *)op;
-  if (h->state != ST_BUILDING) return fl_err_set(err, FL_EINTERNAL, "hash aggregation: batch pushed after finish");
+  if (h->state != ST_BUILDING)
+    return fl_err_set(err, FL_EINTERNAL, "hash aggregation: batch pushed after finish");
   uint32_t n = ty_batch_live(b);
   if (!n) return FL_OK;
   /* Rows of the selection index the whole batch, and so do the NULL
@@ -244,7 +248,8 @@ static int spill_table(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, f
   uint32_t shift = 60 - 4 * level;
   uint32_t *part_rows[EX_HASH_AGG_FANOUT];
   uint32_t part_n[EX_HASH_AGG_FANOUT];
-  for (int p = 0; p < EX_HASH_AGG_FANOUT; p++) part_rows[p] = fl_malloc(TY_BATCH_ROWS * sizeof(uint32_t));
+  for (int p = 0; p < EX_HASH_AGG_FANOUT; p++)
+    part_rows[p] = fl_malloc(TY_BATCH_ROWS * sizeof(uint32_t));
   rc = FL_OK;
   for (uint32_t g0 = 0; g0 < ngroups && !rc; g0 += TY_BATCH_ROWS) {
     uint32_t end = ngroups - g0 < TY_BATCH_ROWS ? ngroups : g0 + TY_BATCH_ROWS;
@@ -264,7 +269,8 @@ static int spill_table(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, f
       for (uint32_t k = 0; k < part_n[p]; k++) {
         fl_buf_clear(&h->sbuf);
         const uint8_t *st = h->states + (size_t)part_rows[p][k] * h->stride;
-        for (uint32_t i = 0; i < h->naggs; i++) h->aggs[i].agg->fn->serialize(h->aggs[i].agg, st + h->offsets[i], &h->sbuf);
+        for (uint32_t i = 0; i < h->naggs; i++)
+          h->aggs[i].agg->fn->serialize(h->aggs[i].agg, st + h->offsets[i], &h->sbuf);
         ty_vec_append_bytes(blob, h->sbuf.data, h->sbuf.len);
       }
       ty_batch_seal(sb);
@@ -318,7 +324,8 @@ static int merge_batch(hash_agg_t *h, const ty_batch_t *sb, fl_err_t *err) {
       if (rc) return fl_err_prefix(err, "%s: ", a->name);
     }
     if (fl_rd_left(&r))
-      return fl_err_set(err, FL_ECORRUPT, "spilled aggregate state of row %u has %zu bytes left over", k,
+      return fl_err_set(err, FL_ECORRUPT,
+                        "spilled aggregate state of row %u has %zu bytes left over", k,
                         fl_rd_left(&r));
   }
   return FL_OK;
@@ -334,7 +341,8 @@ static int emit_table(hash_agg_t *h, fl_err_t *err) {
     uint32_t n = ngroups - g0 < TY_BATCH_ROWS ? ngroups - g0 : TY_BATCH_ROWS;
     ty_batch_reset(ob);
     for (uint32_t k = 0; k < n; k++) rows[k] = g0 + k;
-    for (uint32_t c = 0; c < h->ntable_keys; c++) ex_vec_gather(ob->cols[c], ex_ht_keys(h->ht, c), rows, n);
+    for (uint32_t c = 0; c < h->ntable_keys; c++)
+      ex_vec_gather(ob->cols[c], ex_ht_keys(h->ht, c), rows, n);
     for (uint32_t i = 0; i < h->naggs && !rc; i++) {
       ex_agg_t *a = h->aggs[i].agg;
       rc = a->fn->finalize(a, h->states + (size_t)g0 * h->stride + h->offsets[i], h->stride, n,
@@ -399,7 +407,8 @@ static void add_empty_set_groups(hash_agg_t *h) {
 
 static int agg_finish(ex_op_t *op, fl_err_t *err) {
   hash_agg_t *h = (hash_agg_t *)op;
-  if (h->state != ST_BUILDING) return fl_err_set(err, FL_EINTERNAL, "hash aggregation: finished twice");
+  if (h->state != ST_BUILDING)
+    return fl_err_set(err, FL_EINTERNAL, "hash aggregation: finished twice");
   int rc;
   if (!h->spilled) {
     add_empty_set_groups(h);
@@ -429,8 +438,9 @@ static int agg_watermark(ex_op_t *op, int64_t ts_us, fl_err_t *err) {
 static int agg_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
   hash_agg_t *h = (hash_agg_t *)op;
   if (h->spilled)
-    return fl_err_set(err, FL_EUNSUPPORTED,
-                      "hash aggregation: cannot checkpoint after spilling (raise the memory budget)");
+    return fl_err_set(
+        err, FL_EUNSUPPORTED,
+        "hash aggregation: cannot checkpoint after spilling (raise the memory budget)");
   uint32_t ngroups = ex_ht_groups(h->ht);
   fl_buf_append_le32(w, CHECKPOINT_MAGIC);
   fl_buf_append_le64(w, h->rows_seen);
@@ -441,11 +451,13 @@ static int agg_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
     ty_batch_reset(sb);
     reserve_scratch(h, n);
     for (uint32_t k = 0; k < n; k++) h->rows[k] = g0 + k;
-    for (uint32_t c = 0; c < h->ntable_keys; c++) ex_vec_gather(sb->cols[c], ex_ht_keys(h->ht, c), h->rows, n);
+    for (uint32_t c = 0; c < h->ntable_keys; c++)
+      ex_vec_gather(sb->cols[c], ex_ht_keys(h->ht, c), h->rows, n);
     for (uint32_t k = 0; k < n; k++) {
       fl_buf_clear(&h->sbuf);
       const uint8_t *st = h->states + (size_t)(g0 + k) * h->stride;
-      for (uint32_t i = 0; i < h->naggs; i++) h->aggs[i].agg->fn->serialize(h->aggs[i].agg, st + h->offsets[i], &h->sbuf);
+      for (uint32_t i = 0; i < h->naggs; i++)
+        h->aggs[i].agg->fn->serialize(h->aggs[i].agg, st + h->offsets[i], &h->sbuf);
       ty_vec_append_bytes(sb->cols[h->ntable_keys], h->sbuf.data, h->sbuf.len);
     }
     ty_batch_seal(sb);
@@ -459,13 +471,15 @@ static int agg_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
   uint32_t magic, nchunks;
   uint64_t seen;
   int rc;
-  if ((rc = fl_rd_le32(r, &magic, err)) || (rc = fl_rd_le64(r, &seen, err)) || (rc = fl_rd_le32(r, &nchunks, err)))
+  if ((rc = fl_rd_le32(r, &magic, err)) || (rc = fl_rd_le64(r, &seen, err)) ||
+      (rc = fl_rd_le32(r, &nchunks, err)))
     return fl_err_prefix(err, "hash aggregation checkpoint: ");
   if (magic != CHECKPOINT_MAGIC)
     return fl_err_set(err, FL_ECORRUPT, "%s: not a hash aggregation checkpoint", r->what);
   h->rows_seen += seen;
   for (uint32_t i = 0; i < nchunks; i++) {
-    if ((rc = ex_batch_decode(r, h->spill_batch, err)) || (rc = merge_batch(h, h->spill_batch, err)))
+    if ((rc = ex_batch_decode(r, h->spill_batch, err)) ||
+        (rc = merge_batch(h, h->spill_batch, err)))
       return fl_err_prefix(err, "hash aggregation checkpoint: ");
   }
   bool spilled = false;
@@ -513,24 +527,31 @@ int ex_hash_agg_new(ex_ctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *
                     ex_op_t **out, fl_err_t *err) {
   const ty_schema_t *in = o->in_schema;
   uint32_t ncols = in->root.nfields;
-  if (o->nkeys > 63) return fl_err_set(err, FL_ELIMIT, "hash aggregation: %u grouping keys (at most 63)", o->nkeys);
+  if (o->nkeys > 63)
+    return fl_err_set(err, FL_ELIMIT, "hash aggregation: %u grouping keys (at most 63)", o->nkeys);
   for (uint32_t c = 0; c < o->nkeys; c++)
     if (o->key_cols[c] >= ncols)
-      return fl_err_set(err, FL_EINVALID, "hash aggregation: key column %u of %u", o->key_cols[c], ncols);
+      return fl_err_set(err, FL_EINVALID, "hash aggregation: key column %u of %u", o->key_cols[c],
+                        ncols);
   for (uint32_t s = 0; s < o->nsets; s++)
     if (o->nkeys < 64 && (o->grouping_sets[s] >> o->nkeys))
-      return fl_err_set(err, FL_EINVALID, "hash aggregation: grouping set %u names a key beyond %u", s, o->nkeys);
+      return fl_err_set(err, FL_EINVALID, "hash aggregation: grouping set %u names a key beyond %u",
+                        s, o->nkeys);
   for (uint32_t i = 0; i < o->naggs; i++) {
     const ex_agg_spec_t *s = &o->aggs[i];
     if (s->arg_col >= (int32_t)ncols || (s->arg_col < 0 && s->agg->arg))
-      return fl_err_set(err, FL_EINVALID, "hash aggregation: %s has no argument column", s->agg->name);
+      return fl_err_set(err, FL_EINVALID, "hash aggregation: %s has no argument column",
+                        s->agg->name);
     if (s->arg_col >= 0 && !ty_type_equal(in->root.fields[s->arg_col].type, s->agg->arg) &&
         in->root.fields[s->arg_col].type->kind != s->agg->arg->kind)
-      return fl_err_set(err, FL_EINVALID, "hash aggregation: %s was bound to %s but column %d is %s", s->agg->name,
-                        ty_kind_name(s->agg->arg->kind), s->arg_col, ty_kind_name(in->root.fields[s->arg_col].type->kind));
+      return fl_err_set(err, FL_EINVALID,
+                        "hash aggregation: %s was bound to %s but column %d is %s", s->agg->name,
+                        ty_kind_name(s->agg->arg->kind), s->arg_col,
+                        ty_kind_name(in->root.fields[s->arg_col].type->kind));
     if (s->filter_col >= (int32_t)ncols ||
         (s->filter_col >= 0 && in->root.fields[s->filter_col].type->kind != TY_BOOLEAN))
-      return fl_err_set(err, FL_EINVALID, "hash aggregation: FILTER of %s must be a boolean column", s->agg->name);
+      return fl_err_set(err, FL_EINVALID, "hash aggregation: FILTER of %s must be a boolean column",
+                        s->agg->name);
   }
   hash_agg_t *h = fl_calloc(1, sizeof *h);
   h->op.vt = &hash_agg_vt;
@@ -569,26 +590,31 @@ int ex_hash_agg_new(ex_ctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *
     ktypes[c] = fields[c].type;
   }
   if (o->nsets) {
-    fields[o->nkeys] = (ty_field_t){.id = (int32_t)o->nkeys + 1, .name = "$grouping_set", .required = true,
+    fields[o->nkeys] = (ty_field_t){.id = (int32_t)o->nkeys + 1,
+                                    .name = "$grouping_set",
+                                    .required = true,
                                     .type = ty_primitive(TY_LONG)};
     ktypes[o->nkeys] = fields[o->nkeys].type;
   }
   for (uint32_t i = 0; i < o->naggs; i++) {
     const ex_agg_spec_t *s = &o->aggs[i];
     fields[h->ntable_keys + i] = (ty_field_t){.id = (int32_t)(h->ntable_keys + i + 1),
-                                              .name = s->name ? s->name : s->agg->name, .type = s->agg->out};
+                                              .name = s->name ? s->name : s->agg->name,
+                                              .type = s->agg->out};
   }
   h->op.out_schema = ty_schema_new(arena, 0, fields, nout);
   ty_field_t *sf = fl_arena_zalloc(arena, (h->ntable_keys + 1) * sizeof *sf);
   memcpy(sf, fields, h->ntable_keys * sizeof *sf);
-  sf[h->ntable_keys] = (ty_field_t){.id = (int32_t)h->ntable_keys + 1, .name = "states", .type = ty_primitive(TY_BINARY)};
+  sf[h->ntable_keys] = (ty_field_t){
+      .id = (int32_t)h->ntable_keys + 1, .name = "states", .type = ty_primitive(TY_BINARY)};
   h->spill_schema = ty_schema_new(arena, 0, sf, h->ntable_keys + 1);
   h->spill_batch = ty_batch_new(h->spill_schema, TY_BATCH_ROWS);
   h->out_batch = ty_batch_new(h->op.out_schema, TY_BATCH_ROWS);
   h->ht = ex_ht_new(ktypes, h->ntable_keys);
   h->ktypes = ktypes;
   h->null_cols = fl_calloc(o->nkeys ? o->nkeys : 1, sizeof *h->null_cols);
-  for (uint32_t c = 0; c < o->nkeys; c++) h->null_cols[c] = ty_vec_new(fields[c].type, TY_BATCH_ROWS);
+  for (uint32_t c = 0; c < o->nkeys; c++)
+    h->null_cols[c] = ty_vec_new(fields[c].type, TY_BATCH_ROWS);
   h->set_col = ty_vec_new(ty_primitive(TY_LONG), TY_BATCH_ROWS);
   h->probe_cols = fl_calloc(h->ntable_keys + 1, sizeof *h->probe_cols);
   fl_buf_init(&h->sbuf);
@@ -596,4 +622,6 @@ int ex_hash_agg_new(ex_ctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *
   return FL_OK;
 }
 
-const ex_hash_agg_stats_t *ex_hash_agg_stats(const ex_op_t *op) { return &((const hash_agg_t *)op)->stats; }
+const ex_hash_agg_stats_t *ex_hash_agg_stats(const ex_op_t *op) {
+  return &((const hash_agg_t *)op)->stats;
+}

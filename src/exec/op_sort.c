@@ -57,8 +57,8 @@ typedef struct sort_op {
 } sort_op_t;
 
 static int key_cmp(const sort_op_t *s, uint32_t a, uint32_t b) {
-  return ex_sortkey_cmp(s->keys.data + s->koff[a], s->koff[a + 1] - s->koff[a], s->keys.data + s->koff[b],
-                        s->koff[b + 1] - s->koff[b]);
+  return ex_sortkey_cmp(s->keys.data + s->koff[a], s->koff[a + 1] - s->koff[a],
+                        s->keys.data + s->koff[b], s->koff[b + 1] - s->koff[b]);
 }
 
 /* Stable bottom-up merge sort of row numbers by key. */
@@ -191,11 +191,13 @@ static void hold_rows(sort_op_t *s, ty_batch_t *copy) {
 
 static int sort_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   sort_op_t *s = (sort_op_t *)op;
-  if (s->state != ST_COLLECTING) return fl_err_set(err, FL_EINTERNAL, "sort: batch pushed after finish");
+  if (s->state != ST_COLLECTING)
+    return fl_err_set(err, FL_EINTERNAL, "sort: batch pushed after finish");
   uint32_t n = ty_batch_live(b);
   if (!n) return FL_OK;
   if (s->nrows + n >= UINT32_MAX)
-    return fl_err_set(err, FL_ELIMIT, "sort: more than 4 billion rows in memory; lower the memory budget");
+    return fl_err_set(err, FL_ELIMIT,
+                      "sort: more than 4 billion rows in memory; lower the memory budget");
   ty_batch_t *copy = ty_batch_new(s->schema, n);
   ex_batch_append_live(copy, b);
   size_t keys_before = s->keys.len;
@@ -242,7 +244,8 @@ static void sift_down(run_cursor_t **h, uint32_t n, uint32_t i) {
 
 /* Merges runs[0..n) into `into` (a run file, keys kept) or, when into is
  * NULL, into the operator's output. */
-static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill_file_t *into, fl_err_t *err) {
+static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill_file_t *into,
+                      fl_err_t *err) {
   run_cursor_t *cur = fl_calloc(n, sizeof *cur);
   run_cursor_t **heap = fl_calloc(n, sizeof *heap);
   uint32_t nh = 0;
@@ -261,7 +264,8 @@ static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill
   while (nh && !rc) {
     run_cursor_t *c = heap[0];
     if (into) {
-      for (uint32_t k = 0; k < rb->ncols; k++) ty_vec_append_from(rb->cols[k], c->b->cols[k], c->pos);
+      for (uint32_t k = 0; k < rb->ncols; k++)
+        ty_vec_append_from(rb->cols[k], c->b->cols[k], c->pos);
       if (rb->cols[0]->len == TY_BATCH_ROWS) {
         ty_batch_seal(rb);
         rc = ex_spill_write(into, rb, err);
@@ -330,13 +334,16 @@ static int sort_finish(ex_op_t *op, fl_err_t *err) {
   return ex_op_forward_finish(op, err);
 }
 
-static int sort_watermark(ex_op_t *op, int64_t ts_us, fl_err_t *err) { return ex_op_forward_watermark(op, ts_us, err); }
+static int sort_watermark(ex_op_t *op, int64_t ts_us, fl_err_t *err) {
+  return ex_op_forward_watermark(op, ts_us, err);
+}
 
 #define SORT_CHECKPOINT_MAGIC 0x54524f53u /* "SORT" */
 
 static int sort_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
   sort_op_t *s = (sort_op_t *)op;
-  if (s->nruns) return fl_err_set(err, FL_EUNSUPPORTED, "sort: cannot checkpoint after spilling runs");
+  if (s->nruns)
+    return fl_err_set(err, FL_EUNSUPPORTED, "sort: cannot checkpoint after spilling runs");
   fl_buf_append_le32(w, SORT_CHECKPOINT_MAGIC);
   fl_buf_append_le32(w, s->nbatches);
   for (uint32_t i = 0; i < s->nbatches; i++) ex_batch_encode(s->batches[i], w);
@@ -347,8 +354,10 @@ static int sort_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
   sort_op_t *s = (sort_op_t *)op;
   uint32_t magic, n;
   int rc;
-  if ((rc = fl_rd_le32(r, &magic, err)) || (rc = fl_rd_le32(r, &n, err))) return fl_err_prefix(err, "sort checkpoint: ");
-  if (magic != SORT_CHECKPOINT_MAGIC) return fl_err_set(err, FL_ECORRUPT, "%s: not a sort checkpoint", r->what);
+  if ((rc = fl_rd_le32(r, &magic, err)) || (rc = fl_rd_le32(r, &n, err)))
+    return fl_err_prefix(err, "sort checkpoint: ");
+  if (magic != SORT_CHECKPOINT_MAGIC)
+    return fl_err_set(err, FL_ECORRUPT, "%s: not a sort checkpoint", r->what);
   for (uint32_t i = 0; i < n; i++) {
     ty_batch_t *b = ty_batch_new(s->schema, TY_BATCH_ROWS);
     if ((rc = ex_batch_decode(r, b, err))) {
@@ -409,7 +418,8 @@ int ex_sort_new(ex_ctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *k
   uint32_t nf = schema->root.nfields;
   ty_field_t *f = fl_arena_zalloc(s->arena, (nf + 1) * sizeof *f);
   memcpy(f, schema->root.fields, nf * sizeof *f);
-  f[nf] = (ty_field_t){.id = (int32_t)nf + 1, .name = "$key", .required = true, .type = ty_primitive(TY_BINARY)};
+  f[nf] = (ty_field_t){
+      .id = (int32_t)nf + 1, .name = "$key", .required = true, .type = ty_primitive(TY_BINARY)};
   s->run_schema = ty_schema_new(s->arena, 0, f, nf + 1);
   s->out = ty_batch_new(schema, TY_BATCH_ROWS);
   fl_buf_init(&s->keys);

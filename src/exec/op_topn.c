@@ -87,7 +87,8 @@ static void sift_down(entry_t *h, uint64_t n, uint64_t i) {
 static void compact(topn_op_t *t) {
   ty_batch_t *ns = ty_batch_new(t->schema, (uint32_t)(t->nheap ? t->nheap : 1));
   for (uint64_t i = 0; i < t->nheap; i++) {
-    for (uint32_t c = 0; c < ns->ncols; c++) ty_vec_append_from(ns->cols[c], t->store->cols[c], t->heap[i].row);
+    for (uint32_t c = 0; c < ns->ncols; c++)
+      ty_vec_append_from(ns->cols[c], t->store->cols[c], t->heap[i].row);
     t->heap[i].row = (uint32_t)i;
   }
   ty_batch_seal(ns);
@@ -99,16 +100,18 @@ static int account(topn_op_t *t, fl_err_t *err) {
   size_t now = ex_batch_bytes(t->store) + t->key_bytes + t->k * sizeof(entry_t);
   if (now <= t->reserved) return FL_OK;
   if (!ex_mem_reserve(t->ctx->mem, now - t->reserved))
-    return fl_err_set(err, FL_ELIMIT,
-                      "top-N: keeping %llu rows needs %zu bytes, beyond the memory budget of %zu bytes",
-                      (unsigned long long)t->k, now, t->ctx->mem->limit);
+    return fl_err_set(
+        err, FL_ELIMIT,
+        "top-N: keeping %llu rows needs %zu bytes, beyond the memory budget of %zu bytes",
+        (unsigned long long)t->k, now, t->ctx->mem->limit);
   t->reserved = now;
   return FL_OK;
 }
 
 static int topn_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   topn_op_t *t = (topn_op_t *)op;
-  if (t->state != ST_COLLECTING) return fl_err_set(err, FL_EINTERNAL, "top-N: batch pushed after finish");
+  if (t->state != ST_COLLECTING)
+    return fl_err_set(err, FL_EINTERNAL, "top-N: batch pushed after finish");
   uint32_t n = ty_batch_live(b);
   if (!n || t->k == 0) {
     t->seq += n;
@@ -122,14 +125,17 @@ static int topn_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   ex_sortkey_encode(t->key, b, b->sel, n, &t->kbuf, t->koff);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t r = b->sel ? b->sel[i] : i;
-    entry_t e = {.key = t->kbuf.data + t->koff[i], .klen = (uint32_t)(t->koff[i + 1] - t->koff[i]), .seq = t->seq++};
+    entry_t e = {.key = t->kbuf.data + t->koff[i],
+                 .klen = (uint32_t)(t->koff[i + 1] - t->koff[i]),
+                 .seq = t->seq++};
     bool full = t->nheap == t->k;
     if (full && entry_cmp(&e, &t->heap[0]) >= 0) continue;
     uint8_t *copy = fl_malloc(e.klen ? e.klen : 1);
     if (e.klen) memcpy(copy, e.key, e.klen);
     e.key = copy;
     e.row = t->store->nrows;
-    for (uint32_t c = 0; c < t->store->ncols; c++) ty_vec_append_from(t->store->cols[c], b->cols[c], r);
+    for (uint32_t c = 0; c < t->store->ncols; c++)
+      ty_vec_append_from(t->store->cols[c], b->cols[c], r);
     t->store->nrows++;
     t->key_bytes += e.klen;
     if (full) {
@@ -155,7 +161,8 @@ static int topn_finish(ex_op_t *op, fl_err_t *err) {
   qsort(t->heap, t->nheap, sizeof *t->heap, cmp_entries);
   int rc = FL_OK;
   for (uint64_t i = t->offset; i < t->nheap && !rc; i++) {
-    for (uint32_t c = 0; c < t->out->ncols; c++) ty_vec_append_from(t->out->cols[c], t->store->cols[c], t->heap[i].row);
+    for (uint32_t c = 0; c < t->out->ncols; c++)
+      ty_vec_append_from(t->out->cols[c], t->store->cols[c], t->heap[i].row);
     if (t->out->cols[0]->len == TY_BATCH_ROWS || i + 1 == t->nheap) {
       ty_batch_seal(t->out);
       rc = ex_op_emit(op, t->out, err);
@@ -166,7 +173,9 @@ static int topn_finish(ex_op_t *op, fl_err_t *err) {
   return ex_op_forward_finish(op, err);
 }
 
-static int topn_watermark(ex_op_t *op, int64_t ts_us, fl_err_t *err) { return ex_op_forward_watermark(op, ts_us, err); }
+static int topn_watermark(ex_op_t *op, int64_t ts_us, fl_err_t *err) {
+  return ex_op_forward_watermark(op, ts_us, err);
+}
 
 #define TOPN_CHECKPOINT_MAGIC 0x4e504f54u /* "TOPN" */
 
@@ -179,7 +188,8 @@ static int topn_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
   qsort(sorted, t->nheap, sizeof *sorted, cmp_entries);
   ty_batch_t *b = ty_batch_new(t->schema, (uint32_t)(t->nheap ? t->nheap : 1));
   for (uint64_t i = 0; i < t->nheap; i++)
-    for (uint32_t c = 0; c < b->ncols; c++) ty_vec_append_from(b->cols[c], t->store->cols[c], sorted[i].row);
+    for (uint32_t c = 0; c < b->ncols; c++)
+      ty_vec_append_from(b->cols[c], t->store->cols[c], sorted[i].row);
   ty_batch_seal(b);
   fl_buf_append_le32(w, TOPN_CHECKPOINT_MAGIC);
   fl_buf_append_le64(w, t->seq);
@@ -194,8 +204,10 @@ static int topn_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
   uint32_t magic;
   uint64_t seq;
   int rc;
-  if ((rc = fl_rd_le32(r, &magic, err)) || (rc = fl_rd_le64(r, &seq, err))) return fl_err_prefix(err, "top-N checkpoint: ");
-  if (magic != TOPN_CHECKPOINT_MAGIC) return fl_err_set(err, FL_ECORRUPT, "%s: not a top-N checkpoint", r->what);
+  if ((rc = fl_rd_le32(r, &magic, err)) || (rc = fl_rd_le64(r, &seq, err)))
+    return fl_err_prefix(err, "top-N checkpoint: ");
+  if (magic != TOPN_CHECKPOINT_MAGIC)
+    return fl_err_set(err, FL_ECORRUPT, "%s: not a top-N checkpoint", r->what);
   ty_batch_t *b = ty_batch_new(t->schema, TY_BATCH_ROWS);
   rc = ex_batch_decode(r, b, err);
   if (!rc) rc = topn_push(op, b, err);
@@ -231,7 +243,8 @@ int ex_topn_new(ex_ctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *k
                 uint64_t limit, uint64_t offset, ex_op_t *next, ex_op_t **out, fl_err_t *err) {
   if (schema->root.nfields == 0) return fl_err_set(err, FL_EINVALID, "top-N: input has no columns");
   if (limit > UINT32_MAX / 4 || offset > UINT32_MAX / 4)
-    return fl_err_set(err, FL_ELIMIT, "top-N: LIMIT %llu OFFSET %llu is too large for a top-N; sort instead",
+    return fl_err_set(err, FL_ELIMIT,
+                      "top-N: LIMIT %llu OFFSET %llu is too large for a top-N; sort instead",
                       (unsigned long long)limit, (unsigned long long)offset);
   ex_sortkey_t *k;
   int rc = ex_sortkey_new(schema, keys, nkeys, &k, err);

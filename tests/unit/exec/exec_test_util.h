@@ -38,7 +38,9 @@ static inline void tu_format(const ty_vec_t *v, uint32_t i, fl_buf_t *out) {
   ty_value_format(v->type, &x, out);
 }
 
-static int tu_strcmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int tu_strcmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* The sink's rows as "a|b|c" strings, sorted unless keep_order; free with
  * tu_rows_free. */

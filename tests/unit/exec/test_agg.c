@@ -36,7 +36,8 @@ static void run_free(run_t *r, uint32_t ngroups) {
   free(r->states);
 }
 
-static int run_update(run_t *r, const ty_vec_t *v, const uint32_t *gids, uint32_t from, uint32_t to, fl_err_t *err) {
+static int run_update(run_t *r, const ty_vec_t *v, const uint32_t *gids, uint32_t from, uint32_t to,
+                      fl_err_t *err) {
   uint32_t *rows = fl_malloc((to - from + 1) * sizeof *rows);
   for (uint32_t i = from; i < to; i++) rows[i - from] = i;
   int rc = r->agg->fn->update(r->agg, r->states, r->stride, gids + from, v, rows, to - from, err);
@@ -46,15 +47,15 @@ static int run_update(run_t *r, const ty_vec_t *v, const uint32_t *gids, uint32_
 
 /* One pass and two halves (second serialized, deserialized, combined):
  * both finalized into out1 and out2. */
-static int aggregate_n(ex_agg_t *a, const ty_vec_t *v, uint32_t nrows, const uint32_t *gids, ty_vec_t *out1,
-                       ty_vec_t *out2, fl_err_t *err);
-static int aggregate(ex_agg_t *a, const ty_vec_t *v, const uint32_t *gids, ty_vec_t *out1, ty_vec_t *out2,
-                     fl_err_t *err) {
+static int aggregate_n(ex_agg_t *a, const ty_vec_t *v, uint32_t nrows, const uint32_t *gids,
+                       ty_vec_t *out1, ty_vec_t *out2, fl_err_t *err);
+static int aggregate(ex_agg_t *a, const ty_vec_t *v, const uint32_t *gids, ty_vec_t *out1,
+                     ty_vec_t *out2, fl_err_t *err) {
   return aggregate_n(a, v, v ? v->len : NV, gids, out1, out2, err);
 }
 
-static int aggregate_n(ex_agg_t *a, const ty_vec_t *v, uint32_t nrows, const uint32_t *gids, ty_vec_t *out1,
-                       ty_vec_t *out2, fl_err_t *err) {
+static int aggregate_n(ex_agg_t *a, const ty_vec_t *v, uint32_t nrows, const uint32_t *gids,
+                       ty_vec_t *out1, ty_vec_t *out2, fl_err_t *err) {
   run_t one, h1, h2, h3;
   run_init(&one, a, NG);
   run_init(&h1, a, NG);
@@ -189,10 +190,12 @@ TEST(agg_exact_functions_match_brute_force) {
     ty_vec_t *arg;
     ty_kind_t out_kind;
   } fns[] = {
-      {"count", NULL, TY_LONG},  {"count", x.l, TY_LONG},     {"sum", x.l, TY_LONG},     {"sum", x.dec, TY_DECIMAL},
-      {"sum", x.d, TY_DOUBLE},   {"min", x.l, TY_LONG},       {"max", x.l, TY_LONG},     {"min", x.s, TY_STRING},
-      {"max", x.s, TY_STRING},   {"bool_and", x.b, TY_BOOLEAN}, {"every", x.b, TY_BOOLEAN}, {"bool_or", x.b, TY_BOOLEAN},
-      {"avg", x.l, TY_DOUBLE},   {"avg", x.dec, TY_DECIMAL},  {"sum", x.i, TY_LONG},     {"any_value", x.s, TY_STRING},
+      {"count", NULL, TY_LONG},      {"count", x.l, TY_LONG},    {"sum", x.l, TY_LONG},
+      {"sum", x.dec, TY_DECIMAL},    {"sum", x.d, TY_DOUBLE},    {"min", x.l, TY_LONG},
+      {"max", x.l, TY_LONG},         {"min", x.s, TY_STRING},    {"max", x.s, TY_STRING},
+      {"bool_and", x.b, TY_BOOLEAN}, {"every", x.b, TY_BOOLEAN}, {"bool_or", x.b, TY_BOOLEAN},
+      {"avg", x.l, TY_DOUBLE},       {"avg", x.dec, TY_DECIMAL}, {"sum", x.i, TY_LONG},
+      {"any_value", x.s, TY_STRING},
   };
   for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
     ex_agg_t *a = bind(x.arena, fns[f].name, fns[f].arg ? fns[f].arg->type : NULL, false);
@@ -217,16 +220,21 @@ TEST(agg_exact_functions_match_brute_force) {
         CHECK(ty_vec_is_valid(o, g));
         size_t len;
         const uint8_t *p;
-        if (strcmp(n, "sum") == 0 && fns[f].arg == x.l) CHECK_EQ(TY_VEC_DATA(o, int64_t)[g], lsum[g]);
-        if (strcmp(n, "sum") == 0 && fns[f].arg == x.i) CHECK_EQ(TY_VEC_DATA(o, int64_t)[g], lsum[g] / 1000003);
+        if (strcmp(n, "sum") == 0 && fns[f].arg == x.l)
+          CHECK_EQ(TY_VEC_DATA(o, int64_t)[g], lsum[g]);
+        if (strcmp(n, "sum") == 0 && fns[f].arg == x.i)
+          CHECK_EQ(TY_VEC_DATA(o, int64_t)[g], lsum[g] / 1000003);
         if (strcmp(n, "sum") == 0 && fns[f].arg == x.dec) {
           CHECK(ty_vec_get_i128(o, g) == dsum[g]);
           CHECK_EQ(a->out->precision, 38);
           CHECK_EQ(a->out->scale, 2);
         }
-        if (strcmp(n, "sum") == 0 && fns[f].arg == x.d) CHECK(fabs(TY_VEC_DATA(o, double)[g] - fsum[g]) < 1e-6);
-        if (strcmp(n, "min") == 0 && fns[f].arg == x.l) CHECK_EQ(TY_VEC_DATA(o, int64_t)[g], imin[g]);
-        if (strcmp(n, "max") == 0 && fns[f].arg == x.l) CHECK_EQ(TY_VEC_DATA(o, int64_t)[g], imax[g]);
+        if (strcmp(n, "sum") == 0 && fns[f].arg == x.d)
+          CHECK(fabs(TY_VEC_DATA(o, double)[g] - fsum[g]) < 1e-6);
+        if (strcmp(n, "min") == 0 && fns[f].arg == x.l)
+          CHECK_EQ(TY_VEC_DATA(o, int64_t)[g], imin[g]);
+        if (strcmp(n, "max") == 0 && fns[f].arg == x.l)
+          CHECK_EQ(TY_VEC_DATA(o, int64_t)[g], imax[g]);
         if (strcmp(n, "min") == 0 && fns[f].arg == x.s) {
           p = ty_vec_get_bytes(o, g, &len);
           CHECK(len == strlen(smin[g]) && memcmp(p, smin[g], len) == 0);
@@ -355,7 +363,8 @@ TEST(agg_distinct_and_array_agg) {
         if (x.gids[k] != g) continue;
         const ty_vec_t *el = o->children[0];
         CHECK_EQ(ty_vec_is_null(el, (uint32_t)e), ty_vec_is_null(x.i, k));
-        if (ty_vec_is_valid(x.i, k)) CHECK_EQ(TY_VEC_DATA(el, int32_t)[e], TY_VEC_DATA(x.i, int32_t)[k]);
+        if (ty_vec_is_valid(x.i, k))
+          CHECK_EQ(TY_VEC_DATA(el, int32_t)[e], TY_VEC_DATA(x.i, int32_t)[k]);
         e++;
       }
     }
@@ -461,7 +470,8 @@ TEST(agg_approx_distinct_error_bound) {
     ty_vec_t *o = ty_vec_new(a->out, 1);
     CHECK_OK(a->fn->finalize(a, r1.states, r1.stride, 1, o, &err), &err);
     double est = (double)TY_VEC_DATA(o, int64_t)[0], rel = fabs(est - (double)n) / (double)n;
-    printf("  approx_distinct: true %llu, estimate %.0f, error %.2f%%\n", (unsigned long long)n, est, rel * 100);
+    printf("  approx_distinct: true %llu, estimate %.0f, error %.2f%%\n", (unsigned long long)n,
+           est, rel * 100);
     if (n <= 256) CHECK_EQ((uint64_t)est, n); /* exact while sparse */
     CHECK(rel <= 3 * 0.023);                  /* three standard errors */
     if (rel > worst) worst = rel;
@@ -476,7 +486,8 @@ TEST(agg_approx_distinct_error_bound) {
   CHECK_OK(ex_agg_bind(ar, "approx_distinct", ty_primitive(TY_LONG), false, &e, 1, &a, &err), &err);
   CHECK_EQ(a->variant, 16);
   e = 0.5;
-  CHECK_ERR(ex_agg_bind(ar, "approx_distinct", ty_primitive(TY_LONG), false, &e, 1, &a, &err), FL_EINVALID);
+  CHECK_ERR(ex_agg_bind(ar, "approx_distinct", ty_primitive(TY_LONG), false, &e, 1, &a, &err),
+            FL_EINVALID);
   fl_arena_free(ar);
 }
 
@@ -496,25 +507,31 @@ TEST(agg_approx_percentile_rank_error) {
     uint64_t seed = 50 + dist;
     for (uint32_t i = 0; i < n; i++) {
       double u = (double)(tu_rand(&seed) >> 11) * 0x1.0p-53;
-      vals[i] = dist == 0 ? u * 1000 : dist == 1 ? -log(1 - u) * 10 : (double)i; /* uniform, skewed, sorted */
+      vals[i] = dist == 0   ? u * 1000
+                : dist == 1 ? -log(1 - u) * 10
+                            : (double)i; /* uniform, skewed, sorted */
     }
     memcpy(sorted, vals, n * sizeof *vals);
     qsort(sorted, n, sizeof *sorted, cmp_double);
     for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
       ex_agg_t *a;
-      CHECK_OK(ex_agg_bind(ar, "approx_percentile", ty_primitive(TY_DOUBLE), false, &ps[pi], 1, &a, &err), &err);
+      CHECK_OK(ex_agg_bind(ar, "approx_percentile", ty_primitive(TY_DOUBLE), false, &ps[pi], 1, &a,
+                           &err),
+               &err);
       /* Ten partial digests over slices, serialized and merged. */
       run_t total;
       run_init(&total, a, 1);
       ty_vec_t *v = ty_vec_new(ty_primitive(TY_DOUBLE), n / parts);
-      uint32_t *gids = fl_calloc(n / parts, sizeof *gids), *rows = fl_malloc(n / parts * sizeof *rows);
+      uint32_t *gids = fl_calloc(n / parts, sizeof *gids),
+               *rows = fl_malloc(n / parts * sizeof *rows);
       for (uint32_t i = 0; i < n / parts; i++) rows[i] = i;
       for (uint32_t p = 0; p < parts; p++) {
         run_t part, back;
         run_init(&part, a, 1);
         run_init(&back, a, 1);
         ty_vec_reset(v);
-        for (uint32_t i = p * (n / parts); i < (p + 1) * (n / parts); i++) ty_vec_append_f64(v, vals[i]);
+        for (uint32_t i = p * (n / parts); i < (p + 1) * (n / parts); i++)
+          ty_vec_append_f64(v, vals[i]);
         CHECK_OK(a->fn->update(a, part.states, part.stride, gids, v, rows, v->len, &err), &err);
         fl_buf_t buf;
         fl_buf_init(&buf);
@@ -551,7 +568,8 @@ TEST(agg_approx_percentile_rank_error) {
       run_free(&total, 1);
     }
   }
-  printf("  approx_percentile: worst rank error %.4f%% over 3 distributions x 10 percentiles\n", worst * 100);
+  printf("  approx_percentile: worst rank error %.4f%% over 3 distributions x 10 percentiles\n",
+         worst * 100);
   fl_free(vals);
   fl_free(sorted);
   fl_arena_free(ar);

@@ -27,7 +27,8 @@ typedef struct fixture {
 static void make_input(fixture_t *fx, uint32_t groups, uint64_t seed) {
   fx->arena = fl_arena_new(0);
   fl_err_t err;
-  ty_schema_parse(fx->arena, "k1 int, k2 string, x long, s string, b boolean, f boolean, d decimal(10,2)",
+  ty_schema_parse(fx->arena,
+                  "k1 int, k2 string, x long, s string, b boolean, f boolean, d decimal(10,2)",
                   &fx->schema, &err);
   fx->nbatches = (NROWS + 999) / 1000;
   fx->batches = fl_calloc(fx->nbatches, sizeof *fx->batches);
@@ -95,12 +96,15 @@ typedef struct spec_in {
 } spec_in_t;
 
 static const spec_in_t query_aggs[] = {
-    {"count", -1, false, -1},          {"count", 2, false, -1},       {"sum", 2, false, -1},
-    {"avg", 2, false, -1},             {"min", 3, false, -1},         {"max", 3, false, -1},
-    {"min", 2, false, -1},             {"count", 2, true, -1},        {"sum", 6, false, -1},
-    {"approx_distinct", 3, false, -1}, {"bool_and", 4, false, -1},    {"bool_or", 4, false, -1},
-    {"sum", 2, false, 5},              {"array_agg", 2, false, 5},    {"max", 6, false, -1},
-    {"avg", 6, false, -1},             {"sum", 2, true, -1},          {"any_value", 1, false, -1},
+    {"count", -1, false, -1},   {"count", 2, false, -1},
+    {"sum", 2, false, -1},      {"avg", 2, false, -1},
+    {"min", 3, false, -1},      {"max", 3, false, -1},
+    {"min", 2, false, -1},      {"count", 2, true, -1},
+    {"sum", 6, false, -1},      {"approx_distinct", 3, false, -1},
+    {"bool_and", 4, false, -1}, {"bool_or", 4, false, -1},
+    {"sum", 2, false, 5},       {"array_agg", 2, false, 5},
+    {"max", 6, false, -1},      {"avg", 6, false, -1},
+    {"sum", 2, true, -1},       {"any_value", 1, false, -1},
 };
 #define NQUERY_AGGS (sizeof query_aggs / sizeof query_aggs[0])
 
@@ -127,8 +131,13 @@ static char **run_query(fixture_t *fx, size_t budget, const uint64_t *sets, uint
     specs[i].name = NULL;
   }
   uint32_t keys[2] = {0, 1};
-  ex_hash_agg_opts_t o = {.in_schema = fx->schema, .key_cols = keys, .nkeys = 2, .grouping_sets = sets,
-                          .nsets = nsets, .aggs = specs, .naggs = NQUERY_AGGS};
+  ex_hash_agg_opts_t o = {.in_schema = fx->schema,
+                          .key_cols = keys,
+                          .nkeys = 2,
+                          .grouping_sets = sets,
+                          .nsets = nsets,
+                          .aggs = specs,
+                          .naggs = NQUERY_AGGS};
   ex_op_t *op;
   ex_sink_t *sink = NULL;
   int rc = ex_hash_agg_new(&ctx, a, &o, NULL, &op, err);
@@ -168,7 +177,9 @@ typedef struct ref_row {
   bool has_s;
 } ref_row_t;
 
-static int ref_cmp(const void *a, const void *b) { return strcmp(((const ref_row_t *)a)->key, ((const ref_row_t *)b)->key); }
+static int ref_cmp(const void *a, const void *b) {
+  return strcmp(((const ref_row_t *)a)->key, ((const ref_row_t *)b)->key);
+}
 
 TEST(hash_agg_matches_brute_force) {
   fixture_t fx;
@@ -220,8 +231,10 @@ TEST(hash_agg_matches_brute_force) {
       g->n_filtered += all[i].n_filtered;
       g->sum_filtered += all[i].sum_filtered;
       if (all[i].has_s) {
-        if (!g->has_s || strcmp(all[i].mins, g->mins) < 0) snprintf(g->mins, sizeof g->mins, "%s", all[i].mins);
-        if (!g->has_s || strcmp(all[i].maxs, g->maxs) > 0) snprintf(g->maxs, sizeof g->maxs, "%s", all[i].maxs);
+        if (!g->has_s || strcmp(all[i].mins, g->mins) < 0)
+          snprintf(g->mins, sizeof g->mins, "%s", all[i].mins);
+        if (!g->has_s || strcmp(all[i].maxs, g->maxs) > 0)
+          snprintf(g->maxs, sizeof g->maxs, "%s", all[i].maxs);
         g->has_s = true;
       }
     } else {
@@ -240,7 +253,8 @@ TEST(hash_agg_matches_brute_force) {
       snprintf(sum, sizeof sum, "%lld", (long long)ref[i].sumx);
     else
       snprintf(sum, sizeof sum, "NULL");
-    snprintf(line, sizeof line, "%s|%lld|%lld|%s|", ref[i].key, (long long)ref[i].cnt, (long long)ref[i].cntx, sum);
+    snprintf(line, sizeof line, "%s|%lld|%lld|%s|", ref[i].key, (long long)ref[i].cnt,
+             (long long)ref[i].cntx, sum);
     expect[i] = fl_strdup(line);
   }
   qsort(expect, nref, sizeof *expect, tu_strcmp);
@@ -254,14 +268,16 @@ TEST(hash_agg_matches_brute_force) {
   }
   qsort(got, nout, sizeof *got, tu_strcmp);
   for (size_t i = 0; i < nout; i++) {
-    if (strcmp(got[i], expect[i]) != 0) t_fail(__FILE__, __LINE__, "row %zu: %s != %s", i, got[i], expect[i]);
+    if (strcmp(got[i], expect[i]) != 0)
+      t_fail(__FILE__, __LINE__, "row %zu: %s != %s", i, got[i], expect[i]);
     CHECK_STR(got[i], expect[i]);
   }
   /* min(s), max(s) and sum(x) FILTER (WHERE f) (output column 14):
    * checked through a lookup of each reference row. */
   for (uint32_t i = 0; i < nref; i++) {
     char want[200];
-    snprintf(want, sizeof want, "|%s|%s|", ref[i].has_s ? ref[i].mins : "NULL", ref[i].has_s ? ref[i].maxs : "NULL");
+    snprintf(want, sizeof want, "|%s|%s|", ref[i].has_s ? ref[i].mins : "NULL",
+             ref[i].has_s ? ref[i].maxs : "NULL");
     bool found = false;
     size_t klen = strlen(ref[i].key);
     for (size_t j = 0; j < nout && !found; j++)
@@ -280,7 +296,8 @@ TEST(hash_agg_matches_brute_force) {
         else
           snprintf(fs, sizeof fs, "NULL|");
         if (strncmp(q, fs, strlen(fs)) != 0) {
-          t_fail(__FILE__, __LINE__, "key %s: filtered sum in %s, want %s", ref[i].key, rows[j], fs);
+          t_fail(__FILE__, __LINE__, "key %s: filtered sum in %s, want %s", ref[i].key, rows[j],
+                 fs);
           found = false;
         }
         break;
@@ -374,7 +391,8 @@ TEST(hash_agg_grouping_sets) {
   free_input(&fx);
 }
 
-static int run_global(const ty_schema_t *schema, ty_batch_t *input, ex_sink_t **sink_out, fl_err_t *err) {
+static int run_global(const ty_schema_t *schema, ty_batch_t *input, ex_sink_t **sink_out,
+                      fl_err_t *err) {
   static fl_arena_t *a;
   if (!a) a = fl_arena_new(0);
   ex_mem_t mem;
@@ -383,7 +401,8 @@ static int run_global(const ty_schema_t *schema, ty_batch_t *input, ex_sink_t **
   ex_agg_spec_t specs[4];
   const char *names[4] = {"count", "sum", "max", "array_agg"};
   for (int i = 0; i < 4; i++) {
-    int rc = ex_agg_bind(a, names[i], i == 0 ? NULL : schema->root.fields[0].type, false, NULL, 0, &specs[i].agg, err);
+    int rc = ex_agg_bind(a, names[i], i == 0 ? NULL : schema->root.fields[0].type, false, NULL, 0,
+                         &specs[i].agg, err);
     if (rc) return rc;
     specs[i].arg_col = i == 0 ? -1 : 0;
     specs[i].filter_col = -1;
@@ -455,15 +474,16 @@ TEST(hash_agg_checkpoint_restore) {
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];
-    CHECK_OK(ex_agg_bind(a, q->fn, q->col >= 0 ? fx.schema->root.fields[q->col].type : NULL, q->distinct, NULL, 0,
-                         &specs[i].agg, &err),
+    CHECK_OK(ex_agg_bind(a, q->fn, q->col >= 0 ? fx.schema->root.fields[q->col].type : NULL,
+                         q->distinct, NULL, 0, &specs[i].agg, &err),
              &err);
     specs[i].arg_col = q->col;
     specs[i].filter_col = q->filter;
     specs[i].name = NULL;
   }
   uint32_t keys[2] = {0, 1};
-  ex_hash_agg_opts_t o = {.in_schema = fx.schema, .key_cols = keys, .nkeys = 2, .aggs = specs, .naggs = NQUERY_AGGS};
+  ex_hash_agg_opts_t o = {
+      .in_schema = fx.schema, .key_cols = keys, .nkeys = 2, .aggs = specs, .naggs = NQUERY_AGGS};
   ex_op_t *op1, *op2;
   CHECK_OK(ex_hash_agg_new(&ctx, a, &o, NULL, &op1, &err), &err);
   uint32_t half = fx.nbatches / 2;
@@ -484,7 +504,8 @@ TEST(hash_agg_checkpoint_restore) {
   ex_op_destroy(bad);
   fl_rd_init(&r, chk.data, chk.len, "checkpoint");
   CHECK_OK(ex_op_restore(op2, &r, &err), &err);
-  for (uint32_t i = half; i < fx.nbatches; i++) CHECK_OK(ex_op_push(op2, fx.batches[i], &err), &err);
+  for (uint32_t i = half; i < fx.nbatches; i++)
+    CHECK_OK(ex_op_push(op2, fx.batches[i], &err), &err);
   CHECK_OK(ex_op_finish(op2, &err), &err);
   char **rows = tu_rows(sink, false);
   size_t n = nrows_of(whole);
@@ -505,9 +526,12 @@ TEST(hash_agg_bad_setup) {
   fl_err_t err;
   CHECK_OK(ty_schema_parse(a, "x long, f long", &s, &err), &err);
   ex_agg_t *agg;
-  CHECK_ERR(ex_agg_bind(a, "median", s->root.fields[0].type, false, NULL, 0, &agg, &err), FL_ENOTFOUND);
-  CHECK_ERR(ex_agg_bind(a, "sum", ty_primitive(TY_STRING), false, NULL, 0, &agg, &err), FL_EINVALID);
-  CHECK_ERR(ex_agg_bind(a, "approx_percentile", s->root.fields[0].type, false, NULL, 0, &agg, &err), FL_EINVALID);
+  CHECK_ERR(ex_agg_bind(a, "median", s->root.fields[0].type, false, NULL, 0, &agg, &err),
+            FL_ENOTFOUND);
+  CHECK_ERR(ex_agg_bind(a, "sum", ty_primitive(TY_STRING), false, NULL, 0, &agg, &err),
+            FL_EINVALID);
+  CHECK_ERR(ex_agg_bind(a, "approx_percentile", s->root.fields[0].type, false, NULL, 0, &agg, &err),
+            FL_EINVALID);
   CHECK_OK(ex_agg_bind(a, "sum", s->root.fields[0].type, false, NULL, 0, &agg, &err), &err);
   ex_agg_spec_t spec = {.agg = agg, .arg_col = 0, .filter_col = 1};
   ex_mem_t mem;

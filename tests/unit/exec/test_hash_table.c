@@ -38,10 +38,13 @@ typedef struct pair {
   uint32_t gid;
 } pair_t;
 
-static int pair_cmp(const void *a, const void *b) { return strcmp(((const pair_t *)a)->key, ((const pair_t *)b)->key); }
+static int pair_cmp(const void *a, const void *b) {
+  return strcmp(((const pair_t *)a)->key, ((const pair_t *)b)->key);
+}
 
 TEST(hash_table_matches_brute_force) {
-  const ty_type_t *types[3] = {ty_primitive(TY_LONG), ty_primitive(TY_STRING), ty_primitive(TY_DOUBLE)};
+  const ty_type_t *types[3] = {ty_primitive(TY_LONG), ty_primitive(TY_STRING),
+                               ty_primitive(TY_DOUBLE)};
   ex_ht_t *ht = ex_ht_new(types, 3);
   ty_vec_t *cols[3];
   for (int c = 0; c < 3; c++) cols[c] = ty_vec_new(types[c], TY_BATCH_ROWS);
@@ -83,7 +86,8 @@ TEST(hash_table_matches_brute_force) {
       pairs[npairs].key = key_text(cols, 3, r);
       pairs[npairs++].gid = gids[k];
       /* The stored key of the group equals the row's key. */
-      ty_vec_t *kc[3] = {(ty_vec_t *)ex_ht_keys(ht, 0), (ty_vec_t *)ex_ht_keys(ht, 1), (ty_vec_t *)ex_ht_keys(ht, 2)};
+      ty_vec_t *kc[3] = {(ty_vec_t *)ex_ht_keys(ht, 0), (ty_vec_t *)ex_ht_keys(ht, 1),
+                         (ty_vec_t *)ex_ht_keys(ht, 2)};
       char *stored = key_text(kc, 3, gids[k]);
       bool same = strcmp(stored, pairs[npairs - 1].key) == 0;
       fl_free(stored);

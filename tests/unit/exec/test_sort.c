@@ -68,7 +68,8 @@ static const sfix_t *ref_fx;
 static const ex_sort_key_t *ref_keys;
 static uint32_t ref_nkeys;
 
-static int ref_value_cmp(const ty_vec_t *v, uint32_t i, const ty_vec_t *w, uint32_t j, const ex_sort_key_t *k) {
+static int ref_value_cmp(const ty_vec_t *v, uint32_t i, const ty_vec_t *w, uint32_t j,
+                         const ex_sort_key_t *k) {
   bool ni = ty_vec_is_null(v, i), nj = ty_vec_is_null(w, j);
   if (ni || nj) {
     if (ni && nj) return 0;
@@ -94,7 +95,8 @@ static int ref_row_cmp(const void *pa, const void *pb) {
   const ty_batch_t *ba = ref_fx->batches[a / 1000], *bb = ref_fx->batches[b / 1000];
   for (uint32_t k = 0; k < ref_nkeys; k++) {
     uint32_t col = ref_keys[k].col;
-    int c = ref_value_cmp(ba->cols[col], (uint32_t)(a % 1000), bb->cols[col], (uint32_t)(b % 1000), &ref_keys[k]);
+    int c = ref_value_cmp(ba->cols[col], (uint32_t)(a % 1000), bb->cols[col], (uint32_t)(b % 1000),
+                          &ref_keys[k]);
     if (c) return c;
   }
   return (a > b) - (a < b); /* stability: input order */
@@ -112,16 +114,17 @@ static uint64_t *reference_order(const sfix_t *fx, const ex_sort_key_t *keys, ui
 
 /* Runs the sort (or top-N when limit >= 0); returns the seq column. */
 static int64_t *run_sort(const sfix_t *fx, const ex_sort_key_t *keys, uint32_t nkeys, size_t budget,
-                         int64_t limit, uint64_t offset, uint64_t *nout, ex_sort_stats_t *stats, fl_err_t *err,
-                         int *rc_out) {
+                         int64_t limit, uint64_t offset, uint64_t *nout, ex_sort_stats_t *stats,
+                         fl_err_t *err, int *rc_out) {
   ex_mem_t mem;
   ex_mem_init(&mem, budget);
   char dir[600];
   snprintf(dir, sizeof dir, "%s/sort-spill", t_tmpdir());
   ex_ctx_t ctx = {.mem = &mem, .spill_dir = dir};
   ex_op_t *op;
-  int rc = limit >= 0 ? ex_topn_new(&ctx, fx->schema, keys, nkeys, (uint64_t)limit, offset, NULL, &op, err)
-                      : ex_sort_new(&ctx, fx->schema, keys, nkeys, NULL, &op, err);
+  int rc = limit >= 0
+               ? ex_topn_new(&ctx, fx->schema, keys, nkeys, (uint64_t)limit, offset, NULL, &op, err)
+               : ex_sort_new(&ctx, fx->schema, keys, nkeys, NULL, &op, err);
   if (rc) {
     *rc_out = rc;
     return NULL;
@@ -166,8 +169,9 @@ TEST(sort_matches_reference_and_is_stable) {
     CHECK_OK(rc, &err);
     CHECK_EQ(n, fx.nrows);
     for (uint64_t i = 0; i < n; i++) {
-      if (got[i] != (int64_t)want[i]) t_fail(__FILE__, __LINE__, "keys %d row %llu: seq %lld, want %llu", ks,
-                                             (unsigned long long)i, (long long)got[i], (unsigned long long)want[i]);
+      if (got[i] != (int64_t)want[i])
+        t_fail(__FILE__, __LINE__, "keys %d row %llu: seq %lld, want %llu", ks,
+               (unsigned long long)i, (long long)got[i], (unsigned long long)want[i]);
       CHECK_EQ(got[i], want[i]);
     }
     fl_free(got);
@@ -187,8 +191,8 @@ TEST(sort_external_with_many_runs) {
   /* A budget below one batch: every batch becomes its own run. */
   int64_t *got = run_sort(&fx, keysets[0], 3, 16 * 1024, -1, 0, &n, &st, &err, &rc);
   CHECK_OK(rc, &err);
-  printf("  external sort: %llu rows, %u runs, %u intermediate merges\n", (unsigned long long)st.rows, st.runs,
-         st.merge_passes);
+  printf("  external sort: %llu rows, %u runs, %u intermediate merges\n",
+         (unsigned long long)st.rows, st.runs, st.merge_passes);
   CHECK(st.runs >= 100);
   CHECK(st.merge_passes >= 1);
   CHECK_EQ(n, fx.nrows);

@@ -14,7 +14,8 @@
 
 static const char *all_types =
     "i int, l long, d double, r float, dec decimal(20,3), s string, b binary, u uuid, f fixed(5), "
-    "bo boolean, dt date, ts timestamp, tz timestamptz, li list<string>, st struct<x: int, y: string>, "
+    "bo boolean, dt date, ts timestamp, tz timestamptz, li list<string>, st struct<x: int, y: "
+    "string>, "
     "m map<string, long>";
 
 static ty_batch_t *gen_batch(const ty_schema_t *s, uint64_t seed, uint32_t rows) {
