@@ -34,6 +34,7 @@ typedef struct slot {
 struct ex_ht {
   uint32_t nkeys;
   const ty_type_t **types;
+  size_t *widths; /* per key: value width, 0 for variable or nested */
   ty_vec_t **keys;
   uint64_t *hashes; /* per group */
   uint32_t ngroups, hash_cap;
@@ -279,8 +280,10 @@ ex_ht_t *ex_ht_new(const ty_type_t *const *types, uint32_t nkeys) {
   ht->nkeys = nkeys;
   ht->types = fl_calloc(nkeys ? nkeys : 1, sizeof *ht->types);
   ht->keys = fl_calloc(nkeys ? nkeys : 1, sizeof *ht->keys);
+  ht->widths = fl_calloc(nkeys ? nkeys : 1, sizeof *ht->widths);
   for (uint32_t c = 0; c < nkeys; c++) {
     ht->types[c] = types[c];
+    ht->widths[c] = ty_is_nested(types[c]) ? 0 : ty_value_width(types[c]);
     ht->keys[c] = ty_vec_new(types[c], 64);
   }
   ht->mask = 63;
@@ -293,6 +296,7 @@ void ex_ht_free(ex_ht_t *ht) {
   for (uint32_t c = 0; c < ht->nkeys; c++) ty_vec_free(ht->keys[c]);
   fl_free(ht->keys);
   fl_free(ht->types);
+  fl_free(ht->widths);
   fl_free(ht->hashes);
   fl_free(ht->slots);
   fl_free(ht->h);
@@ -355,9 +359,12 @@ static uint32_t probe(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, 
   if (insert) reserve_groups(ht, (uint64_t)ht->ngroups + n);
   uint32_t *pending = ht->pending, *slot_of = ht->slot_of;
   uint32_t npending = n, created = 0;
+  /* Touch every row's slot before probing: with large tables each probe
+   * is a cache miss, and issuing them together overlaps their latency. */
   for (uint32_t k = 0; k < n; k++) {
     pending[k] = k;
     slot_of[k] = (uint32_t)(hashes[k] & ht->mask);
+    __builtin_prefetch(&ht->slots[slot_of[k]]);
   }
   while (npending) {
     uint32_t ncand = 0, nnew = 0;
@@ -384,6 +391,9 @@ static uint32_t probe(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, 
         if (e->tag == tag) {
           ht->cand_k[ncand] = k;
           ht->cand_g[ncand++] = e->gid1 - 1;
+          for (uint32_t c = 0; c < ht->nkeys; c++)
+            if (ht->widths[c])
+              __builtin_prefetch(ht->keys[c]->data + (size_t)(e->gid1 - 1) * ht->widths[c]);
           slot_of[k] = (uint32_t)s;
           break;
         }

@@ -144,6 +144,10 @@ static void reserve_scratch(hash_agg_t *h, uint32_t n) {
 /* Folds rows[0..n) of batch b into groups gids[0..n). */
 static int update_aggs(hash_agg_t *h, const ty_batch_t *b, const uint32_t *rows,
                        const uint32_t *gids, uint32_t n, fl_err_t *err) {
+  /* The states of a batch's groups are scattered over a large array; fetch
+   * them all before the first aggregate walks them. */
+  if (h->ninit > 4096)
+    for (uint32_t k = 0; k < n; k++) __builtin_prefetch(h->states + (size_t)gids[k] * h->stride, 1);
   for (uint32_t i = 0; i < h->naggs; i++) {
     const ex_agg_spec_t *s = &h->aggs[i];
     const uint32_t *r = rows, *g = gids;

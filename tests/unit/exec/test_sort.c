@@ -288,3 +288,52 @@ TEST(sort_refuses_nested_keys) {
   CHECK_ERR(ex_sort_new(&ctx, s, &k, 1, NULL, &op, &err), FL_EINVALID);
   fl_arena_free(a);
 }
+
+/* Pushes half the input, checkpoints, restores into a new operator, pushes
+ * the rest there; the output must equal the reference order. */
+static void checkpoint_round_trip(bool topn) {
+  sfix_t fx;
+  make_sort_input(&fx, 6, 23);
+  fl_err_t err;
+  uint64_t *want = reference_order(&fx, keysets[0], 3);
+  ex_mem_t mem;
+  ex_mem_init(&mem, 0);
+  ex_ctx_t ctx = {.mem = &mem};
+  ex_op_t *op1, *op2;
+  const uint64_t limit = 1234, offset = 10;
+  if (topn) {
+    CHECK_OK(ex_topn_new(&ctx, fx.schema, keysets[0], 3, limit, offset, NULL, &op1, &err), &err);
+    CHECK_OK(ex_topn_new(&ctx, fx.schema, keysets[0], 3, limit, offset, NULL, &op2, &err), &err);
+  } else {
+    CHECK_OK(ex_sort_new(&ctx, fx.schema, keysets[0], 3, NULL, &op1, &err), &err);
+    CHECK_OK(ex_sort_new(&ctx, fx.schema, keysets[0], 3, NULL, &op2, &err), &err);
+  }
+  for (uint32_t i = 0; i < 3; i++) CHECK_OK(ex_op_push(op1, fx.batches[i], &err), &err);
+  fl_buf_t chk;
+  fl_buf_init(&chk);
+  CHECK_OK(ex_op_checkpoint(op1, &chk, &err), &err);
+  ex_op_destroy(op1);
+  fl_rd_t rd;
+  fl_rd_init(&rd, chk.data, chk.len, "checkpoint");
+  CHECK_OK(ex_op_restore(op2, &rd, &err), &err);
+  ex_sink_t *sink = ex_sink_new(fx.schema);
+  op2->next = &sink->op;
+  for (uint32_t i = 3; i < fx.nbatches; i++) CHECK_OK(ex_op_push(op2, fx.batches[i], &err), &err);
+  CHECK_OK(ex_op_finish(op2, &err), &err);
+  uint64_t from = topn ? offset : 0, n = topn ? limit : fx.nrows;
+  CHECK_EQ(sink->rows, n);
+  for (uint64_t r = 0; r < n; r++) {
+    uint32_t i;
+    const ty_vec_t *v = ex_sink_row(sink, r, 3, &i);
+    CHECK_EQ(TY_VEC_DATA(v, int64_t)[i], want[from + r]);
+  }
+  ex_op_destroy(op2);
+  ex_op_destroy(&sink->op);
+  CHECK_EQ(mem.used, 0);
+  fl_buf_free(&chk);
+  fl_free(want);
+  free_sort_input(&fx);
+}
+
+TEST(sort_checkpoint_restore) { checkpoint_round_trip(false); }
+TEST(topn_checkpoint_restore) { checkpoint_round_trip(true); }
