@@ -4,26 +4,44 @@
  */
 #include "exec/ex_operator.h"
 
+#include <stdatomic.h>
+
 #include "base/alloc.h"
 #include "exec/ex_vec.h"
 
-void ex_mem_init(ex_mem_t *m, size_t limit_bytes) { *m = (ex_mem_t){.limit = limit_bytes}; }
+void ex_mem_init(ex_mem_t *m, size_t limit_bytes) {
+  m->limit = limit_bytes;
+  atomic_init(&m->used, 0);
+  atomic_init(&m->peak, 0);
+  atomic_init(&m->failed, 0);
+}
+
+static void note_peak(ex_mem_t *m, size_t used) {
+  size_t peak = atomic_load(&m->peak);
+  while (used > peak && !atomic_compare_exchange_weak(&m->peak, &peak, used)) {
+  }
+}
 
 bool ex_mem_reserve(ex_mem_t *m, size_t n) {
-  if (m->limit && (m->used + n > m->limit || m->used + n < m->used)) {
-    m->failed++;
-    return false;
+  size_t used = atomic_load(&m->used);
+  for (;;) {
+    if (m->limit && (used + n > m->limit || used + n < used)) {
+      atomic_fetch_add(&m->failed, 1);
+      return false;
+    }
+    if (atomic_compare_exchange_weak(&m->used, &used, used + n)) break;
   }
-  ex_mem_force(m, n);
+  note_peak(m, used + n);
   return true;
 }
 
-void ex_mem_force(ex_mem_t *m, size_t n) {
-  m->used += n;
-  if (m->used > m->peak) m->peak = m->used;
-}
+void ex_mem_force(ex_mem_t *m, size_t n) { note_peak(m, atomic_fetch_add(&m->used, n) + n); }
 
-void ex_mem_release(ex_mem_t *m, size_t n) { m->used = n > m->used ? 0 : m->used - n; }
+void ex_mem_release(ex_mem_t *m, size_t n) {
+  size_t used = atomic_load(&m->used);
+  while (!atomic_compare_exchange_weak(&m->used, &used, n > used ? 0 : used - n)) {
+  }
+}
 
 int ex_op_emit(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   if (!op->next || ty_batch_live(b) == 0) return FL_OK;

@@ -18,7 +18,7 @@
  * one ex_mem_t budget. A reservation that would exceed the budget fails
  * and the operator spills (hash aggregation, sort) or reports FL_ELIMIT.
  * An operator is driven by one thread at a time; the budget may be shared
- * by several operators of that thread.
+ * by operators on any number of threads.
  */
 #ifndef FL_EXEC_EX_OPERATOR_H
 #define FL_EXEC_EX_OPERATOR_H
@@ -31,12 +31,13 @@
 #include "base/error.h"
 #include "types/vec.h"
 
-/* The memory budget of a query. limit 0 means unlimited. */
+/* The memory budget of a query. limit 0 means unlimited. The counters are
+ * atomic: operators on several worker threads may share one budget. */
 typedef struct ex_mem {
   size_t limit;
-  size_t used;
-  size_t peak;
-  uint64_t failed; /* reservations refused so far (spill decisions) */
+  _Atomic size_t used;
+  _Atomic size_t peak;
+  _Atomic uint64_t failed; /* reservations refused so far (spill decisions) */
 } ex_mem_t;
 
 void ex_mem_init(ex_mem_t *m, size_t limit_bytes);
