@@ -42,8 +42,8 @@ typedef struct sort_op {
   /* The in-memory run. */
   ty_batch_t **batches;
   uint32_t nbatches, batches_cap;
-  uint32_t *row_batch, *row_index; /* per held row */
-  uint64_t *koff;                  /* key offsets, nrows + 1 */
+  uint64_t *batch_first; /* per held batch: number of its first row */
+  uint64_t *koff;        /* key offsets, nrows + 1 */
   uint64_t nrows, rows_cap;
   fl_buf_t keys;
   size_t reserved;
@@ -58,16 +58,21 @@ typedef struct sort_op {
 
 /* A row to sort: the first 8 key bytes as a big-endian integer, so most
  * comparisons are one integer compare on memory that is sorted along with
- * it, and the row number for the rest of the key. */
+ * it, and where the row is for the rest of the key and for emitting. */
 typedef struct sort_ent {
   uint64_t prefix;
-  uint32_t row;
+  uint32_t batch, index; /* where the row is held */
 } sort_ent_t;
+
+static inline uint64_t ent_row(const sort_op_t *s, const sort_ent_t *e) {
+  return s->batch_first[e->batch] + e->index;
+}
 
 static inline int ent_cmp(const sort_op_t *s, const sort_ent_t *x, const sort_ent_t *y) {
   if (x->prefix != y->prefix) return x->prefix < y->prefix ? -1 : 1;
-  uint64_t xo = s->koff[x->row], yo = s->koff[y->row];
-  size_t nx = s->koff[x->row + 1] - xo, ny = s->koff[y->row + 1] - yo;
+  uint64_t xr = ent_row(s, x), yr = ent_row(s, y);
+  uint64_t xo = s->koff[xr], yo = s->koff[yr];
+  size_t nx = s->koff[xr + 1] - xo, ny = s->koff[yr + 1] - yo;
   /* Equal prefixes: a key of at most 8 bytes is a prefix of the other
    * (its padding zeros matched real bytes), so the shorter sorts first. */
   if (nx > 8 && ny > 8) {
@@ -77,20 +82,13 @@ static inline int ent_cmp(const sort_op_t *s, const sort_ent_t *x, const sort_en
   return (nx > ny) - (nx < ny);
 }
 
-/* Stable bottom-up merge sort of the held rows; returns row numbers. */
-static uint32_t *sort_rows(const sort_op_t *s) {
-  uint64_t n = s->nrows;
-  sort_ent_t *a = fl_malloc((n ? n : 1) * sizeof *a), *tmp = fl_malloc((n ? n : 1) * sizeof *tmp);
-  for (uint64_t i = 0; i < n; i++) {
-    const uint8_t *k = s->keys.data + s->koff[i];
-    size_t len = s->koff[i + 1] - s->koff[i];
-    uint64_t p = 0;
-    for (size_t j = 0; j < 8; j++) p = (p << 8) | (j < len ? k[j] : 0);
-    a[i] = (sort_ent_t){p, (uint32_t)i};
-  }
+/* Stable bottom-up merge sort of a[lo, hi) with ent_cmp (tmp: scratch of
+ * the same size as a). */
+static void merge_sort_range(const sort_op_t *s, sort_ent_t *a, sort_ent_t *tmp, uint64_t lo0,
+                             uint64_t hi0) {
   /* Insertion sort of runs of 16, then merging doubles the width. */
-  for (uint64_t lo = 0; lo < n; lo += 16) {
-    uint64_t hi = lo + 16 < n ? lo + 16 : n;
+  for (uint64_t lo = lo0; lo < hi0; lo += 16) {
+    uint64_t hi = lo + 16 < hi0 ? lo + 16 : hi0;
     for (uint64_t i = lo + 1; i < hi; i++) {
       sort_ent_t x = a[i];
       uint64_t j = i;
@@ -101,26 +99,82 @@ static uint32_t *sort_rows(const sort_op_t *s) {
       a[j] = x;
     }
   }
-  for (uint64_t w = 16; w < n; w *= 2) {
-    for (uint64_t lo = 0; lo < n; lo += 2 * w) {
-      uint64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+  sort_ent_t *src = a, *dst = tmp;
+  for (uint64_t w = 16; w < hi0 - lo0; w *= 2) {
+    for (uint64_t lo = lo0; lo < hi0; lo += 2 * w) {
+      uint64_t mid = lo + w < hi0 ? lo + w : hi0, hi = lo + 2 * w < hi0 ? lo + 2 * w : hi0;
       uint64_t i = lo, j = mid, k = lo;
-      if (mid >= hi || ent_cmp(s, &a[mid - 1], &a[mid]) <= 0) {
-        memcpy(tmp + lo, a + lo, (hi - lo) * sizeof *a);
+      if (mid >= hi || ent_cmp(s, &src[mid - 1], &src[mid]) <= 0) {
+        memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
         continue;
       }
-      while (i < mid && j < hi) tmp[k++] = ent_cmp(s, &a[j], &a[i]) < 0 ? a[j++] : a[i++];
-      while (i < mid) tmp[k++] = a[i++];
-      while (j < hi) tmp[k++] = a[j++];
+      while (i < mid && j < hi) dst[k++] = ent_cmp(s, &src[j], &src[i]) < 0 ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
     }
-    sort_ent_t *t = a;
-    a = tmp;
-    tmp = t;
+    sort_ent_t *t = src;
+    src = dst;
+    dst = t;
   }
-  uint32_t *rows = (uint32_t *)tmp; /* reuse: 4 bytes per row fit in 16 */
-  for (uint64_t i = 0; i < n; i++) rows[i] = a[i].row;
-  fl_free(a);
-  return rows;
+  if (src != a) memcpy(a + lo0, src + lo0, (hi0 - lo0) * sizeof *a);
+}
+
+/*
+ * Sorts the held rows stably and returns them in order (fl_free). An
+ * LSD radix sort on the 8-byte key prefix (stable; passes over a byte that
+ * is the same in every row are skipped) does most of the work with
+ * sequential memory traffic; runs of equal prefixes whose keys may still
+ * differ are then finished with the merge sort.
+ */
+static sort_ent_t *sort_rows(const sort_op_t *s) {
+  uint64_t n = s->nrows;
+  sort_ent_t *a = fl_malloc((n ? n : 1) * sizeof *a), *tmp = fl_malloc((n ? n : 1) * sizeof *tmp);
+  for (uint32_t b = 0, i = 0; b < s->nbatches; b++) {
+    uint32_t rows = s->batches[b]->nrows;
+    for (uint32_t r = 0; r < rows; r++, i++) {
+      const uint8_t *k = s->keys.data + s->koff[i];
+      size_t len = s->koff[i + 1] - s->koff[i];
+      uint64_t p = 0;
+      for (size_t j = 0; j < 8; j++) p = (p << 8) | (j < len ? k[j] : 0);
+      a[i] = (sort_ent_t){p, b, r};
+    }
+  }
+  if (n < 256) {
+    merge_sort_range(s, a, tmp, 0, n);
+  } else {
+    uint64_t counts[8][256];
+    memset(counts, 0, sizeof counts);
+    for (uint64_t i = 0; i < n; i++)
+      for (int b = 0; b < 8; b++) counts[b][(a[i].prefix >> (8 * b)) & 0xff]++;
+    for (int b = 0; b < 8; b++) {
+      if (counts[b][(a[0].prefix >> (8 * b)) & 0xff] == n) continue; /* one value: no-op pass */
+      uint64_t pos[256], sum = 0;
+      for (int v = 0; v < 256; v++) {
+        pos[v] = sum;
+        sum += counts[b][v];
+      }
+      for (uint64_t i = 0; i < n; i++) tmp[pos[(a[i].prefix >> (8 * b)) & 0xff]++] = a[i];
+      sort_ent_t *t = a;
+      a = tmp;
+      tmp = t;
+    }
+    for (uint64_t lo = 0; lo < n;) {
+      uint64_t hi = lo + 1;
+      uint64_t r0 = ent_row(s, &a[lo]);
+      size_t len0 = s->koff[r0 + 1] - s->koff[r0];
+      bool differ = len0 > 8;
+      while (hi < n && a[hi].prefix == a[lo].prefix) {
+        uint64_t r = ent_row(s, &a[hi]);
+        size_t len = s->koff[r + 1] - s->koff[r];
+        differ |= len != len0 || len > 8;
+        hi++;
+      }
+      if (hi - lo > 1 && differ) merge_sort_range(s, a, tmp, lo, hi);
+      lo = hi;
+    }
+  }
+  fl_free(tmp);
+  return a;
 }
 
 static void drop_memory_run(sort_op_t *s) {
@@ -154,7 +208,7 @@ static int out_flush(sort_op_t *s, fl_err_t *err) {
 /* Writes the held rows in the order perm, as output batches or, when f is
  * set, as run batches (with their keys) to f. Each column of a chunk is
  * one multi-source gather. */
-static int emit_sorted(sort_op_t *s, const uint32_t *perm, ex_spill_file_t *f, fl_err_t *err) {
+static int emit_sorted(sort_op_t *s, const sort_ent_t *perm, ex_spill_file_t *f, fl_err_t *err) {
   ty_batch_t *ob = f ? ty_batch_new(s->run_schema, TY_BATCH_ROWS) : s->out;
   uint32_t ncols = s->schema->root.nfields;
   const ty_vec_t **srcs = fl_malloc(TY_BATCH_ROWS * sizeof *srcs);
@@ -165,15 +219,14 @@ static int emit_sorted(sort_op_t *s, const uint32_t *perm, ex_spill_file_t *f, f
     ty_batch_reset(ob);
     for (uint32_t c = 0; c < ncols; c++) {
       for (uint32_t k = 0; k < n; k++) {
-        uint32_t r = perm[i0 + k];
-        srcs[k] = s->batches[s->row_batch[r]]->cols[c];
-        idx[k] = s->row_index[r];
+        srcs[k] = s->batches[perm[i0 + k].batch]->cols[c];
+        idx[k] = perm[i0 + k].index;
       }
       ex_vec_gather_multi(ob->cols[c], srcs, idx, n);
     }
     if (f)
       for (uint32_t k = 0; k < n; k++) {
-        uint32_t r = perm[i0 + k];
+        uint64_t r = ent_row(s, &perm[i0 + k]);
         ty_vec_append_bytes(ob->cols[ncols], s->keys.data + s->koff[r],
                             s->koff[r + 1] - s->koff[r]);
       }
@@ -204,7 +257,7 @@ static int spill_run(sort_op_t *s, fl_err_t *err) {
   ex_spill_file_t *f;
   int rc = new_run(s, &f, err);
   if (rc) return rc;
-  uint32_t *perm = sort_rows(s);
+  sort_ent_t *perm = sort_rows(s);
   rc = emit_sorted(s, perm, f, err);
   fl_free(perm);
   if (!rc) rc = ex_spill_seal(f, err);
@@ -218,20 +271,16 @@ static void hold_rows(sort_op_t *s, ty_batch_t *copy) {
   if (s->nrows + n + 1 > s->rows_cap) {
     uint64_t cap = s->rows_cap ? s->rows_cap : 4096;
     while (cap < s->nrows + n + 1) cap *= 2;
-    s->row_batch = fl_realloc(s->row_batch, cap * sizeof *s->row_batch);
-    s->row_index = fl_realloc(s->row_index, cap * sizeof *s->row_index);
     s->koff = fl_realloc(s->koff, cap * sizeof *s->koff);
     s->rows_cap = cap;
   }
   if (s->nbatches == s->batches_cap) {
     s->batches_cap = s->batches_cap ? s->batches_cap * 2 : 16;
     s->batches = fl_realloc(s->batches, s->batches_cap * sizeof *s->batches);
+    s->batch_first = fl_realloc(s->batch_first, s->batches_cap * sizeof *s->batch_first);
   }
   ex_sortkey_encode(s->key, copy, NULL, n, &s->keys, s->koff + s->nrows);
-  for (uint32_t i = 0; i < n; i++) {
-    s->row_batch[s->nrows + i] = s->nbatches;
-    s->row_index[s->nrows + i] = i;
-  }
+  s->batch_first[s->nbatches] = s->nrows;
   s->batches[s->nbatches++] = copy;
   s->nrows += n;
 }
@@ -353,7 +402,7 @@ static int sort_finish(ex_op_t *op, fl_err_t *err) {
   s->state = ST_MERGING;
   int rc = FL_OK;
   if (s->nruns == 0) {
-    uint32_t *perm = sort_rows(s);
+    sort_ent_t *perm = sort_rows(s);
     rc = emit_sorted(s, perm, NULL, err);
     fl_free(perm);
     drop_memory_run(s);
@@ -424,8 +473,7 @@ static void sort_destroy(ex_op_t *op) {
   ex_spill_dir_close(s->dir);
   fl_free(s->runs);
   fl_free(s->batches);
-  fl_free(s->row_batch);
-  fl_free(s->row_index);
+  fl_free(s->batch_first);
   fl_free(s->koff);
   fl_buf_free(&s->keys);
   ty_batch_free(s->out);
