@@ -298,7 +298,9 @@ static int sort_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   ex_batch_append_live(copy, b);
   size_t keys_before = s->keys.len;
   hold_rows(s, copy);
-  size_t cost = ex_batch_bytes(copy) + (s->keys.len - keys_before) + (size_t)n * 16;
+  /* Per row: its key offset (8 bytes) and the two sort entries sorting
+   * will need (2 x 16), reserved now so that sorting cannot overshoot. */
+  size_t cost = ex_batch_bytes(copy) + (s->keys.len - keys_before) + (size_t)n * 40;
   s->stats.rows += n;
   if (ex_mem_reserve(s->ctx->mem, cost)) {
     s->reserved += cost;
