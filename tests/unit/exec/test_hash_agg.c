@@ -119,7 +119,7 @@ static char **run_query(fixture_t *fx, size_t budget, const uint64_t *sets, uint
   ex_mem_init(&mem, budget);
   char dir[600];
   snprintf(dir, sizeof dir, "%s/spill", t_tmpdir());
-  ex_ctx_t ctx = {.mem = &mem, .spill_dir = dir};
+  ex_opctx_t ctx = {.mem = &mem, .spill_dir = dir};
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];
@@ -400,7 +400,7 @@ static int run_global(const ty_schema_t *schema, ty_batch_t *input, ex_sink_t **
   if (!a) a = fl_arena_new(0);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_agg_spec_t specs[4];
   const char *names[4] = {"count", "sum", "max", "array_agg"};
   for (int i = 0; i < 4; i++) {
@@ -473,7 +473,7 @@ TEST(hash_agg_checkpoint_restore) {
   fl_arena_t *a = fl_arena_new(0);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];
@@ -539,7 +539,7 @@ TEST(hash_agg_bad_setup) {
   ex_agg_spec_t spec = {.agg = agg, .arg_col = 0, .filter_col = 1};
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_hash_agg_opts_t o = {.in_schema = s, .aggs = &spec, .naggs = 1};
   ex_op_t *op;
   CHECK_ERR(ex_hash_agg_new(&ctx, a, &o, NULL, &op, &err), FL_EINVALID);
@@ -582,7 +582,7 @@ TEST(hash_agg_parallel_partial_aggregation) {
   fl_arena_t *a = fl_arena_new(0);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];
@@ -685,7 +685,7 @@ TEST(hash_agg_nested_and_odd_keys_spill) {
     ex_mem_init(&mem, run ? 64 * 1024 : 0);
     char dir[600];
     snprintf(dir, sizeof dir, "%s/spill-nested", t_tmpdir());
-    ex_ctx_t ctx = {.mem = &mem, .spill_dir = dir};
+    ex_opctx_t ctx = {.mem = &mem, .spill_dir = dir};
     ex_agg_spec_t spec[2] = {{.arg_col = -1, .filter_col = -1}, {.arg_col = 5, .filter_col = -1}};
     CHECK_OK(ex_agg_bind(a, "count", NULL, false, NULL, 0, &spec[0].agg, &err), &err);
     CHECK_OK(ex_agg_bind(a, "sum", ty_primitive(TY_LONG), false, NULL, 0, &spec[1].agg, &err),
