@@ -186,17 +186,6 @@ static void drop_memory_run(sort_op_t *s) {
   s->reserved = 0;
 }
 
-/* Appends row i of batch b (input columns) to out, emitting full batches. */
-static int out_row(sort_op_t *s, const ty_batch_t *b, uint32_t i, fl_err_t *err) {
-  ty_batch_t *o = s->out;
-  for (uint32_t c = 0; c < o->ncols; c++) ty_vec_append_from(o->cols[c], b->cols[c], i);
-  if (o->cols[0]->len < TY_BATCH_ROWS) return FL_OK;
-  ty_batch_seal(o);
-  int rc = ex_op_emit(&s->op, o, err);
-  ty_batch_reset(o);
-  return rc;
-}
-
 static int out_flush(sort_op_t *s, fl_err_t *err) {
   if (!s->out->ncols || !s->out->cols[0]->len) return FL_OK;
   ty_batch_seal(s->out);
@@ -340,12 +329,38 @@ static void sift_down(run_cursor_t **h, uint32_t n, uint32_t i) {
   }
 }
 
+/* The rows picked by a merge and not yet copied out: gathered a column at
+ * a time when 2048 are pending or before a cursor replaces its batch. */
+typedef struct pending {
+  const ty_batch_t **from;
+  uint32_t *idx;
+  const ty_vec_t **srcs;
+  uint32_t n;
+} pending_t;
+
+static int flush_pending(sort_op_t *s, pending_t *p, ty_batch_t *ob, ex_spill_file_t *into,
+                         fl_err_t *err) {
+  if (!p->n) return FL_OK;
+  for (uint32_t c = 0; c < ob->ncols; c++) {
+    for (uint32_t k = 0; k < p->n; k++) p->srcs[k] = p->from[k]->cols[c];
+    ex_vec_gather_multi(ob->cols[c], p->srcs, p->idx, p->n);
+  }
+  p->n = 0;
+  ty_batch_seal(ob);
+  int rc = into ? ex_spill_write(into, ob, err) : ex_op_emit(&s->op, ob, err);
+  ty_batch_reset(ob);
+  return rc;
+}
+
 /* Merges runs[0..n) into `into` (a run file, keys kept) or, when into is
  * NULL, into the operator's output. */
 static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill_file_t *into,
                       fl_err_t *err) {
   run_cursor_t *cur = fl_calloc(n, sizeof *cur);
   run_cursor_t **heap = fl_calloc(n, sizeof *heap);
+  pending_t p = {.from = fl_malloc(TY_BATCH_ROWS * sizeof *p.from),
+                 .idx = fl_malloc(TY_BATCH_ROWS * sizeof *p.idx),
+                 .srcs = fl_malloc(TY_BATCH_ROWS * sizeof *p.srcs)};
   uint32_t nh = 0;
   int rc = FL_OK;
   for (uint32_t i = 0; i < n && !rc; i++) {
@@ -358,22 +373,15 @@ static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill
     if (!rc && !eof && cur[i].b->nrows) heap[nh++] = &cur[i];
   }
   for (int64_t i = (int64_t)nh / 2 - 1; i >= 0 && !rc; i--) sift_down(heap, nh, (uint32_t)i);
-  ty_batch_t *rb = into ? ty_batch_new(s->run_schema, TY_BATCH_ROWS) : NULL;
+  ty_batch_t *ob = into ? ty_batch_new(s->run_schema, TY_BATCH_ROWS) : s->out;
   while (nh && !rc) {
     run_cursor_t *c = heap[0];
-    if (into) {
-      for (uint32_t k = 0; k < rb->ncols; k++)
-        ty_vec_append_from(rb->cols[k], c->b->cols[k], c->pos);
-      if (rb->cols[0]->len == TY_BATCH_ROWS) {
-        ty_batch_seal(rb);
-        rc = ex_spill_write(into, rb, err);
-        ty_batch_reset(rb);
-      }
-    } else {
-      rc = out_row(s, c->b, c->pos, err);
-    }
-    if (rc) break;
+    p.from[p.n] = c->b;
+    p.idx[p.n++] = c->pos;
+    if (p.n == TY_BATCH_ROWS && (rc = flush_pending(s, &p, ob, into, err))) break;
     if (++c->pos == c->b->nrows) {
+      /* The batch is about to be replaced: copy out what points into it. */
+      if ((rc = flush_pending(s, &p, ob, into, err))) break;
       bool eof = false;
       c->pos = 0;
       do rc = ex_spill_read(c->f, c->b, &eof, err);
@@ -386,13 +394,13 @@ static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill
     }
     sift_down(heap, nh, 0);
   }
-  if (!rc && into && rb->cols[0]->len) {
-    ty_batch_seal(rb);
-    rc = ex_spill_write(into, rb, err);
-  }
+  if (!rc) rc = flush_pending(s, &p, ob, into, err);
   if (!rc && into) rc = ex_spill_seal(into, err);
-  ty_batch_free(rb);
+  if (into) ty_batch_free(ob);
   for (uint32_t i = 0; i < n; i++) ty_batch_free(cur[i].b);
+  fl_free(p.from);
+  fl_free(p.idx);
+  fl_free(p.srcs);
   fl_free(cur);
   fl_free(heap);
   return rc;
