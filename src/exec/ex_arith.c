@@ -235,19 +235,21 @@ static int ret_same(const ex_type_t *a, size_t n, ex_type_t *r, fl_err_t *err) {
 
 void ex__reg_arith(void) {
   static const ex_tkind_t ints[] = {EX_TINYINT, EX_SMALLINT, EX_INTEGER, EX_BIGINT};
-  static const char *const names[] = {"+", "-", "*", "/", "%"};
+  static const char *const names[] = {"+", "-", "*", "/", "%", "mod"};
   static const ex_ret_fn dec_ret[] = {ret_dec_add, ret_dec_add, ret_dec_mul, ret_dec_div, ret_dec_mod};
-  for (int op = OP_ADD; op <= OP_MOD; op++) {
+  for (int f = 0; f < 6; f++) {
+    const int op = f == 5 ? OP_MOD : f;
+    const char *name = names[f];
     for (int t = 0; t < 4; t++) {
       ex_type_t ty = ex_type(ints[t]);
-      ex__reg(&(ex_func_t){.name = names[op], .nparams = 2, .params = {ty, ty}, .ret = ty,
+      ex__reg(&(ex_func_t){.name = name, .nparams = 2, .params = {ty, ty}, .ret = ty,
                            .kernel = ints[t] == EX_BIGINT ? k_int64 : k_int32, .op = op});
     }
-    ex__reg(&(ex_func_t){.name = names[op], .nparams = 2, .params = {EX_DEC_ANY, EX_DEC_ANY},
+    ex__reg(&(ex_func_t){.name = name, .nparams = 2, .params = {EX_DEC_ANY, EX_DEC_ANY},
                          .ret_fn = dec_ret[op], .kernel = k_decimal, .op = op});
-    ex__reg(&(ex_func_t){.name = names[op], .nparams = 2, .params = {EX_T(REAL), EX_T(REAL)},
+    ex__reg(&(ex_func_t){.name = name, .nparams = 2, .params = {EX_T(REAL), EX_T(REAL)},
                          .ret = EX_T(REAL), .kernel = k_real, .op = op});
-    ex__reg(&(ex_func_t){.name = names[op], .nparams = 2, .params = {EX_T(DOUBLE), EX_T(DOUBLE)},
+    ex__reg(&(ex_func_t){.name = name, .nparams = 2, .params = {EX_T(DOUBLE), EX_T(DOUBLE)},
                          .ret = EX_T(DOUBLE), .kernel = k_double, .op = op});
   }
   for (int t = 0; t < 4; t++) {

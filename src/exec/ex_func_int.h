@@ -20,6 +20,7 @@ void ex__reg_logic(void);
 void ex__reg_math(void);
 void ex__reg_string(void);
 void ex__reg_like(void);
+void ex__reg_regexp(void);
 void ex__reg_datetime(void);
 void ex__reg_cond(void);
 

@@ -42,6 +42,7 @@ static void register_all(void) {
   ex__reg_math();
   ex__reg_string();
   ex__reg_like();
+  ex__reg_regexp();
   ex__reg_datetime();
   ex__reg_cond();
 }
@@ -76,7 +77,7 @@ static ex_type_t int_as_decimal(const ex_type_t *t) {
 /* Tries one overload; returns its cost or -1. */
 static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_resolved_t *r) {
   if (f->flags & EX_FN_VARIADIC) {
-    if (n + 1 < f->nparams) return -1;
+    if (n < f->nparams) return -1;
   } else if (n != f->nparams) {
     return -1;
   }
