@@ -34,7 +34,7 @@ static inline int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_
  * Fills cmp[i] for the selected rows (only where `need` has the row
  * valid, or every row when need is NULL). distinct: NaN equals NaN.
  */
-static void compare_rows(const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *va,
+void ex__compare_rows(const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *va,
                          const ty_vec_t *vb, const ex_rows_t *rows, bool distinct, uint8_t *cmp) {
   const uint32_t ma = ex__m(va), mb = ex__m(vb);
 #define NUM_LOOP(T)                                              \
@@ -89,7 +89,7 @@ static int k_compare(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
                      const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
   if (call->r.args[0].kind == EX_UNKNOWN) return FL_OK; /* all null */
   uint8_t *o = out->data;
-  compare_rows(&call->r.args[0], &call->r.args[1], args[0], args[1], rows, false, o);
+  ex__compare_rows(&call->r.args[0], &call->r.args[1], args[0], args[1], rows, false, o);
   const uint8_t *ans = g_answer[call->r.fn->op];
   EX_ROWS(rows, i) o[i] = ans[o[i]];
   return FL_OK;
@@ -100,7 +100,7 @@ static int k_distinct(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
   uint8_t *o = out->data;
   bool want_distinct = call->r.fn->op == OP_DISTINCT;
   if (call->r.args[0].kind != EX_UNKNOWN)
-    compare_rows(&call->r.args[0], &call->r.args[1], args[0], args[1], rows, true, o);
+    ex__compare_rows(&call->r.args[0], &call->r.args[1], args[0], args[1], rows, true, o);
   const uint32_t ma = ex__m(args[0]), mb = ex__m(args[1]);
   EX_ROWS(rows, i) {
     bool na = !ex__valid(args[0], i & ma), nb = !ex__valid(args[1], i & mb);
@@ -117,8 +117,8 @@ static int k_between(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
   if (call->r.args[0].kind == EX_UNKNOWN) return FL_OK;
   uint8_t *o = out->data;
   uint8_t *hi = fl_arena_alloc(ctx->arena, rows->nrows ? rows->nrows : 1);
-  compare_rows(&call->r.args[1], &call->r.args[0], args[1], args[0], rows, false, o);
-  compare_rows(&call->r.args[0], &call->r.args[2], args[0], args[2], rows, false, hi);
+  ex__compare_rows(&call->r.args[1], &call->r.args[0], args[1], args[0], rows, false, o);
+  ex__compare_rows(&call->r.args[0], &call->r.args[2], args[0], args[2], rows, false, hi);
   EX_ROWS(rows, i) o[i] = g_answer[OP_LE][o[i]] && g_answer[OP_LE][hi[i]];
   return FL_OK;
 }

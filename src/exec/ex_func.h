@@ -135,7 +135,12 @@ int ex_call_init(ex_ctx_t *ctx, const ex_resolved_t *r, const ty_vec_t *const *c
 int ex_call_eval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                  const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err);
 
-/* Convenience for tools and tests: resolve + init + eval in one go. */
+/*
+ * Convenience for tools and tests: resolves, casts the arguments to the
+ * coerced types (as a binder would), binds and evaluates in one go. *out
+ * is a new vector the caller frees (ty_vec_free), set even when the
+ * evaluation fails after set-up; *out_type is the final result type.
+ */
 int ex_func_eval(ex_ctx_t *ctx, const char *name, const ex_type_t *types,
                  const ty_vec_t *const *args, size_t nargs, const ex_rows_t *rows,
                  ty_vec_t **out, ex_type_t *out_type, fl_err_t *err);

@@ -101,6 +101,14 @@ static inline const uint8_t *ex__str(const ty_vec_t *v, uint32_t i, size_t *n) {
   return ty_vec_get_bytes(v, i, n);
 }
 
+/*
+ * Three-way comparison of two vectors over the selected rows into cmp[i]:
+ * 0 less, 1 equal, 2 greater, 3 unordered (NaN; with distinct, NaN equals
+ * NaN and sorts greatest).
+ */
+void ex__compare_rows(const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *va,
+                      const ty_vec_t *vb, const ex_rows_t *rows, bool distinct, uint8_t *cmp);
+
 /* ---- decimals (ex_decimal.c) ---- */
 extern const fl_i128 ex__pow10[39];
 /* x * 10^k, false on leaving 38 digits. */

@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "base/time.h"
+#include "exec/ex_cast.h"
 #include "exec/ex_func_int.h"
 
 static ex_func_t *g_funcs;
@@ -121,6 +122,13 @@ static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_
   r->nargs = (uint32_t)n;
   if (f->ret_fn) return cost; /* computed by the caller, which has the error object */
   r->ret = f->ret.kind == EX_ANY ? unified : f->ret;
+  /* A timestamp with time zone result shows in its argument's zone. */
+  if (r->ret.kind == EX_TIMESTAMPTZ && !r->ret.zone)
+    for (size_t i = 0; i < n; i++)
+      if (r->args[i].kind == EX_TIMESTAMPTZ && r->args[i].zone) {
+        r->ret.zone = r->args[i].zone;
+        break;
+      }
   return cost;
 }
 
@@ -212,22 +220,33 @@ int ex_call_eval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
 int ex_func_eval(ex_ctx_t *ctx, const char *name, const ex_type_t *types,
                  const ty_vec_t *const *args, size_t nargs, const ex_rows_t *rows,
                  ty_vec_t **out, ex_type_t *out_type, fl_err_t *err) {
+  *out = NULL;
   ex_resolved_t r;
   int rc = ex_func_resolve(name, types, nargs, &r, err);
   if (rc) return rc;
-  for (size_t i = 0; i < nargs; i++)
-    if (!ex_type_equal(&r.args[i], &types[i]) && types[i].kind != EX_UNKNOWN)
-      return fl_err_set(err, FL_EINVALID,
-                        "%s: argument %zu must be cast from %s to %s first", name, i + 1,
-                        ex_type_str(&types[i]), ex_type_str(&r.args[i]));
-  const ty_vec_t *consts[EX_MAX_ARGS];
-  for (size_t i = 0; i < nargs; i++) consts[i] = args[i]->len == 1 ? args[i] : NULL;
-  ex_call_t *call;
-  rc = ex_call_init(ctx, &r, consts, &call, err);
-  if (rc) return rc;
-  *out = ty_vec_new(call->out_storage, rows->nrows);
-  if (out_type) *out_type = r.ret;
-  rc = ex_call_eval(ctx, call, args, rows, *out, err);
+  /* The implicit coercions a binder would insert as casts. */
+  const ty_vec_t *use[EX_MAX_ARGS];
+  ty_vec_t *owned[EX_MAX_ARGS] = {0};
+  for (size_t i = 0; i < nargs && rc == FL_OK; i++) {
+    use[i] = args[i];
+    if (ex_type_equal(&r.args[i], &types[i]) || types[i].kind == EX_UNKNOWN) continue;
+    ex_rows_t all = {.nrows = args[i]->len, .n = args[i]->len};
+    owned[i] = ty_vec_new(ex_type_storage(&r.args[i], ctx->arena), args[i]->len);
+    rc = ex_cast_eval(ctx, &types[i], &r.args[i], false, args[i], &all, owned[i], err);
+    use[i] = owned[i];
+  }
+  if (rc == FL_OK) {
+    const ty_vec_t *consts[EX_MAX_ARGS];
+    for (size_t i = 0; i < nargs; i++) consts[i] = use[i]->len == 1 ? use[i] : NULL;
+    ex_call_t *call;
+    rc = ex_call_init(ctx, &r, consts, &call, err);
+    if (rc == FL_OK) {
+      *out = ty_vec_new(call->out_storage, rows->nrows);
+      if (out_type) *out_type = call->r.ret;
+      rc = ex_call_eval(ctx, call, use, rows, *out, err);
+    }
+  }
+  for (size_t i = 0; i < nargs; i++) ty_vec_free(owned[i]);
   return rc;
 }
 

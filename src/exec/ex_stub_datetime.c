@@ -1,2 +1,0 @@
-#include "exec/ex_func_int.h"
-void ex__reg_datetime(void) {}
