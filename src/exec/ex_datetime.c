@@ -191,17 +191,33 @@ static int k_date_add(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
 
 /* ---- date_diff ---- */
 
+/*
+ * Whole months from a to b (local micros) as Joda-Time counts them, which
+ * Trino uses: a month is complete when a plus that many months (the day
+ * clamped to the month's end) does not pass b; negative spans mirror.
+ */
 static int64_t months_between(int64_t a, int64_t b) {
-  int64_t da = fl_floordiv(a, US_DAY), db = fl_floordiv(b, US_DAY), ya, yb;
+  if (b < a) return -months_between(b, a);
+  int64_t da = fl_floordiv(a, US_DAY), db = fl_floordiv(b, US_DAY), ya, yb, t;
   unsigned ma, mb, xa, xb;
   fl_civil_from_days(da, &ya, &ma, &xa);
   fl_civil_from_days(db, &yb, &mb, &xb);
-  int64_t months = (yb * 12 + mb) - (ya * 12 + ma), t;
-  /* Only whole months count: step back when a + months overshoots b. */
+  int64_t months = (yb * 12 + mb) - (ya * 12 + ma);
   add_months(a, months, &t);
   if (months > 0 && t > b) months--;
-  if (months < 0 && t < b) months++;
   return months;
+}
+
+/* Whole years: the year difference, less one when b's position within its
+ * year is before a's (Joda's year field has no month-end rule). */
+static int64_t years_between(int64_t a, int64_t b) {
+  if (b < a) return -years_between(b, a);
+  int64_t ya, yb;
+  unsigned m, d;
+  fl_civil_from_days(fl_floordiv(a, US_DAY), &ya, &m, &d);
+  fl_civil_from_days(fl_floordiv(b, US_DAY), &yb, &m, &d);
+  int64_t ra = a - fl_days_from_civil(ya, 1, 1) * US_DAY, rb = b - fl_days_from_civil(yb, 1, 1) * US_DAY;
+  return yb - ya - (rb < ra);
 }
 
 static int k_date_diff(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
@@ -226,8 +242,7 @@ static int k_date_diff(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *ar
       b = to_local(k, args[2], i & mb, z);
     }
     if (unit >= U_MONTH) {
-      int64_t mo = months_between(a, b);
-      o[i] = unit == U_MONTH ? mo : unit == U_QUARTER ? mo / 3 : mo / 12;
+      o[i] = unit == U_YEAR ? years_between(a, b) : unit == U_MONTH ? months_between(a, b) : months_between(a, b) / 3;
     } else {
       int64_t d;
       if (__builtin_sub_overflow(b, a, &d)) return ex__err(err, "date_diff overflow");

@@ -21,6 +21,14 @@ enum {
 
 static double round_half_away(double x) { return round(x); }
 
+/* glibc's cbrt can be one ulp off (cbrt(-27) = -3.0000000000000004); one
+ * Newton step gives the correctly rounded result Java's Math.cbrt has. */
+static double cbrt_exact(double x) {
+  double r = cbrt(x);
+  if (r != 0 && isfinite(r)) r -= (r * r * r - x) / (3 * r * r);
+  return r;
+}
+
 static double apply_f(int op, double x) {
   switch (op) {
     case M_ABS: return fabs(x);
@@ -30,7 +38,7 @@ static double apply_f(int op, double x) {
     case M_TRUNC: return trunc(x);
     case M_SIGN: return isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
     case M_SQRT: return sqrt(x);
-    case M_CBRT: return cbrt(x);
+    case M_CBRT: return cbrt_exact(x);
     case M_EXP: return exp(x);
     case M_LN: return log(x);
     case M_LOG2: return log2(x);
