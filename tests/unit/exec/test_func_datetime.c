@@ -192,3 +192,17 @@ TEST(interval_arithmetic) {
   ty_vec_free(ym);
   fl_arena_free(a);
 }
+
+TEST(leap_years_and_old_dates) {
+  zone(NULL);
+  CHECK_STR(FT1("cast:date", "varchar", "1900-02-29"), "ERR:Cannot cast '1900-02-29' to DATE");
+  CHECK_STR(FT1("cast:date", "varchar", "2000-02-29"), "2000-02-29");
+  CHECK_STR(FT1("date_add", "varchar;bigint;date", "day", "1", "1900-02-28"), "1900-03-01");
+  CHECK_STR(FT1("date_add", "varchar;bigint;date", "year", "-100", "2000-02-29"), "1900-02-28");
+  CHECK_STR(FT1("date_add", "varchar;bigint;date", "month", "-1", "0001-01-15"), "0000-12-15");
+  CHECK_STR(FT1("day_of_week", "date", "1582-10-15"), "5");
+  CHECK_STR(FT1("date_diff", "varchar;date;date", "day", "1969-12-31", "1970-01-01"), "1");
+  CHECK_STR(FT1("date_trunc", "varchar;timestamp", "year", "1969-06-15 12:00:00"), "1969-01-01 00:00:00.000000");
+  CHECK_STR(FT1("date_trunc", "varchar;timestamp", "week", "1970-01-01 00:00:00"), "1969-12-29 00:00:00.000000");
+  CHECK_STR(FT1("last_day_of_month", "date", "1900-02-01"), "1900-02-28");
+}
