@@ -22,6 +22,7 @@ void ex__reg_string(void);
 void ex__reg_like(void);
 void ex__reg_regexp(void);
 void ex__reg_datetime(void);
+void ex__reg_date_format(void);
 void ex__reg_cond(void);
 
 /* Shorthand for signatures. */

@@ -45,6 +45,7 @@ static void register_all(void) {
   ex__reg_like();
   ex__reg_regexp();
   ex__reg_datetime();
+  ex__reg_date_format();
   ex__reg_cond();
 }
 

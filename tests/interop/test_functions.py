@@ -548,3 +548,13 @@ def test_fields_in_session_zone(floe_fn, duck, zone):
             assert int(r["v"]) == d, (row, r, d)
     finally:
         duck.execute("SET TimeZone='UTC'")
+
+
+def test_date_format(floe_fn, duck):
+    """Trino's MySQL specifiers against DuckDB's strftime ones (%i is
+    strftime's %M, %s its %S, %W its %A)."""
+    rows = [[some_ts(1600, 2400), "%Y-%m-%d %H:%i:%s %j %W %b %p %f"] for _ in range(N)]
+    res = floe_fn.eval("date_format", ["timestamp", "varchar"], rows)
+    for row, r in zip(rows, res):
+        d = duck.execute("SELECT strftime(?::TIMESTAMP, '%Y-%m-%d %H:%M:%S %j %A %b %p %f')", [row[0]]).fetchone()[0]
+        assert r["v"] == d, (row, r, d)

@@ -206,3 +206,20 @@ TEST(leap_years_and_old_dates) {
   CHECK_STR(FT1("date_trunc", "varchar;timestamp", "week", "1970-01-01 00:00:00"), "1969-12-29 00:00:00.000000");
   CHECK_STR(FT1("last_day_of_month", "date", "1900-02-01"), "1900-02-28");
 }
+
+TEST(date_format_specifiers) {
+  zone(NULL);
+  CHECK_STR(FT1("date_format", "timestamp;varchar", "2026-03-08 14:05:09.123456", "%Y-%m-%d %H:%i:%s.%f"),
+            "2026-03-08 14:05:09.123456");
+  CHECK_STR(FT1("date_format", "timestamp;varchar", "2026-03-08 14:05:09", "%a %W %b %M %c %e %j %k %l %h %p %r %T %y %%"),
+            "Sun Sunday Mar March 3 8 067 14 2 02 PM 02:05:09 PM 14:05:09 26 %");
+  CHECK_STR(FT1("date_format", "timestamp;varchar", "2021-01-03 00:00:00", "%x-W%v %I"), "2020-W53 12");
+  CHECK_STR(FT1("date_format", "timestamp;varchar", "1969-12-31 23:59:59.5", "%Y%m%d %H%i%S %f"), "19691231 235959 500000");
+  CHECK_STR(FT1("date_format", "date;varchar", "2024-02-29", "%d/%m/%Y"), "29/02/2024");
+  CHECK_STR(FT1("date_format", "timestamp;varchar", "2024-02-29 00:00:00", "%D"), "ERR:%D not supported in date format string");
+  CHECK_STR(FTN("date_format", "timestamp;varchar", 2, "2024-02-29 00:00:00", "%Y", "2024-02-29 00:00:00", "%U"),
+            "ERR:%U not supported in date format string");
+  zone("Europe/Berlin");
+  CHECK_STR(FT1("date_format", "timestamp with time zone;varchar", "2026-07-01 00:00:00 UTC", "%H:%i"), "02:00");
+  zone(NULL);
+}
