@@ -75,6 +75,11 @@ TEST(decimal_precision_38) {
   /* A quotient whose intermediate needs more than 128 bits. */
   CHECK_STR(FT1("/", "decimal(38,10);decimal(11,10)", "1234567890123456789012345678.1234567890", "3.0000000000"),
             "411522630041152263004115226.0411522630");
+  /* The dividend scaled by 10^48 (beyond 10^38) before dividing. */
+  CHECK_STR(FT1("/", "decimal(10,2);decimal(30,25)", "1.00", "3.0"), "0.3333333333333333333333333");
+  CHECK_STR(FT1("/", "decimal(10,2);decimal(30,25)", "-12345678.91", "0.0000000000000000000000003"),
+            "ERR:Decimal overflow: -12345678.91 / 0.0000000000000000000000003");
+  CHECK_STR(FT1("/", "decimal(38,0);decimal(38,38)", "1", "0.5"), "ERR:Decimal overflow: 1 / 0.50000000000000000000000000000000000000");
   CHECK_STR(FT1("/", "decimal(38,2);decimal(38,2)", "123456789012345678901234567890123456.78", "0.01"),
             "ERR:Decimal overflow: 123456789012345678901234567890123456.78 / 0.01");
   /* Rescaling to the result scale can overflow before the addition. */
