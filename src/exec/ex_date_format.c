@@ -1,6 +1,7 @@
 /*
- * ex_date_format.c - date_format(timestamp, format) with the MySQL-style
- * specifiers Trino implements (%Y-%m-%d %H:%i:%s and friends).
+ * ex_date_format.c - dates and times as text and back: date_format with
+ * the MySQL-style specifiers Trino implements (%Y-%m-%d %H:%i:%s and
+ * friends), to_iso8601, from_iso8601_timestamp, from_iso8601_date.
  *
  * The format is parsed per row only when it is not a constant; a constant
  * format is validated once at call set-up, so an unsupported specifier
@@ -123,7 +124,75 @@ static int k_date_format(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *
   return rc;
 }
 
+/* to_iso8601: 2020-01-02, 2020-01-02T03:04:05.000000, ...Z or ...+01:00. */
+static int k_to_iso8601(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
+                        const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  const ex_tkind_t k = call->r.args[0].kind;
+  const fl_tz_t *z = ex__zone(ctx, &call->r.args[0]);
+  const uint32_t m = ex__m(args[0]);
+  ex_sw_t w = {0};
+  ex__sw_init(&w, out);
+  EX_ROWS(rows, i) {
+    if (!ex__valid(out, i)) continue;
+    char b[64];
+    size_t n;
+    if (k == EX_DATE) {
+      n = fl_format_date(TY_VEC_DATA(args[0], int32_t)[i & m], b);
+    } else {
+      int64_t t = TY_VEC_DATA(args[0], int64_t)[i & m], local = t;
+      if (k == EX_TIMESTAMPTZ) local = ex__utc_to_local(z, t);
+      n = fl_format_timestamp(local, 6, false, b);
+      if (k == EX_TIMESTAMPTZ) {
+        int64_t off = (local - t) / 60000000;
+        if (off == 0)
+          b[n++] = 'Z';
+        else
+          n += (size_t)snprintf(b + n, sizeof b - n, "%c%02lld:%02lld", off < 0 ? '-' : '+',
+                                (long long)(off < 0 ? -off : off) / 60, (long long)(off < 0 ? -off : off) % 60);
+      }
+    }
+    ex__sw_put(&w, i, b, n);
+  }
+  return FL_OK;
+}
+
+/* from_iso8601_timestamp / from_iso8601_date: ISO text with 'T'; a
+ * timestamp without an offset is local time in the session zone. */
+static int k_from_iso8601(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
+                          const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  const bool date = call->r.ret.kind == EX_DATE;
+  const uint32_t m = ex__m(args[0]);
+  EX_ROWS(rows, i) {
+    if (!ex__valid(out, i)) continue;
+    size_t n;
+    const char *p = (const char *)ex__str(args[0], i & m, &n);
+    if (date) {
+      int32_t d;
+      if (!fl_parse_date(p, n, &d)) return ex__err(err, "Invalid format: \"%.*s\"", (int)(n > 64 ? 64 : n), p);
+      TY_VEC_DATA(out, int32_t)[i] = d;
+      continue;
+    }
+    int64_t t;
+    bool zoned;
+    bool has_t = memchr(p, 'T', n) != NULL || n == 10;
+    if (!has_t || !fl_parse_timestamp(p, n, 6, &t, &zoned))
+      return ex__err(err, "Invalid format: \"%.*s\"", (int)(n > 64 ? 64 : n), p);
+    TY_VEC_DATA(out, int64_t)[i] = zoned ? t : ex__local_to_utc(ex__zone(ctx, &call->r.ret), t);
+  }
+  return FL_OK;
+}
+
 void ex__reg_date_format(void) {
+  ex__reg(&(ex_func_t){.name = "to_iso8601", .nparams = 1, .params = {EX_T(DATE)}, .ret = EX_T(VARCHAR),
+                       .kernel = k_to_iso8601});
+  ex__reg(&(ex_func_t){.name = "to_iso8601", .nparams = 1, .params = {EX_T(TIMESTAMP)}, .ret = EX_T(VARCHAR),
+                       .kernel = k_to_iso8601});
+  ex__reg(&(ex_func_t){.name = "to_iso8601", .nparams = 1, .params = {EX_T(TIMESTAMPTZ)}, .ret = EX_T(VARCHAR),
+                       .kernel = k_to_iso8601});
+  ex__reg(&(ex_func_t){.name = "from_iso8601_timestamp", .nparams = 1, .params = {EX_T(VARCHAR)},
+                       .ret = EX_T(TIMESTAMPTZ), .kernel = k_from_iso8601});
+  ex__reg(&(ex_func_t){.name = "from_iso8601_date", .nparams = 1, .params = {EX_T(VARCHAR)}, .ret = EX_T(DATE),
+                       .kernel = k_from_iso8601});
   const ex_type_t V = EX_T(VARCHAR);
   ex__reg(&(ex_func_t){.name = "date_format", .nparams = 2, .params = {EX_T(TIMESTAMP), V}, .ret = V,
                        .kernel = k_date_format, .init = fmt_init});

@@ -223,3 +223,18 @@ TEST(date_format_specifiers) {
   CHECK_STR(FT1("date_format", "timestamp with time zone;varchar", "2026-07-01 00:00:00 UTC", "%H:%i"), "02:00");
   zone(NULL);
 }
+
+TEST(iso8601) {
+  zone(NULL);
+  CHECK_STR(FT1("to_iso8601", "date", "1969-07-20"), "1969-07-20");
+  CHECK_STR(FT1("to_iso8601", "timestamp", "2020-01-02 03:04:05.5"), "2020-01-02T03:04:05.500000");
+  CHECK_STR(FT1("to_iso8601", "timestamp with time zone", "2020-01-02 03:04:05 UTC"), "2020-01-02T03:04:05.000000Z");
+  zone("America/New_York");
+  CHECK_STR(FT1("to_iso8601", "timestamp with time zone", "2026-07-01 00:00:00 UTC"), "2026-06-30T20:00:00.000000-04:00");
+  CHECK_STR(FT1("from_iso8601_timestamp", "varchar", "2020-05-11T11:15:05"), "2020-05-11 11:15:05.000000 America/New_York");
+  zone(NULL);
+  CHECK_STR(FT1("from_iso8601_timestamp", "varchar", "2020-05-11T11:15:05.055+01:00"), "2020-05-11 10:15:05.055000 UTC");
+  CHECK_STR(FT1("from_iso8601_timestamp", "varchar", "2020-05-11 11:15:05"), "ERR:Invalid format: \"2020-05-11 11:15:05\"");
+  CHECK_STR(FT1("from_iso8601_date", "varchar", "2020-02-30"), "ERR:Invalid format: \"2020-02-30\"");
+  CHECK_STR(FT1("from_iso8601_date", "varchar", "2020-02-29"), "2020-02-29");
+}
