@@ -111,3 +111,27 @@ TEST(registry_is_complete) {
   CHECK(ex_func_exists("DATE_TRUNC"));
   CHECK(!ex_func_exists("no_such_function"));
 }
+
+/* docs/functions.md names every registered function. */
+TEST(every_function_is_documented) {
+  FILE *f = fopen("docs/functions.md", "rb");
+  CHECK(f != NULL);
+  static char doc[1 << 17];
+  size_t n = fread(doc, 1, sizeof doc - 1, f);
+  fclose(f);
+  doc[n] = 0;
+  size_t nf;
+  const ex_func_t *fs = ex_func_list(&nf);
+  for (size_t i = 0; i < nf; i++) {
+    const char *name = fs[i].name;
+    size_t len = strlen(name);
+    bool found = false;
+    for (const char *p = strstr(doc, name); p && !found; p = strstr(p + 1, name)) {
+      char before = p > doc ? p[-1] : ' ', after = p[len];
+      bool ident = (name[0] >= 'a' && name[0] <= 'z');
+      found = !ident || (!(before == '_' || (before >= 'a' && before <= 'z')) &&
+                         !(after == '_' || (after >= 'a' && after <= 'z') || (after >= '0' && after <= '9')));
+    }
+    if (!found) t_fail(__FILE__, __LINE__, "%s is not in docs/functions.md", name);
+  }
+}
