@@ -233,7 +233,12 @@ static int k_substr(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
   return FL_OK;
 }
 
-static bool is_ws(uint32_t c) { return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F); }
+/* Java's Character.isWhitespace, which Trino's trim uses: no-break spaces are not whitespace. */
+static bool is_ws(uint32_t c) {
+  if (c < 0x80) return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F);
+  return c == 0x1680 || (c >= 0x2000 && c <= 0x2006) || (c >= 0x2008 && c <= 0x200A) || c == 0x2028 ||
+         c == 0x2029 || c == 0x205F || c == 0x3000;
+}
 
 enum { T_BOTH, T_LEFT, T_RIGHT };
 static int k_trim(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
@@ -381,13 +386,22 @@ static int k_strpos(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
     size_t n, ns;
     const uint8_t *p = ex__str(args[0], i & m, &n), *s = ex__str(args[1], i & ms, &ns);
     int64_t inst = has_inst ? TY_VEC_DATA(args[2], int64_t)[i & mi] : 1;
-    if (inst <= 0) return ex__err(err, "'instance' must be a positive number: %lld", (long long)inst);
-    size_t at = 0;
+    if (inst == 0) return ex__err(err, "'instance' must be a positive or negative number.");
     const uint8_t *hit = NULL;
-    for (int64_t k = 0; k < inst; k++) {
-      hit = find(p + at, n - at, s, ns);
-      if (!hit) break;
-      at = (size_t)(hit - p) + (ns ? ns : 1);
+    if (inst > 0) {
+      size_t at = 0;
+      for (int64_t k = 0; k < inst; k++) {
+        hit = find(p + at, n - at, s, ns);
+        if (!hit) break;
+        at = (size_t)(hit - p) + (ns ? ns : 1);
+      }
+    } else {
+      /* A negative instance counts occurrences from the end. */
+      int64_t left = -inst;
+      for (size_t end = n + 1; end-- > 0 && left > 0;) {
+        if (end + ns > n || (ns && memcmp(p + end, s, ns) != 0) || (end < n && is_cont(p[end]))) continue;
+        if (--left == 0) hit = p + end;
+      }
     }
     o[i] = hit ? utf8_len(p, (size_t)(hit - p)) + 1 : 0;
   }

@@ -39,7 +39,11 @@ TEST(concat_replace_position) {
   CHECK_STR(FT1("replace", "varchar;varchar;varchar", "abc", "", "x"), "xaxbxcx");
   CHECK_STR(FTN("strpos", "varchar;varchar", 4, "hello", "l", "héllo", "l", "hello", "z", "hello", ""), "3|3|0|1");
   CHECK_STR(FT1("strpos", "varchar;varchar;bigint", "hello", "l", "2"), "4");
-  CHECK_STR(FT1("strpos", "varchar;varchar;bigint", "hello", "l", "0"), "ERR:'instance' must be a positive number: 0");
+  CHECK_STR(FT1("strpos", "varchar;varchar;bigint", "hello", "l", "0"), "ERR:'instance' must be a positive or negative number.");
+  CHECK_STR(FTN("strpos", "varchar;varchar;bigint", 4, "hello", "l", "-1", "hello", "l", "-2", "hello", "l", "-3", "héllé", "é", "-1"),
+            "4|3|0|5");
+  CHECK_STR(FT1("trim", "varchar", "\u3000 x\u2003"), "x");
+  CHECK_STR(FT1("trim", "varchar", "\xe3\x80\x80 x\xe2\x80\x83\xc2\xa0"), "x\xc2\xa0");
   CHECK_STR(FT1("position", "varchar;varchar", "abcabc", "ca"), "3");
   CHECK_STR(FTN("starts_with", "varchar;varchar", 3, "hello", "he", "hello", "lo", "", ""), "true|false|true");
   CHECK_STR(FT1("ends_with", "varchar;varchar", "hello", "lo"), "true");
