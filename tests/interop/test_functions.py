@@ -558,3 +558,18 @@ def test_date_format(floe_fn, duck):
     for row, r in zip(rows, res):
         d = duck.execute("SELECT strftime(?::TIMESTAMP, '%Y-%m-%d %H:%M:%S %j %A %b %p %f')", [row[0]]).fetchone()[0]
         assert r["v"] == d, (row, r, d)
+
+
+def test_date_parse(floe_fn, duck):
+    """date_parse against DuckDB's strptime on well-formed and damaged text."""
+    def text():
+        t = some_ts(1700, 2300)[:19]
+        r = rng.random()
+        if r < 0.15:
+            return t.replace("-", "/", 1)
+        if r < 0.25:
+            return t[:8] + "31" + t[10:]  # may not exist in that month
+        return t
+    rows = [[text(), "%Y-%m-%d %H:%i:%s"] for _ in range(N)]
+    compare(floe_fn, duck, "date_parse", ["varchar", "varchar"],
+            "SELECT strptime(?::VARCHAR, replace(replace(?::VARCHAR, '%i', '%M'), '%s', '%S'))", rows, "timestamp")

@@ -238,3 +238,24 @@ TEST(iso8601) {
   CHECK_STR(FT1("from_iso8601_date", "varchar", "2020-02-30"), "ERR:Invalid format: \"2020-02-30\"");
   CHECK_STR(FT1("from_iso8601_date", "varchar", "2020-02-29"), "2020-02-29");
 }
+
+TEST(format_datetime_and_date_parse) {
+  zone(NULL);
+  CHECK_STR(FT1("format_datetime", "timestamp;varchar", "2026-03-08 14:05:09.123456", "yyyy-MM-dd HH:mm:ss.SSS"),
+            "2026-03-08 14:05:09.123");
+  CHECK_STR(FT1("format_datetime", "timestamp;varchar", "2026-03-08 14:05:09", "EEE, d MMM yy h:mm a 'at' D ''"),
+            "Sun, 8 Mar 26 2:05 PM at 67 '");
+  CHECK_STR(FT1("format_datetime", "timestamp;varchar", "2021-01-03 00:00:00", "xxxx-'W'ww-e EEEE MMMM k K"),
+            "2020-W53-7 Sunday January 24 0");
+  CHECK_STR(FT1("format_datetime", "timestamp;varchar", "2026-03-08 14:05:09", "yyyy q"), "ERR:Illegal pattern component: q");
+  zone("America/New_York");
+  CHECK_STR(FT1("format_datetime", "timestamp with time zone;varchar", "2026-07-01 00:00:00 UTC", "HH:mm Z ZZ ZZZ"),
+            "20:00 -0400 -04:00 America/New_York");
+  zone(NULL);
+  CHECK_STR(FT1("date_parse", "varchar;varchar", "2026-03-08 14:05:09.5", "%Y-%m-%d %H:%i:%s.%f"), "2026-03-08 14:05:09.500000");
+  CHECK_STR(FT1("date_parse", "varchar;varchar", "8 Mar 26 02:05:09 PM", "%e %b %y %h:%i:%s %p"), "2026-03-08 14:05:09.000000");
+  CHECK_STR(FT1("date_parse", "varchar;varchar", "March 1969 12 AM", "%M %Y %l %p"), "1969-03-01 00:00:00.000000");
+  CHECK_STR(FT1("date_parse", "varchar;varchar", "2023-02-29", "%Y-%m-%d"), "ERR:Invalid format: \"2023-02-29\" does not match \"%Y-%m-%d\"");
+  CHECK_STR(FT1("date_parse", "varchar;varchar", "2023-02-28x", "%Y-%m-%d"), "ERR:Invalid format: \"2023-02-28x\" does not match \"%Y-%m-%d\"");
+  CHECK_STR(FT1("date_parse", "varchar;varchar", "2023", "%D"), "ERR:%D not supported in date format string");
+}
