@@ -15,6 +15,12 @@
  * those casts; kernels only ever see the coerced types) and the result
  * type, with decimal precision and scale computed by Trino's rules.
  *
+ * The binder (layer 7) cannot include this header; it declares its own
+ * resolver interface (a function pointer and a context) and the engine
+ * installs an adapter at set-up that converts the binder's types to
+ * ex_type_t, calls ex_func_resolve, and hands back the result type, the
+ * cast each argument needs and r.fn as an opaque handle for the planner.
+ *
  * Run time: ex_call_init binds a resolved overload to a call object that
  * may hold compiled state (a LIKE pattern, a regular expression), and
  * ex_call_eval runs the kernel over a batch: one tight loop over the

@@ -67,11 +67,29 @@ static int k_unary_double(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const 
   }
   const double *a = TY_VEC_DATA(args[0], double);
   double *o = TY_VEC_DATA(out, double);
+  /* One loop per function: the choice is made once per batch. */
+#define UNARY_LOOP(OP, EXPR)              \
+  case OP:                                \
+    EX_ROWS(rows, i) {                    \
+      double x = a[i & m];                \
+      o[i] = (EXPR);                      \
+    }                                     \
+    break
   switch (op) {
-    case M_SQRT: EX_ROWS(rows, i) o[i] = sqrt(a[i & m]); break;
-    case M_ABS: EX_ROWS(rows, i) o[i] = fabs(a[i & m]); break;
+    UNARY_LOOP(M_ABS, fabs(x));
+    UNARY_LOOP(M_CEIL, ceil(x));
+    UNARY_LOOP(M_FLOOR, floor(x));
+    UNARY_LOOP(M_ROUND, round_half_away(x));
+    UNARY_LOOP(M_TRUNC, trunc(x));
+    UNARY_LOOP(M_SQRT, sqrt(x));
+    UNARY_LOOP(M_CBRT, cbrt_exact(x));
+    UNARY_LOOP(M_EXP, exp(x));
+    UNARY_LOOP(M_LN, log(x));
+    UNARY_LOOP(M_LOG2, log2(x));
+    UNARY_LOOP(M_LOG10, log10(x));
     default: EX_ROWS(rows, i) o[i] = apply_f(op, a[i & m]);
   }
+#undef UNARY_LOOP
   return FL_OK;
 }
 
