@@ -573,3 +573,26 @@ def test_date_parse(floe_fn, duck):
     rows = [[text(), "%Y-%m-%d %H:%i:%s"] for _ in range(N)]
     compare(floe_fn, duck, "date_parse", ["varchar", "varchar"],
             "SELECT strptime(?::VARCHAR, replace(replace(?::VARCHAR, '%i', '%M'), '%s', '%S'))", rows, "timestamp")
+
+
+def test_cast_timestamp_text(floe_fn, duck):
+    rows = [[some_ts(1000, 3000)] for _ in range(N)]
+    res = floe_fn.eval("cast:varchar", ["timestamp"], rows)
+    for row, r in zip(rows, res):
+        d = duck.execute("SELECT strftime(?::TIMESTAMP, '%Y-%m-%d %H:%M:%S.%f')", [row[0]]).fetchone()[0]
+        assert r["v"] == d, (row, r, d)
+
+    def text():
+        t = some_ts(1000, 3000)
+        r = rng.random()
+        if r < 0.2:
+            return t[:19]
+        if r < 0.3:
+            return t[:10]
+        if r < 0.4:
+            return t[:11] + "25" + t[13:]
+        if r < 0.5:
+            return t.replace(" ", "T")
+        return t
+    rows = [[text()] for _ in range(N)]
+    compare(floe_fn, duck, "cast:timestamp", ["varchar"], "SELECT CAST(?::VARCHAR AS TIMESTAMP)", rows, "timestamp")
