@@ -15,18 +15,22 @@
 #include "base/time.h"
 #include "exec/ex_func_int.h"
 
-static const char *const g_wday[] = {"Monday", "Tuesday", "Wednesday", "Thursday",
+static const char *const g_wday[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
                                      "Friday", "Saturday", "Sunday"};
-static const char *const g_month[] = {"January", "February", "March",     "April",   "May",      "June",
-                                      "July",    "August",   "September", "October", "November", "December"};
+static const char *const g_month[] = {"January",   "February", "March",    "April",
+                                      "May",       "June",     "July",     "August",
+                                      "September", "October",  "November", "December"};
 
 /* Specifiers Trino rejects. */
-static bool unsupported(char c) { return c == 'D' || c == 'U' || c == 'u' || c == 'V' || c == 'w' || c == 'X'; }
+static bool unsupported(char c) {
+  return c == 'D' || c == 'U' || c == 'u' || c == 'V' || c == 'w' || c == 'X';
+}
 
 static int check_format(const uint8_t *f, size_t n, fl_err_t *err) {
   for (size_t i = 0; i + 1 < n; i++)
     if (f[i] == '%') {
-      if (unsupported((char)f[i + 1])) return ex__err(err, "%%%c not supported in date format string", f[i + 1]);
+      if (unsupported((char)f[i + 1]))
+        return ex__err(err, "%%%c not supported in date format string", f[i + 1]);
       i++;
     }
   return FL_OK;
@@ -37,7 +41,8 @@ static void format_local(int64_t t, const uint8_t *f, size_t n, fl_buf_t *b) {
   int64_t days = fl_floordiv(t, FL_MICROS_PER_DAY), tod = t - days * FL_MICROS_PER_DAY, y;
   unsigned mo, d;
   fl_civil_from_days(days, &y, &mo, &d);
-  int64_t h = tod / 3600000000LL, mi = tod / 60000000 % 60, s = tod / 1000000 % 60, us = tod % 1000000;
+  int64_t h = tod / 3600000000LL, mi = tod / 60000000 % 60, s = tod / 1000000 % 60,
+          us = tod % 1000000;
   int wd = (int)fl_floormod(days + 3, 7); /* 0 = Monday */
   int64_t h12 = h % 12 == 0 ? 12 : h % 12;
   int64_t doy = days - fl_days_from_civil(y, 1, 1) + 1;
@@ -65,11 +70,14 @@ static void format_local(int64_t t, const uint8_t *f, size_t n, fl_buf_t *b) {
       case 'm': fl_buf_printf(b, "%02u", mo); break;
       case 'p': fl_buf_append_str(b, h < 12 ? "AM" : "PM"); break;
       case 'r':
-        fl_buf_printf(b, "%02lld:%02lld:%02lld %s", (long long)h12, (long long)mi, (long long)s, h < 12 ? "AM" : "PM");
+        fl_buf_printf(b, "%02lld:%02lld:%02lld %s", (long long)h12, (long long)mi, (long long)s,
+                      h < 12 ? "AM" : "PM");
         break;
       case 'S':
       case 's': fl_buf_printf(b, "%02lld", (long long)s); break;
-      case 'T': fl_buf_printf(b, "%02lld:%02lld:%02lld", (long long)h, (long long)mi, (long long)s); break;
+      case 'T':
+        fl_buf_printf(b, "%02lld:%02lld:%02lld", (long long)h, (long long)mi, (long long)s);
+        break;
       case 'v':
       case 'x': {
         /* ISO week and its year (Monday first). */
@@ -77,7 +85,8 @@ static void format_local(int64_t t, const uint8_t *f, size_t n, fl_buf_t *b) {
         unsigned m2, d2;
         fl_civil_from_days(thursday, &wy, &m2, &d2);
         if (c == 'v')
-          fl_buf_printf(b, "%02lld", (long long)((thursday - fl_days_from_civil(wy, 1, 1)) / 7 + 1));
+          fl_buf_printf(b, "%02lld",
+                        (long long)((thursday - fl_days_from_civil(wy, 1, 1)) / 7 + 1));
         else
           fl_buf_printf(b, "%04lld", (long long)wy);
         break;
@@ -129,12 +138,13 @@ static int k_date_format(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *
 
 /* ---- format_datetime: Joda-Time patterns ---- */
 
-static int joda_format(int64_t t, int32_t off, const fl_tz_t *z, const uint8_t *f, size_t n, fl_buf_t *b,
-                       fl_err_t *err) {
+static int joda_format(int64_t t, int32_t off, const fl_tz_t *z, const uint8_t *f, size_t n,
+                       fl_buf_t *b, fl_err_t *err) {
   int64_t days = fl_floordiv(t, FL_MICROS_PER_DAY), tod = t - days * FL_MICROS_PER_DAY, y;
   unsigned mo, d;
   fl_civil_from_days(days, &y, &mo, &d);
-  int64_t h = tod / 3600000000LL, mi = tod / 60000000 % 60, s = tod / 1000000 % 60, us = tod % 1000000;
+  int64_t h = tod / 3600000000LL, mi = tod / 60000000 % 60, s = tod / 1000000 % 60,
+          us = tod % 1000000;
   int wd = (int)fl_floormod(days + 3, 7);
   int64_t thursday = days - wd + 3, wy;
   unsigned m2, d2;
@@ -185,8 +195,13 @@ static int joda_format(int64_t t, int32_t off, const fl_tz_t *z, const uint8_t *
           fl_buf_printf(b, "%0*u", w, mo);
         break;
       case 'd': fl_buf_printf(b, "%0*u", w, d); break;
-      case 'D': fl_buf_printf(b, "%0*lld", w, (long long)(days - fl_days_from_civil(y, 1, 1) + 1)); break;
-      case 'w': fl_buf_printf(b, "%0*lld", w, (long long)((thursday - fl_days_from_civil(wy, 1, 1)) / 7 + 1)); break;
+      case 'D':
+        fl_buf_printf(b, "%0*lld", w, (long long)(days - fl_days_from_civil(y, 1, 1) + 1));
+        break;
+      case 'w':
+        fl_buf_printf(b, "%0*lld", w,
+                      (long long)((thursday - fl_days_from_civil(wy, 1, 1)) / 7 + 1));
+        break;
       case 'e': fl_buf_printf(b, "%0*d", w, wd + 1); break;
       case 'E':
         if (cnt >= 4)
@@ -214,11 +229,13 @@ static int joda_format(int64_t t, int32_t off, const fl_tz_t *z, const uint8_t *
         else if (off == 0 && cnt == 2)
           fl_buf_append_str(b, "Z");
         else
-          fl_buf_printf(b, cnt == 1 ? "%c%02d%02d" : "%c%02d:%02d", off < 0 ? '-' : '+', a / 3600, a / 60 % 60);
+          fl_buf_printf(b, cnt == 1 ? "%c%02d%02d" : "%c%02d:%02d", off < 0 ? '-' : '+', a / 3600,
+                        a / 60 % 60);
         break;
       }
       case 'z': fl_buf_append_str(b, fl_tz_name(z)); break;
-      default: return ex__err(err, "Illegal pattern component: %.*s", (int)cnt, (const char *)f + i - cnt);
+      default:
+        return ex__err(err, "Illegal pattern component: %.*s", (int)cnt, (const char *)f + i - cnt);
     }
   }
   return FL_OK;
@@ -238,7 +255,8 @@ static int k_format_datetime(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *con
     if (!ex__valid(out, i)) continue;
     size_t n;
     const uint8_t *f = ex__str(args[1], i & mf, &n);
-    int64_t t = TY_VEC_DATA(args[0], int64_t)[i & m], local = k == EX_TIMESTAMPTZ ? ex__utc_to_local(z, t) : t;
+    int64_t t = TY_VEC_DATA(args[0], int64_t)[i & m],
+            local = k == EX_TIMESTAMPTZ ? ex__utc_to_local(z, t) : t;
     fl_buf_clear(&b);
     if ((rc = joda_format(local, (int32_t)((local - t) / 1000000), z, f, n, &b, err))) break;
     ex__sw_put(&w, i, b.data, b.len);
@@ -260,8 +278,8 @@ static bool take_num(const uint8_t *s, size_t n, size_t *at, int maxd, int64_t *
   return true;
 }
 
-static bool take_name(const uint8_t *s, size_t n, size_t *at, const char *const *names, int count, bool shortform,
-                      int64_t *v) {
+static bool take_name(const uint8_t *s, size_t n, size_t *at, const char *const *names, int count,
+                      bool shortform, int64_t *v) {
   for (int k = 0; k < count; k++) {
     size_t len = shortform ? 3 : strlen(names[k]);
     if (n - *at >= len && strncasecmp((const char *)s + *at, names[k], len) == 0) {
@@ -284,26 +302,38 @@ static bool mysql_parse(const uint8_t *s, size_t n, const uint8_t *f, size_t nf,
       continue;
     }
     switch (f[++i]) {
-      case 'Y': if (!take_num(s, n, &at, 4, &y)) return false; break;
+      case 'Y':
+        if (!take_num(s, n, &at, 4, &y)) return false;
+        break;
       case 'y':
         if (!take_num(s, n, &at, 2, &y)) return false;
         y += y < 70 ? 2000 : 1900;
         break;
       case 'm':
-      case 'c': if (!take_num(s, n, &at, 2, &mo)) return false; break;
+      case 'c':
+        if (!take_num(s, n, &at, 2, &mo)) return false;
+        break;
       case 'd':
-      case 'e': if (!take_num(s, n, &at, 2, &d)) return false; break;
+      case 'e':
+        if (!take_num(s, n, &at, 2, &d)) return false;
+        break;
       case 'H':
-      case 'k': if (!take_num(s, n, &at, 2, &h)) return false; break;
+      case 'k':
+        if (!take_num(s, n, &at, 2, &h)) return false;
+        break;
       case 'h':
       case 'I':
       case 'l':
         if (!take_num(s, n, &at, 2, &h)) return false;
         half = true;
         break;
-      case 'i': if (!take_num(s, n, &at, 2, &mi)) return false; break;
+      case 'i':
+        if (!take_num(s, n, &at, 2, &mi)) return false;
+        break;
       case 's':
-      case 'S': if (!take_num(s, n, &at, 2, &sec)) return false; break;
+      case 'S':
+        if (!take_num(s, n, &at, 2, &sec)) return false;
+        break;
       case 'f': {
         size_t st = at;
         if (!take_num(s, n, &at, 9, &v)) return false;
@@ -314,13 +344,16 @@ static bool mysql_parse(const uint8_t *s, size_t n, const uint8_t *f, size_t nf,
       }
       case 'p':
         if (n - at < 2) return false;
-        if (!strncasecmp((const char *)s + at, "PM", 2)) pm = true;
-        else if (strncasecmp((const char *)s + at, "AM", 2)) return false;
+        if (!strncasecmp((const char *)s + at, "PM", 2))
+          pm = true;
+        else if (strncasecmp((const char *)s + at, "AM", 2))
+          return false;
         at += 2;
         break;
       case 'T':
-        if (!take_num(s, n, &at, 2, &h) || at >= n || s[at++] != ':' || !take_num(s, n, &at, 2, &mi) || at >= n ||
-            s[at++] != ':' || !take_num(s, n, &at, 2, &sec))
+        if (!take_num(s, n, &at, 2, &h) || at >= n || s[at++] != ':' ||
+            !take_num(s, n, &at, 2, &mi) || at >= n || s[at++] != ':' ||
+            !take_num(s, n, &at, 2, &sec))
           return false;
         break;
       case 'b':
@@ -348,7 +381,8 @@ static bool mysql_parse(const uint8_t *s, size_t n, const uint8_t *f, size_t nf,
   static const unsigned ml[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
   if (d > (int64_t)(ml[mo - 1] + (mo == 2 && leap))) return false;
-  *out = fl_days_from_civil(y, (unsigned)mo, (unsigned)d) * FL_MICROS_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1000000 + us;
+  *out = fl_days_from_civil(y, (unsigned)mo, (unsigned)d) * FL_MICROS_PER_DAY +
+         ((h * 60 + mi) * 60 + sec) * 1000000 + us;
   return true;
 }
 
@@ -362,8 +396,9 @@ static int k_date_parse(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *a
     int rc = check_format(f, nf, err);
     if (rc) return rc;
     if (!mysql_parse(s, n, f, nf, &TY_VEC_DATA(out, int64_t)[i]))
-      return ex__err(err, "Invalid format: \"%.*s\" does not match \"%.*s\"", (int)(n > 64 ? 64 : n),
-                     (const char *)s, (int)(nf > 64 ? 64 : nf), (const char *)f);
+      return ex__err(err, "Invalid format: \"%.*s\" does not match \"%.*s\"",
+                     (int)(n > 64 ? 64 : n), (const char *)s, (int)(nf > 64 ? 64 : nf),
+                     (const char *)f);
   }
   return FL_OK;
 }
@@ -392,7 +427,8 @@ static int k_to_iso8601(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *a
           b[n++] = 'Z';
         else
           n += (size_t)snprintf(b + n, sizeof b - n, "%c%02lld:%02lld", off < 0 ? '-' : '+',
-                                (long long)(off < 0 ? -off : off) / 60, (long long)(off < 0 ? -off : off) % 60);
+                                (long long)(off < 0 ? -off : off) / 60,
+                                (long long)(off < 0 ? -off : off) % 60);
       }
     }
     ex__sw_put(&w, i, b, n);
@@ -412,7 +448,8 @@ static int k_from_iso8601(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const 
     const char *p = (const char *)ex__str(args[0], i & m, &n);
     if (date) {
       int32_t d;
-      if (!fl_parse_date(p, n, &d)) return ex__err(err, "Invalid format: \"%.*s\"", (int)(n > 64 ? 64 : n), p);
+      if (!fl_parse_date(p, n, &d))
+        return ex__err(err, "Invalid format: \"%.*s\"", (int)(n > 64 ? 64 : n), p);
       TY_VEC_DATA(out, int32_t)[i] = d;
       continue;
     }
@@ -427,25 +464,57 @@ static int k_from_iso8601(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const 
 }
 
 void ex__reg_date_format(void) {
-  ex__reg(&(ex_func_t){.name = "format_datetime", .nparams = 2, .params = {EX_T(TIMESTAMP), EX_T(VARCHAR)},
-                       .ret = EX_T(VARCHAR), .kernel = k_format_datetime});
-  ex__reg(&(ex_func_t){.name = "format_datetime", .nparams = 2, .params = {EX_T(TIMESTAMPTZ), EX_T(VARCHAR)},
-                       .ret = EX_T(VARCHAR), .kernel = k_format_datetime});
-  ex__reg(&(ex_func_t){.name = "date_parse", .nparams = 2, .params = {EX_T(VARCHAR), EX_T(VARCHAR)},
-                       .ret = EX_T(TIMESTAMP), .kernel = k_date_parse});
-  ex__reg(&(ex_func_t){.name = "to_iso8601", .nparams = 1, .params = {EX_T(DATE)}, .ret = EX_T(VARCHAR),
+  ex__reg(&(ex_func_t){.name = "format_datetime",
+                       .nparams = 2,
+                       .params = {EX_T(TIMESTAMP), EX_T(VARCHAR)},
+                       .ret = EX_T(VARCHAR),
+                       .kernel = k_format_datetime});
+  ex__reg(&(ex_func_t){.name = "format_datetime",
+                       .nparams = 2,
+                       .params = {EX_T(TIMESTAMPTZ), EX_T(VARCHAR)},
+                       .ret = EX_T(VARCHAR),
+                       .kernel = k_format_datetime});
+  ex__reg(&(ex_func_t){.name = "date_parse",
+                       .nparams = 2,
+                       .params = {EX_T(VARCHAR), EX_T(VARCHAR)},
+                       .ret = EX_T(TIMESTAMP),
+                       .kernel = k_date_parse});
+  ex__reg(&(ex_func_t){.name = "to_iso8601",
+                       .nparams = 1,
+                       .params = {EX_T(DATE)},
+                       .ret = EX_T(VARCHAR),
                        .kernel = k_to_iso8601});
-  ex__reg(&(ex_func_t){.name = "to_iso8601", .nparams = 1, .params = {EX_T(TIMESTAMP)}, .ret = EX_T(VARCHAR),
+  ex__reg(&(ex_func_t){.name = "to_iso8601",
+                       .nparams = 1,
+                       .params = {EX_T(TIMESTAMP)},
+                       .ret = EX_T(VARCHAR),
                        .kernel = k_to_iso8601});
-  ex__reg(&(ex_func_t){.name = "to_iso8601", .nparams = 1, .params = {EX_T(TIMESTAMPTZ)}, .ret = EX_T(VARCHAR),
+  ex__reg(&(ex_func_t){.name = "to_iso8601",
+                       .nparams = 1,
+                       .params = {EX_T(TIMESTAMPTZ)},
+                       .ret = EX_T(VARCHAR),
                        .kernel = k_to_iso8601});
-  ex__reg(&(ex_func_t){.name = "from_iso8601_timestamp", .nparams = 1, .params = {EX_T(VARCHAR)},
-                       .ret = EX_T(TIMESTAMPTZ), .kernel = k_from_iso8601});
-  ex__reg(&(ex_func_t){.name = "from_iso8601_date", .nparams = 1, .params = {EX_T(VARCHAR)}, .ret = EX_T(DATE),
+  ex__reg(&(ex_func_t){.name = "from_iso8601_timestamp",
+                       .nparams = 1,
+                       .params = {EX_T(VARCHAR)},
+                       .ret = EX_T(TIMESTAMPTZ),
+                       .kernel = k_from_iso8601});
+  ex__reg(&(ex_func_t){.name = "from_iso8601_date",
+                       .nparams = 1,
+                       .params = {EX_T(VARCHAR)},
+                       .ret = EX_T(DATE),
                        .kernel = k_from_iso8601});
   const ex_type_t V = EX_T(VARCHAR);
-  ex__reg(&(ex_func_t){.name = "date_format", .nparams = 2, .params = {EX_T(TIMESTAMP), V}, .ret = V,
-                       .kernel = k_date_format, .init = fmt_init});
-  ex__reg(&(ex_func_t){.name = "date_format", .nparams = 2, .params = {EX_T(TIMESTAMPTZ), V}, .ret = V,
-                       .kernel = k_date_format, .init = fmt_init});
+  ex__reg(&(ex_func_t){.name = "date_format",
+                       .nparams = 2,
+                       .params = {EX_T(TIMESTAMP), V},
+                       .ret = V,
+                       .kernel = k_date_format,
+                       .init = fmt_init});
+  ex__reg(&(ex_func_t){.name = "date_format",
+                       .nparams = 2,
+                       .params = {EX_T(TIMESTAMPTZ), V},
+                       .ret = V,
+                       .kernel = k_date_format,
+                       .init = fmt_init});
 }

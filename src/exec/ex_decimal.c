@@ -6,8 +6,8 @@
  * long decimal); every operation checks that its result stays within
  * 10^38 - 1 or the precision the caller then checks.
  */
-#include "types/value.h"
 #include "exec/ex_func_int.h"
+#include "types/value.h"
 
 const fl_i128 ex__pow10[39] = {
     (fl_i128)1ULL,

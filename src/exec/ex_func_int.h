@@ -30,8 +30,8 @@ void ex__reg_cond(void);
 #define EX_DEC_ANY ((ex_type_t){.kind = EX_DECIMAL})
 
 /* Loops i over the rows to compute. */
-#define EX_ROWS(rows, i)                                                             \
-  for (uint32_t ex__k = 0, i = 0;                                                    \
+#define EX_ROWS(rows, i)          \
+  for (uint32_t ex__k = 0, i = 0; \
        ex__k < (rows)->n && ((i = (rows)->sel ? (rows)->sel[ex__k] : ex__k), 1); ex__k++)
 
 /* Index mask of an argument: a one-row vector is a constant for all rows. */
@@ -44,7 +44,7 @@ static inline void ex__set_valid(ty_vec_t *v, uint32_t i) {
   v->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
 }
 static inline void ex__set_null(ty_vec_t *v, uint32_t i) {
-  v->validity[i >> 3] &= (uint8_t)~(1u << (i & 7));
+  v->validity[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
 /* Empties out and sizes it to nrows null, zeroed slots. */
@@ -142,7 +142,8 @@ static inline const fl_tz_t *ex__zone(ex_ctx_t *ctx, const ex_type_t *t) {
 }
 /* Local wall-clock micros of an instant in zone z, and back. */
 static inline int64_t ex__utc_to_local(const fl_tz_t *z, int64_t us) {
-  return us + (int64_t)fl_tz_offset_at(z, us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000)) * 1000000;
+  return us + (int64_t)fl_tz_offset_at(z, us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000)) *
+                  1000000;
 }
 static inline int64_t ex__local_to_utc(const fl_tz_t *z, int64_t us) {
   int64_t s = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000);

@@ -50,9 +50,10 @@ static int build_column(ex_ctx_t *ctx, const ex_type_t *t, json_t *rows, size_t 
   size_t n = json_array_size(rows);
   const ty_type_t *st = ex_type_storage(t, ctx->arena);
   ty_vec_t *v = ty_vec_new(st, (uint32_t)(n ? n : 1));
-  bool via_text = !(t->kind == EX_BOOLEAN || ex_type_is_integral(t->kind) || t->kind == EX_REAL ||
-                    t->kind == EX_DOUBLE || t->kind == EX_VARCHAR || t->kind == EX_UNKNOWN ||
-                    t->kind == EX_INTERVAL_DS || t->kind == EX_INTERVAL_YM || t->kind == EX_VARBINARY);
+  bool via_text =
+      !(t->kind == EX_BOOLEAN || ex_type_is_integral(t->kind) || t->kind == EX_REAL ||
+        t->kind == EX_DOUBLE || t->kind == EX_VARCHAR || t->kind == EX_UNKNOWN ||
+        t->kind == EX_INTERVAL_DS || t->kind == EX_INTERVAL_YM || t->kind == EX_VARBINARY);
   ty_vec_t *text = via_text ? ty_vec_new(ty_primitive(TY_STRING), (uint32_t)(n ? n : 1)) : NULL;
   for (size_t r = 0; r < n; r++) {
     json_t *cell = json_array_get(json_array_get(rows, r), c);
@@ -88,7 +89,10 @@ static int build_column(ex_ctx_t *ctx, const ex_type_t *t, json_t *rows, size_t 
         double d;
         if (json_is_string(cell)) {
           const char *s = json_string_value(cell);
-          d = !strcmp(s, "NaN") ? NAN : !strcmp(s, "Infinity") ? INFINITY : !strcmp(s, "-Infinity") ? -INFINITY : strtod(s, NULL);
+          d = !strcmp(s, "NaN")         ? NAN
+              : !strcmp(s, "Infinity")  ? INFINITY
+              : !strcmp(s, "-Infinity") ? -INFINITY
+                                        : strtod(s, NULL);
         } else if (json_is_number(cell)) {
           d = json_number_value(cell);
         } else {
@@ -122,7 +126,8 @@ static int build_column(ex_ctx_t *ctx, const ex_type_t *t, json_t *rows, size_t 
   bad:
     ty_vec_free(v);
     ty_vec_free(text);
-    return fl_err_set(err, FL_EINVALID, "row %zu column %zu: bad cell for %s", r, c, ex_type_str(t));
+    return fl_err_set(err, FL_EINVALID, "row %zu column %zu: bad cell for %s", r, c,
+                      ex_type_str(t));
   }
   if (via_text) {
     ex_rows_t rows_all = {.nrows = (uint32_t)n, .n = (uint32_t)n};
@@ -223,7 +228,8 @@ static json_t *serve(json_t *req) {
   json_t *answer = NULL;
   for (size_t a = 0; a < nargs; a++) {
     const char *ts = json_string_value(json_array_get(jtypes, a));
-    if (!ts || ex_type_parse(ts, &types[a], &err) || build_column(&ctx, &types[a], rows, a, &cols[a], &err)) {
+    if (!ts || ex_type_parse(ts, &types[a], &err) ||
+        build_column(&ctx, &types[a], rows, a, &cols[a], &err)) {
       answer = json_pack("{s:s}", "error", err.msg);
       goto done;
     }
@@ -234,7 +240,8 @@ static json_t *serve(json_t *req) {
   json_t *results = json_array();
   int rc = run(&ctx, fn, types, cols, nargs, &all, &out, &rt, &err);
   if (rc == FL_OK) {
-    for (uint32_t i = 0; i < n; i++) json_array_append_new(results, json_pack("{s:o}", "v", value_json(&ctx, &rt, out, i)));
+    for (uint32_t i = 0; i < n; i++)
+      json_array_append_new(results, json_pack("{s:o}", "v", value_json(&ctx, &rt, out, i)));
   } else if (!out) {
     json_decref(results);
     answer = json_pack("{s:s}", "error", err.msg);
