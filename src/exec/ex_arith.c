@@ -157,8 +157,12 @@ static int k_decimal(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
   const uint32_t ma = ex__m(args[0]);
   fl_i128 *o = TY_VEC_DATA(out, fl_i128);
   if (op == OP_NEG) {
+    const fl_i128 lim_neg = ex__pow10[tr->precision] - 1;
     EX_ROWS(rows, i) {
-      if (ex__valid(out, i)) o[i] = -ty_vec_get_i128(args[0], i & ma);
+      if (!ex__valid(out, i)) continue;
+      fl_i128 x = ty_vec_get_i128(args[0], i & ma);
+      if (ex__dec_abs(x) > lim_neg) return dec_overflow(err, op, x, sa, 0, 0);
+      o[i] = -x;
     }
     return FL_OK;
   }

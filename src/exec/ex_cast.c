@@ -665,12 +665,13 @@ static int cast_temporal(cast_env_t *c) {
     uint32_t j = i & c->m;
     /* Local wall-clock micros of the source (or the instant for tz). */
     int64_t local;
-    if (f == EX_DATE)
-      local = (int64_t)TY_VEC_DATA(c->in, int32_t)[j] * FL_MICROS_PER_DAY;
-    else if (f == EX_TIMESTAMPTZ)
+    if (f == EX_DATE) {
+      if (__builtin_mul_overflow((int64_t)TY_VEC_DATA(c->in, int32_t)[j], FL_MICROS_PER_DAY, &local)) FAIL(i);
+    } else if (f == EX_TIMESTAMPTZ) {
       local = ex__utc_to_local(zf, TY_VEC_DATA(c->in, int64_t)[j]);
-    else
+    } else {
       local = TY_VEC_DATA(c->in, int64_t)[j];
+    }
     switch (t) {
       case EX_DATE: {
         int64_t d = fl_floordiv(local, FL_MICROS_PER_DAY);
@@ -678,7 +679,12 @@ static int cast_temporal(cast_env_t *c) {
         TY_VEC_DATA(c->out, int32_t)[i] = (int32_t)d;
         break;
       }
-      case EX_TIME: TY_VEC_DATA(c->out, int64_t)[i] = fl_floormod(local, FL_MICROS_PER_DAY); break;
+      case EX_TIME: {
+        int64_t days, tod;
+        ex__split_day(local, &days, &tod);
+        TY_VEC_DATA(c->out, int64_t)[i] = tod;
+        break;
+      }
       case EX_TIMESTAMP: TY_VEC_DATA(c->out, int64_t)[i] = local; break;
       default: /* timestamptz */
         TY_VEC_DATA(c->out, int64_t)

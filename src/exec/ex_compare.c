@@ -31,8 +31,8 @@ static inline int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_
 }
 
 /*
- * Fills cmp[i] for the selected rows (only where `need` has the row
- * valid, or every row when need is NULL). distinct: NaN equals NaN.
+ * Fills cmp[i] for every selected row, NULL rows included (their slots
+ * are zeroed; callers mask them with validity). distinct: NaN equals NaN.
  */
 void ex__compare_rows(const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *va,
                       const ty_vec_t *vb, const ex_rows_t *rows, bool distinct, uint8_t *cmp) {

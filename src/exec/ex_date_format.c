@@ -38,7 +38,8 @@ static int check_format(const uint8_t *f, size_t n, fl_err_t *err) {
 
 /* Appends the local wall-clock micros `t` formatted by f. */
 static void format_local(int64_t t, const uint8_t *f, size_t n, fl_buf_t *b) {
-  int64_t days = fl_floordiv(t, FL_MICROS_PER_DAY), tod = t - days * FL_MICROS_PER_DAY, y;
+  int64_t days, tod, y;
+  ex__split_day(t, &days, &tod);
   unsigned mo, d;
   fl_civil_from_days(days, &y, &mo, &d);
   int64_t h = tod / 3600000000LL, mi = tod / 60000000 % 60, s = tod / 1000000 % 60,
@@ -140,7 +141,8 @@ static int k_date_format(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *
 
 static int joda_format(int64_t t, int32_t off, const fl_tz_t *z, const uint8_t *f, size_t n,
                        fl_buf_t *b, fl_err_t *err) {
-  int64_t days = fl_floordiv(t, FL_MICROS_PER_DAY), tod = t - days * FL_MICROS_PER_DAY, y;
+  int64_t days, tod, y;
+  ex__split_day(t, &days, &tod);
   unsigned mo, d;
   fl_civil_from_days(days, &y, &mo, &d);
   int64_t h = tod / 3600000000LL, mi = tod / 60000000 % 60, s = tod / 1000000 % 60,

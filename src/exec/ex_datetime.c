@@ -61,9 +61,15 @@ static int parse_unit(const ty_vec_t *v, uint32_t j, int *unit, fl_err_t *err) {
 
 /* ---- local time of a value and back ---- */
 
+#define DATE_LIMIT EX_DATE_LIMIT
+
 static inline int64_t to_local(ex_tkind_t k, const ty_vec_t *v, uint32_t j, const fl_tz_t *z) {
   switch (k) {
-    case EX_DATE: return (int64_t)TY_VEC_DATA(v, int32_t)[j] * US_DAY;
+    case EX_DATE: {
+      /* Clamped so that no date overflows; kernels reject those with date_guard. */
+      int64_t d = TY_VEC_DATA(v, int32_t)[j];
+      return (d > DATE_LIMIT ? DATE_LIMIT : d < -DATE_LIMIT ? -DATE_LIMIT : d) * US_DAY;
+    }
     case EX_TIMESTAMPTZ: return ex__utc_to_local(z, TY_VEC_DATA(v, int64_t)[j]);
     default: return TY_VEC_DATA(v, int64_t)[j];
   }
@@ -78,6 +84,20 @@ static inline void from_local(ex_tkind_t k, ty_vec_t *o, uint32_t i, int64_t loc
   }
 }
 
+int ex__temporal_guard(ex_tkind_t k, const ty_vec_t *v, uint32_t j, fl_err_t *err) {
+  if (k == EX_DATE) {
+    int32_t d = TY_VEC_DATA(v, int32_t)[j];
+    if (d > EX_DATE_LIMIT || d < -EX_DATE_LIMIT)
+      return ex__err(err, "Date out of range: %d days from 1970-01-01", d);
+  } else if (k == EX_TIMESTAMP || k == EX_TIMESTAMPTZ) {
+    int64_t t = TY_VEC_DATA(v, int64_t)[j];
+    if (t >= EX_TS_LIMIT || t <= -EX_TS_LIMIT)
+      return ex__err(err, "Timestamp out of range: %lld microseconds from 1970-01-01", (long long)t);
+  }
+  return FL_OK;
+}
+#define date_guard ex__temporal_guard
+
 static bool is_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 static unsigned month_len(int64_t y, unsigned m) {
   static const unsigned d[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -86,15 +106,18 @@ static unsigned month_len(int64_t y, unsigned m) {
 
 /* local + months, the day clamped to the target month's length. */
 static bool add_months(int64_t local, int64_t months, int64_t *out) {
-  int64_t days = fl_floordiv(local, US_DAY), tod = local - days * US_DAY, y;
+  int64_t days, tod, y;
+  ex__split_day(local, &days, &tod);
   unsigned m, d;
   fl_civil_from_days(days, &y, &m, &d);
-  if (months > 12LL * 1000000 || months < -12LL * 1000000) return false;
+  if (months > 12LL * 300000 || months < -12LL * 300000) return false;
   int64_t total = y * 12 + (m - 1) + months;
   int64_t ny = fl_floordiv(total, 12);
   unsigned nm = (unsigned)(total - ny * 12) + 1;
   unsigned nd = d > month_len(ny, nm) ? month_len(ny, nm) : d;
-  *out = fl_days_from_civil(ny, nm, nd) * US_DAY + tod;
+  int64_t nd_days = fl_days_from_civil(ny, nm, nd);
+  if (nd_days > EX_DATE_LIMIT || nd_days < -EX_DATE_LIMIT) return false;
+  *out = nd_days * US_DAY + tod;
   return true;
 }
 
@@ -113,7 +136,10 @@ static void iso_week(int64_t days, int64_t *week, int64_t *wyear) {
 /* ---- date_trunc ---- */
 
 static int64_t trunc_local(int64_t local, int unit) {
-  if (unit <= U_DAY) return local - fl_floormod(local, g_unit_us[unit]);
+  if (unit <= U_DAY) {
+    int64_t r = local % g_unit_us[unit];
+    return local - (r < 0 ? r + g_unit_us[unit] : r);
+  }
   int64_t days = fl_floordiv(local, US_DAY), y;
   unsigned m, d;
   if (unit == U_WEEK) return (days - fl_floormod(days + 3, 7)) * US_DAY;
@@ -156,6 +182,7 @@ static int k_date_trunc(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *a
     if (st->unit == U_BAD &&
         (parse_unit(args[0], i & mu, &unit, err) || check_date_unit(unit, k, err)))
       return err->code;
+    if (date_guard(k, args[1], i & m, err)) return err->code;
     int64_t local = to_local(k, args[1], i & m, z);
     from_local(k, out, i, trunc_local(local, unit), z);
   }
@@ -200,6 +227,7 @@ static int k_date_add(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
       TY_VEC_DATA(out, int64_t)[i] = r;
       continue;
     }
+    if (date_guard(k, args[2], i & m, err)) return err->code;
     if (add_units(to_local(k, args[2], i & m, z), unit, n, &r))
       return ex__err(err, "date_add overflow: %lld %s", (long long)n, g_units[unit]);
     from_local(k, out, i, r, z);
@@ -258,6 +286,7 @@ static int k_date_diff(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *ar
       a = TY_VEC_DATA(args[1], int64_t)[i & ma];
       b = TY_VEC_DATA(args[2], int64_t)[i & mb];
     } else {
+      if (date_guard(k, args[1], i & ma, err) || date_guard(k, args[2], i & mb, err)) return err->code;
       a = to_local(k, args[1], i & ma, z);
       b = to_local(k, args[2], i & mb, z);
     }
@@ -304,7 +333,9 @@ static int k_extract(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
     if (!ex__valid(out, i)) continue;
     int64_t local =
         k == EX_TIME ? TY_VEC_DATA(args[0], int64_t)[i & m] : to_local(k, args[0], i & m, z);
-    int64_t days = fl_floordiv(local, US_DAY), tod = local - days * US_DAY, y, r = 0, w;
+    int64_t days, tod, y, r = 0, w;
+    ex__split_day(local, &days, &tod);
+    if (k == EX_DATE) days = TY_VEC_DATA(args[0], int32_t)[i & m], tod = 0; /* exact for any date */
     unsigned mo, d;
     switch (f) {
       case F_HOUR: r = tod / US_HOUR; break;
@@ -340,7 +371,9 @@ static int k_last_day(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
   const uint32_t m = ex__m(args[0]);
   EX_ROWS(rows, i) {
     if (!ex__valid(out, i)) continue;
-    int64_t days = fl_floordiv(to_local(k, args[0], i & m, z), US_DAY), y;
+    int64_t days = k == EX_DATE ? TY_VEC_DATA(args[0], int32_t)[i & m]
+                                : fl_floordiv(to_local(k, args[0], i & m, z), US_DAY),
+            y;
     unsigned mo, d;
     fl_civil_from_days(days, &y, &mo, &d);
     TY_VEC_DATA(out, int32_t)[i] = (int32_t)fl_days_from_civil(y, mo, month_len(y, mo));
@@ -478,6 +511,7 @@ static int k_interval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
           TY_VEC_DATA(out, int64_t)[i] = r;
           continue;
         }
+        if (date_guard(k, tv, i & mt, err)) return err->code;
         if (__builtin_add_overflow(to_local(k, tv, i & mt, z), d, &r)) goto overflow;
         from_local(k, out, i, r, z);
         break;
@@ -486,6 +520,7 @@ static int k_interval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
       case I_TS_MINUS_YM: {
         int64_t mo = TY_VEC_DATA(iv, int32_t)[i & mi];
         if (op == I_TS_MINUS_YM) mo = -mo;
+        if (date_guard(k, tv, i & mt, err)) return err->code;
         if (!add_months(to_local(k, tv, i & mt, z), mo, &r)) goto overflow;
         from_local(k, out, i, r, z);
         break;
