@@ -25,6 +25,7 @@ void ex__reg_regexp(void);
 void ex__reg_datetime(void);
 void ex__reg_date_format(void);
 void ex__reg_cond(void);
+void ex__reg_array(void);
 
 /* Shorthand for signatures. */
 #define EX_T(k) ((ex_type_t){.kind = EX_##k})

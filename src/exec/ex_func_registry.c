@@ -47,6 +47,7 @@ static void register_all(void) {
   ex__reg_datetime();
   ex__reg_date_format();
   ex__reg_cond();
+  ex__reg_array();
 }
 
 const ex_func_t *ex_func_list(size_t *n) {
