@@ -43,7 +43,8 @@ static int k_element(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
     if (subscript) {
       if (idx < 1) return ex__err(err, "Array subscript is out of bounds: %lld", (long long)idx);
       if (idx > len)
-        return ex__err(err, "Array subscript must be less than or equal to array length: %lld > %lld",
+        return ex__err(err,
+                       "Array subscript must be less than or equal to array length: %lld > %lld",
                        (long long)idx, (long long)len);
       at = idx - 1;
     } else {
@@ -136,14 +137,27 @@ static int k_array_join(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *a
 
 void ex__reg_array(void) {
   const ex_type_t A = ex_type_array_varchar(), V = EX_T(VARCHAR), B = EX_T(BIGINT);
-  ex__reg(&(ex_func_t){.name = "cardinality", .nparams = 1, .params = {A}, .ret = B, .kernel = k_cardinality});
-  ex__reg(&(ex_func_t){.name = "element_at", .nparams = 2, .params = {A, B}, .ret = V, .kernel = k_element,
+  ex__reg(&(ex_func_t){
+      .name = "cardinality", .nparams = 1, .params = {A}, .ret = B, .kernel = k_cardinality});
+  ex__reg(&(ex_func_t){.name = "element_at",
+                       .nparams = 2,
+                       .params = {A, B},
+                       .ret = V,
+                       .kernel = k_element,
                        .op = E_ELEMENT_AT});
-  ex__reg(&(ex_func_t){.name = "[]", .nparams = 2, .params = {A, B}, .ret = V, .kernel = k_element,
+  ex__reg(&(ex_func_t){.name = "[]",
+                       .nparams = 2,
+                       .params = {A, B},
+                       .ret = V,
+                       .kernel = k_element,
                        .op = E_SUBSCRIPT});
-  ex__reg(&(ex_func_t){.name = "contains", .nparams = 2, .params = {A, V}, .ret = EX_T(BOOLEAN),
+  ex__reg(&(ex_func_t){.name = "contains",
+                       .nparams = 2,
+                       .params = {A, V},
+                       .ret = EX_T(BOOLEAN),
                        .kernel = k_contains});
-  ex__reg(&(ex_func_t){.name = "array_join", .nparams = 2, .params = {A, V}, .ret = V, .kernel = k_array_join});
-  ex__reg(&(ex_func_t){.name = "array_join", .nparams = 3, .params = {A, V, V}, .ret = V,
-                       .kernel = k_array_join});
+  ex__reg(&(ex_func_t){
+      .name = "array_join", .nparams = 2, .params = {A, V}, .ret = V, .kernel = k_array_join});
+  ex__reg(&(ex_func_t){
+      .name = "array_join", .nparams = 3, .params = {A, V, V}, .ret = V, .kernel = k_array_join});
 }

@@ -666,7 +666,9 @@ static int cast_temporal(cast_env_t *c) {
     /* Local wall-clock micros of the source (or the instant for tz). */
     int64_t local;
     if (f == EX_DATE) {
-      if (__builtin_mul_overflow((int64_t)TY_VEC_DATA(c->in, int32_t)[j], FL_MICROS_PER_DAY, &local)) FAIL(i);
+      if (__builtin_mul_overflow((int64_t)TY_VEC_DATA(c->in, int32_t)[j], FL_MICROS_PER_DAY,
+                                 &local))
+        FAIL(i);
     } else if (f == EX_TIMESTAMPTZ) {
       local = ex__utc_to_local(zf, TY_VEC_DATA(c->in, int64_t)[j]);
     } else {

@@ -92,7 +92,8 @@ int ex__temporal_guard(ex_tkind_t k, const ty_vec_t *v, uint32_t j, fl_err_t *er
   } else if (k == EX_TIMESTAMP || k == EX_TIMESTAMPTZ) {
     int64_t t = TY_VEC_DATA(v, int64_t)[j];
     if (t >= EX_TS_LIMIT || t <= -EX_TS_LIMIT)
-      return ex__err(err, "Timestamp out of range: %lld microseconds from 1970-01-01", (long long)t);
+      return ex__err(err, "Timestamp out of range: %lld microseconds from 1970-01-01",
+                     (long long)t);
   }
   return FL_OK;
 }
@@ -286,7 +287,8 @@ static int k_date_diff(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *ar
       a = TY_VEC_DATA(args[1], int64_t)[i & ma];
       b = TY_VEC_DATA(args[2], int64_t)[i & mb];
     } else {
-      if (date_guard(k, args[1], i & ma, err) || date_guard(k, args[2], i & mb, err)) return err->code;
+      if (date_guard(k, args[1], i & ma, err) || date_guard(k, args[2], i & mb, err))
+        return err->code;
       a = to_local(k, args[1], i & ma, z);
       b = to_local(k, args[2], i & mb, z);
     }

@@ -175,12 +175,14 @@ static inline int64_t ex__floor_sec(int64_t us) {
 }
 static inline int64_t ex__utc_to_local(const fl_tz_t *z, int64_t us) {
   int64_t r;
-  if (__builtin_add_overflow(us, (int64_t)fl_tz_offset_at(z, ex__floor_sec(us)) * 1000000, &r)) return us;
+  if (__builtin_add_overflow(us, (int64_t)fl_tz_offset_at(z, ex__floor_sec(us)) * 1000000, &r))
+    return us;
   return r;
 }
 static inline int64_t ex__local_to_utc(const fl_tz_t *z, int64_t us) {
   int64_t r;
-  if (__builtin_sub_overflow(us, (int64_t)fl_tz_offset_local(z, ex__floor_sec(us)) * 1000000, &r)) return us;
+  if (__builtin_sub_overflow(us, (int64_t)fl_tz_offset_local(z, ex__floor_sec(us)) * 1000000, &r))
+    return us;
   return r;
 }
 

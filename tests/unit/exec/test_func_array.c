@@ -7,13 +7,14 @@
 
 /* Splits the strings by ',' and applies fn(array[, extra]) to the result;
  * extra is one constant argument of type extra_type (or NULL). */
-static const char *on_split(const char *fn, int nrows, const char *const *strings, const char *extra_type,
-                            const char *extra, const char *extra2) {
+static const char *on_split(const char *fn, int nrows, const char *const *strings,
+                            const char *extra_type, const char *extra, const char *extra2) {
   fl_err_t err;
   fl_arena_t *a = fl_arena_new(0);
   ex_ctx_t ctx;
   ex_ctx_init(&ctx, a, NULL, 0);
-  ty_vec_t *s = ty_vec_new(ty_primitive(TY_STRING), (uint32_t)nrows), *d = ty_vec_new(ty_primitive(TY_STRING), 1);
+  ty_vec_t *s = ty_vec_new(ty_primitive(TY_STRING), (uint32_t)nrows),
+           *d = ty_vec_new(ty_primitive(TY_STRING), 1);
   for (int r = 0; r < nrows; r++) {
     if (strings[r])
       ty_vec_append_bytes(s, strings[r], strlen(strings[r]));
@@ -75,11 +76,13 @@ TEST(cardinality_and_element_at) {
   CHECK_STR(on_split("cardinality", 3, rows3, NULL, NULL, NULL), "3|1|NULL");
   CHECK_STR(on_split("element_at", 3, rows3, "bigint", "2", NULL), "b|NULL|NULL");
   CHECK_STR(on_split("element_at", 3, rows3, "bigint", "-1", NULL), "c||NULL");
-  CHECK_STR(on_split("element_at", 3, rows3, "bigint", "0", NULL), "ERR:SQL array indices start at 1");
+  CHECK_STR(on_split("element_at", 3, rows3, "bigint", "0", NULL),
+            "ERR:SQL array indices start at 1");
   CHECK_STR(on_split("[]", 1, rows3, "bigint", "3", NULL), "c");
   CHECK_STR(on_split("[]", 1, rows3, "bigint", "4", NULL),
             "ERR:Array subscript must be less than or equal to array length: 4 > 3");
-  CHECK_STR(on_split("[]", 1, rows3, "bigint", "0", NULL), "ERR:Array subscript is out of bounds: 0");
+  CHECK_STR(on_split("[]", 1, rows3, "bigint", "0", NULL),
+            "ERR:Array subscript is out of bounds: 0");
 }
 
 TEST(contains_and_join) {

@@ -9,8 +9,8 @@
 
 static char last_error[768];
 
-static int run_one(ex_ctx_t *ctx, const char *fn, const ex_type_t *types, const ty_vec_t *const *args,
-                   size_t n) {
+static int run_one(ex_ctx_t *ctx, const char *fn, const ex_type_t *types,
+                   const ty_vec_t *const *args, size_t n) {
   ex_rows_t rows = {.nrows = args[0]->len, .n = args[0]->len};
   ty_vec_t *out = NULL;
   fl_err_t err;
@@ -32,8 +32,10 @@ TEST(extreme_temporal_values) {
   const fl_tz_t *ny;
   CHECK_OK(fl_tz_get("America/New_York", 16, &ny, &err), &err);
   ex_ctx_init(&ctx, a, ny, 0);
-  ty_vec_t *d = ty_vec_new(ty_primitive(TY_DATE), 4), *ts = ty_vec_new(ty_primitive(TY_TIMESTAMP), 4);
-  ty_vec_t *tz = ty_vec_new(ty_primitive(TY_TIMESTAMPTZ), 4), *unit = ty_vec_new(ty_primitive(TY_STRING), 1);
+  ty_vec_t *d = ty_vec_new(ty_primitive(TY_DATE), 4),
+           *ts = ty_vec_new(ty_primitive(TY_TIMESTAMP), 4);
+  ty_vec_t *tz = ty_vec_new(ty_primitive(TY_TIMESTAMPTZ), 4),
+           *unit = ty_vec_new(ty_primitive(TY_STRING), 1);
   ty_vec_t *n = ty_vec_new(ty_primitive(TY_LONG), 1), *fmt = ty_vec_new(ty_primitive(TY_STRING), 1);
   int32_t dv[] = {INT32_MAX, INT32_MIN, 0, -1};
   int64_t tv[] = {INT64_MAX, INT64_MIN, 0, -1};
@@ -47,7 +49,8 @@ TEST(extreme_temporal_values) {
   ty_vec_append_bytes(fmt, "%Y-%m-%d %H:%i:%s", 17);
   const ex_tkind_t kinds[] = {EX_DATE, EX_TIMESTAMP, EX_TIMESTAMPTZ};
   const ty_vec_t *vecs[] = {d, ts, tz};
-  const char *fields[] = {"year", "month", "day", "day_of_week", "week", "year_of_week", "last_day_of_month"};
+  const char *fields[] = {
+      "year", "month", "day", "day_of_week", "week", "year_of_week", "last_day_of_month"};
   for (int k = 0; k < 3; k++) {
     ex_type_t t = ex_type(kinds[k]);
     for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
@@ -63,8 +66,9 @@ TEST(extreme_temporal_values) {
     ex_type_t t3[3] = {ex_type(EX_VARCHAR), ex_type(EX_BIGINT), t};
     const ty_vec_t *a3[3] = {unit, n, vecs[k]};
     if (run_one(&ctx, "date_add", t3, a3, 3)) return;
-    CHECK_STR(last_error, k == 0 ? "Date out of range: 2147483647 days from 1970-01-01"
-                                 : "Timestamp out of range: 9223372036854775807 microseconds from 1970-01-01");
+    CHECK_STR(last_error,
+              k == 0 ? "Date out of range: 2147483647 days from 1970-01-01"
+                     : "Timestamp out of range: 9223372036854775807 microseconds from 1970-01-01");
     ex_type_t t4[3] = {ex_type(EX_VARCHAR), t, t};
     const ty_vec_t *a4[3] = {unit, vecs[k], vecs[k]};
     if (run_one(&ctx, "date_diff", t4, a4, 3)) return;
