@@ -258,6 +258,11 @@ class Runner:
         """Runs a phase --repeat times; keeps the run with the median time."""
         runs = []
         for _ in range(self.args.repeat):
+            # Untimed: flush what earlier steps wrote (the set-up's JSON lines
+            # and Arrow file, several GB at full size, or the previous phase's
+            # Parquet file), so that the kernel's write-back of it does not
+            # run inside this phase and slow whichever side comes first.
+            os.sync()
             rc, res, err, _ = self.run(cmd)
             if rc != 0 or res is None:
                 return rc, None, err
