@@ -137,37 +137,38 @@ def pa_main(argv):
         with pa.OSFile(a.inp, "rb") as f:  # into process memory, not memory-mapped
             t = pa.ipc.open_file(f).read_all()
         loaded = _current_rss_kb()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         pq.write_table(t, a.out, compression=a.compression, row_group_size=a.row_group_rows,
                        compression_level=a.compression_level or None)
-        secs = time.perf_counter() - t0
-        r = _result("write", t.num_rows, secs, 0, _size(a.out), loaded, compression=a.compression)
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+        r = _result("write", t.num_rows, secs, 0, _size(a.out), loaded, compression=a.compression,
+                    cpu_seconds=cpu)
     elif p == "read":
         loaded = _current_rss_kb()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         t = pq.read_table(a.inp, use_threads=False)
         t1 = time.perf_counter()
         cs = _checksum(pa, t)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         r = _result("read", t.num_rows, secs, _size(a.inp), 0, loaded,
-                    read_only_seconds=t1 - t0, checksum=cs)
+                    read_only_seconds=t1 - t0, checksum=cs, cpu_seconds=cpu)
     elif p == "convert":
         loaded = _current_rss_kb()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         t = _read_json(a.inp, schema)
         pq.write_table(t, a.out, compression=a.compression, row_group_size=a.row_group_rows,
                        compression_level=a.compression_level or None)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         r = _result("convert_infer" if a.infer else "convert", t.num_rows, secs, _size(a.inp),
-                    _size(a.out), loaded, compression=a.compression)
+                    _size(a.out), loaded, compression=a.compression, cpu_seconds=cpu)
     elif p == "decode":
         loaded = _current_rss_kb()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         t = _read_json(a.inp, schema)
         cs = _checksum(pa, t)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         r = _result("decode_infer" if a.infer else "decode", t.num_rows, secs, _size(a.inp), 0,
-                    loaded, checksum=cs)
+                    loaded, checksum=cs, cpu_seconds=cpu)
     elif p == "verify":
         r = _verify(pa, pq, a.inp, a.ref)
     print(json.dumps(r))
@@ -551,6 +552,17 @@ def render_markdown(res):
               "Speed ratio = pyarrow seconds / floe seconds (above 1: floe faster). "
               "RSS ratio = floe peak / pyarrow peak; pyarrow's includes the Python interpreter "
               "(%s idle)." % mib(c["pyarrow_idle_rss_kb"])]
+    cpu = [(r["phase"], (r["floe"] or {}).get("cpu_seconds"), (r["pyarrow"] or {}).get("cpu_seconds"))
+           for r in res["phases"]]
+    if any(f is not None and p is not None for _, f, p in cpu):
+        # On a shared machine wall-clock time also counts the time another
+        # process held the core; CPU time of the same section counts less of it.
+        lines += ["", "| phase | floe CPU s | pyarrow CPU s | CPU time pyarrow/floe |",
+                  "|---|---:|---:|---:|"]
+        for phase, f, p in cpu:
+            ratio = p / f if f and p is not None else None
+            lines.append("| %s | %s | %s | %s |" % (phase, num(f, "{:.3f}"), num(p, "{:.3f}"),
+                                                   num(ratio, "{:.2f}x")))
     if res["files"]:
         lines += ["", "| file | codec | MiB | row groups | codecs in file | checked by pyarrow |",
                   "|---|---|---:|---:|---|---|"]
