@@ -255,33 +255,46 @@ class Runner:
                 res["child_maxrss_kb"] = ru.ru_maxrss
         return p.returncode, res, etext.strip(), ru.ru_maxrss
 
-    def measured(self, cmd):
-        """Runs a phase --repeat times; keeps the run with the median time."""
-        runs = []
+    def measured(self, fcmd, pcmd):
+        """Runs floe's and pyarrow's command of one phase --repeat times each,
+        taking turns (floe, pyarrow, floe, ...) so that a busy spell of the
+        machine falls on both sides alike; keeps each side's run with the
+        median time. Returns ((rc, result or None, stderr) for floe, the
+        same for pyarrow)."""
+        runs, failed = ([], []), [None, None]
         for _ in range(self.args.repeat):
-            # Untimed: flush what earlier steps wrote (the set-up's JSON lines
-            # and Arrow file, several GB at full size, or the previous phase's
-            # Parquet file), so that the kernel's write-back of it does not
-            # run inside this phase and slow whichever side comes first.
-            os.sync()
-            rc, res, err, _ = self.run(cmd)
-            if rc != 0 or res is None:
-                return rc, None, err
-            runs.append(res)
+            for side, cmd in enumerate((fcmd, pcmd)):
+                if failed[side]:
+                    continue
+                # Untimed: flush what earlier steps wrote (the set-up's JSON
+                # lines and Arrow file, several GB at full size, or the other
+                # side's Parquet file), so that the kernel's write-back of it
+                # does not run inside this phase and slow whichever side
+                # comes first.
+                os.sync()
+                rc, res, err, _ = self.run(cmd)
+                if rc != 0 or res is None:
+                    failed[side] = (rc, None, err)
+                else:
+                    runs[side].append(res)
+        return tuple(failed[side] or (0, self._median(runs[side]), "") for side in (0, 1))
+
+    @staticmethod
+    def _median(runs):
         runs.sort(key=lambda r: r["seconds"])
         best = runs[len(runs) // 2]
         if len(runs) > 1:
             best["all_seconds"] = [r["seconds"] for r in runs]
         best["self_peak_rss_kb"] = best["peak_rss_kb"]  # as the child itself saw it
         best["peak_rss_kb"] = max(r["child_maxrss_kb"] for r in runs)
-        return 0, best, ""
+        return best
 
-    def floe(self, sub, *extra):
-        return self.measured([self.args.floe_bench, sub] + [str(x) for x in extra])
-
-    def pa(self, sub, *extra):
-        return self.measured([sys.executable, os.path.abspath(__file__), "_pa", sub]
-                             + [str(x) for x in extra])
+    def both(self, floe_args, pa_args):
+        """One phase on both sides: floe_bench with floe_args, this script's
+        _pa entry point with pa_args."""
+        return self.measured([self.args.floe_bench] + [str(x) for x in floe_args],
+                             [sys.executable, os.path.abspath(__file__), "_pa"]
+                             + [str(x) for x in pa_args])
 
     def helper(self, cmd, what):
         rc, res, err, _ = self.run(cmd)
@@ -383,8 +396,10 @@ def main():
         print("parquet %s ..." % codec, file=sys.stderr)
         ff, pf = w("floe.%s.parquet" % codec), w("pyarrow.%s.parquet" % codec)
         lvl = ["--compression-level", str(args.zstd_level)] if codec == "zstd" else []
-        rc, f, err = R.floe("write", "--generate", args.rows, "--seed", args.seed, "--out", ff,
-                            "--compression", codec, *lvl, *rg)
+        (rc, f, err), (_, p, perr) = R.both(
+            ["write", "--generate", args.rows, "--seed", args.seed, "--out", ff,
+             "--compression", codec, *lvl, *rg],
+            ["write", "--in", w("data.arrow"), "--out", pf, "--compression", codec, *lvl, *rg])
         fst = "ok" if f else floe_status(rc, err)
         if f:
             v = R.verify(ff, w("data.arrow"))
@@ -392,8 +407,6 @@ def main():
             if not v.get("ok"):
                 fst = "invalid: " + "; ".join(v.get("problems", []))
                 f = None
-        rc, p, perr = R.pa("write", "--in", w("data.arrow"), "--out", pf, "--compression", codec,
-                           *lvl, *rg)
         pst = "ok" if p else "failed: " + perr[-300:]
         if p:
             files.append({"writer": "pyarrow", "codec": codec, **R.verify(pf, None)})
@@ -402,9 +415,9 @@ def main():
         for label, path, exists in (("pyarrow", pf, p is not None), ("floe", ff, f is not None)):
             if not exists:
                 continue
-            rc, fr, err = R.floe("read", "--in", path)
+            (rc, fr, err), (_, prr, perr) = R.both(["read", "--in", path],
+                                                   ["read", "--in", path])
             frs = "ok" if fr else floe_status(rc, err)
-            rc, prr, perr = R.pa("read", "--in", path)
             prs = "ok" if prr else "failed: " + perr[-300:]
             if fr and prr:
                 bad = compare_checksums(fr.get("checksum", {}), prr.get("checksum", {}))
@@ -431,7 +444,8 @@ def main():
         suffix = " (inferred schema)" if infer else " (given schema)"
         flag = ["--infer"] if infer else []
         fo, po = w("floe.json%s.parquet" % ("-infer" if infer else "")), w("pyarrow.json.parquet")
-        rc, f, err = R.floe("convert", "--in", jin, "--out", fo, *jc, *rg, *flag)
+        (rc, f, err), (_, p, perr) = R.both(["convert", "--in", jin, "--out", fo, *jc, *rg, *flag],
+                                            ["convert", "--in", jin, "--out", po, *jc, *rg, *flag])
         fst = "ok" if f else floe_status(rc, err)
         if f:
             v = R.verify(fo, None if infer else jin)
@@ -440,16 +454,14 @@ def main():
             files.append({"writer": "floe", "codec": args.json_codec, "what": "json" + suffix, **v})
             if not v.get("ok"):
                 fst, f = "invalid: " + "; ".join(v.get("problems", [])), None
-        rc, p, perr = R.pa("convert", "--in", jin, "--out", po, *jc, *rg, *flag)
         pst = "ok" if p else "failed: " + perr[-300:]
         if p:
             files.append({"writer": "pyarrow", "codec": args.json_codec, "what": "json" + suffix,
                           **R.verify(po, None)})
         add("json -> parquet %s%s" % (args.json_codec, suffix), "JSON bytes consumed", f, fst, p,
             pst)
-    rc, f, err = R.floe("decode", "--in", jin)
+    (rc, f, err), (_, p, perr) = R.both(["decode", "--in", jin], ["decode", "--in", jin])
     fst = "ok" if f else floe_status(rc, err)
-    rc, p, perr = R.pa("decode", "--in", jin)
     pst = "ok" if p else "failed: " + perr[-300:]
     if f and p:
         bad = compare_checksums(f.get("checksum", {}), p.get("checksum", {}))
