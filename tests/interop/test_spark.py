@@ -360,3 +360,209 @@ def test_floe_partitioned_table_reads_identically_in_spark(spark, wh, tmp_path):
         got = spark_rows(spark, f"SELECT * FROM floe.t1.events VERSION AS OF {s['snapshot_id']}")
         same_rows(got, floe_rows(wh, "t1.events", "--snapshot", str(s["snapshot_id"])))
         assert len(got) == total
+
+
+# ---- row deltas: upsert (equality deletes) and copy-on-write delete ----
+
+KEYED_SCHEMA = ("id long not null, region string not null, ts timestamptz, name string, "
+                "amount decimal(12,2), score double, tags list<string>")
+
+
+def keyed_row(i, region, version):
+    return {"id": i, "region": region,
+            "ts": (BASE + dt.timedelta(minutes=i * 13 + version)).isoformat(
+                timespec="microseconds"),
+            "name": None if (i + version) % 7 == 0 else f"user-{(i + version) % 5}",
+            "amount": str(decimal.Decimal(i * 100 + version).scaleb(-2)),
+            "score": None if i % 4 == 0 else i * 1.25 + version,
+            "tags": [f"v{version}"] * (i % 3)}
+
+
+def test_upsert_and_delete_read_identically_in_spark(spark, wh, tmp_path):
+    table = "t2.orders"
+    floe_at(wh, "ns", "create", "t2")
+    floe_at(wh, "table", "create", table, "--schema", KEYED_SCHEMA,
+            "--identifier", "id,region", "--partition", "region, bucket(4, id)")
+    model = {}
+    step = [0]
+
+    def check():
+        fl = floe_rows(wh, table)
+        same_rows(fl, list(model.values()))
+        same_rows(spark_rows(spark, f"SELECT * FROM floe.{table}"), fl)
+        n, s = spark.sql(f"SELECT count(*), sum(id) FROM floe.{table}").collect()[0]
+        assert (n, s or 0) == (len(model), sum(k[0] for k in model))
+
+    def append(rows):
+        step[0] += 1
+        floe_at(wh, "table", "append", table,
+                write_jsonl(tmp_path / f"a{step[0]}.jsonl", rows))
+        model.update({(r["id"], r["region"]): r for r in rows})
+
+    def upsert(rows):
+        step[0] += 1
+        floe_at(wh, "table", "upsert", table,
+                write_jsonl(tmp_path / f"u{step[0]}.jsonl", rows))
+        model.update({(r["id"], r["region"]): r for r in rows})
+
+    def delete(expr, pred):
+        floe_at(wh, "table", "delete", table, "--filter", expr)
+        for k in [k for k, r in model.items() if pred(r)]:
+            del model[k]
+
+    regions = ["north", "south", "east"]
+    append([keyed_row(i, regions[i % 3], 0) for i in range(0, 200)])
+    append([keyed_row(i, regions[i % 3], 0) for i in range(200, 400)])
+    check()
+    # The same id in another region is another key: only the matching one goes.
+    upsert([keyed_row(i, regions[i % 3], 1) for i in range(0, 120, 2)] +
+           [keyed_row(i, regions[(i + 1) % 3], 1) for i in range(0, 30, 3)] +
+           [keyed_row(i, regions[i % 3], 1) for i in range(400, 420)])
+    check()
+    upsert([keyed_row(i, regions[i % 3], 2) for i in range(50, 130, 3)] +
+           [keyed_row(i, regions[i % 3], 2) for i in range(410, 430)])
+    check()
+    # Copy-on-write over files that equality deletes apply to.
+    delete("name = 'user-3'", lambda r: r["name"] == "user-3")
+    check()
+    upsert([keyed_row(i, regions[i % 3], 3) for i in range(0, 400, 9)])
+    check()
+    delete("id >= 350 OR region = 'east' AND score > 300",
+           lambda r: r["id"] >= 350 or (r["region"] == "east" and r["score"] is not None
+                                        and r["score"] > 300))
+    check()
+    upsert([keyed_row(i, regions[i % 3], 4) for i in range(340, 360)])
+    check()
+
+    # The new version of a key, alone, through Spark's filters.
+    for k in [(54, "north"), (3, "north"), (3, "south"), (345, "north"), (352, "south")]:
+        want = [r for kk, r in model.items() if kk == k]
+        got = spark_rows(spark, f"SELECT * FROM floe.{table} WHERE id = {k[0]} "
+                                f"AND region = '{k[1]}'")
+        same_rows(got, want)
+    files = floe_files(wh, table)
+    assert {f[0] for f in files} == {"data", "equality_deletes"}
+    assert_same_metadata(spark, wh, table)
+    ops = [s["operation"] for s in floe_snapshots(wh, table)]
+    assert ops == ["append"] * 2 + ["overwrite"] * 6
+
+
+# ---- schema and partition evolution ----
+
+def test_evolved_table_reads_identically_in_spark(spark, wh, tmp_path):
+    table = "t3.evo"
+    floe_at(wh, "ns", "create", "t3")
+    floe_at(wh, "table", "create", table, "--schema",
+            "id long not null, ts timestamptz not null, n int, f float, amount decimal(9,2), "
+            "name string, old string, pt struct<x: int, y: int>",
+            "--partition", "bucket(4, id)")
+
+    def rows0(lo, hi):
+        return [{"id": i, "ts": (BASE + dt.timedelta(hours=i * 5)).isoformat(
+                     timespec="microseconds"),
+                 "n": None if i % 5 == 0 else i * 1000, "f": i / 4,
+                 "amount": str(decimal.Decimal(i * 111).scaleb(-2)),
+                 "name": f"name-{i % 6}", "old": f"o{i}", "pt": {"x": i, "y": -i}}
+                for i in range(lo, hi)]
+
+    floe_at(wh, "table", "append", table, write_jsonl(tmp_path / "a0.jsonl", rows0(0, 40)))
+    floe_at(wh, "table", "append", table, write_jsonl(tmp_path / "a1.jsonl", rows0(40, 80)))
+    # Every kind of schema change, plus a new partition field, in one commit.
+    floe_at(wh, "table", "evolve", table,
+            "add-column", "extra string", "drop-column", "old", "rename-column", "name", "label",
+            "update-column", "n", "long", "update-column", "f", "double",
+            "update-column", "amount", "decimal(12,2)", "add-column", "pt.z long",
+            "move-column", "name", "after", "id",
+            "add-partition", "day(ts)", "drop-partition", "id_bucket_4")
+
+    def rows1(lo, hi):
+        return [{"id": i, "label": f"L{i % 4}",
+                 "ts": (BASE + dt.timedelta(hours=i * 5)).isoformat(timespec="microseconds"),
+                 "n": i * 10_000_000_000, "f": i / 3, "amount": f"{i * 1_000_000}.25",
+                 "pt": {"x": i, "y": None, "z": i * 3}, "extra": f"e{i}"}
+                for i in range(lo, hi)]
+
+    floe_at(wh, "table", "append", table, write_jsonl(tmp_path / "b0.jsonl", rows1(80, 120)))
+    floe_at(wh, "table", "evolve", table, "add-partition", "truncate(2, label)",
+            "rename-column", "extra", "note")
+    more = rows1(120, 150)
+    for r in more:
+        r["note"] = r.pop("extra")
+    floe_at(wh, "table", "append", table, write_jsonl(tmp_path / "b1.jsonl", more))
+
+    # The old rows as the evolved schema reads them: promoted, renamed, new
+    # columns null, dropped ones gone.
+    want = []
+    for r in rows0(0, 80):
+        want.append({"id": r["id"], "label": r["name"], "ts": r["ts"], "n": r["n"],
+                     "f": r["f"], "amount": str(decimal.Decimal(r["amount"]).quantize(
+                         decimal.Decimal("0.01"))),
+                     "pt": {**r["pt"], "z": None}, "note": None})
+    for r in rows1(80, 120):
+        r["note"] = r.pop("extra")
+        want.append(r)
+    want += more
+    fl = floe_rows(wh, table)
+    same_rows(fl, want)
+    same_rows(spark_rows(spark, f"SELECT * FROM floe.{table}"), fl)
+    assert spark_columns(spark, f"floe.{table}") == [
+        ("id", "bigint", False), ("label", "string", True), ("ts", "timestamp", False),
+        ("n", "bigint", True), ("f", "double", True), ("amount", "decimal(12,2)", True),
+        ("pt", "struct<x:int,y:int,z:bigint>", True), ("note", "string", True)]
+    md = floe_metadata(wh, table)
+    schema = next(s for s in md["schemas"] if s["schema-id"] == md["current-schema-id"])
+    assert java_schema(spark, f"floe.{table}") == schema
+    spec = next(s for s in md["partition-specs"] if s["spec-id"] == md["default-spec-id"])
+    assert java_spec(spark, f"floe.{table}") == spec
+    # A v2 spec drops a removed field (v1 would keep it as void).
+    assert spark_partitioning(spark, f"floe.{table}") == ["days(ts)", "truncate(2, label)"]
+    assert {f[3] for f in spark_files(spark, f"floe.{table}")} == {0, 1, 2}
+    assert_same_metadata(spark, wh, table)
+    for sql, pred in [("n > 500000000000", lambda r: r["n"] is not None and r["n"] > 5e11),
+                      ("label = 'name-2'", lambda r: r["label"] == "name-2"),
+                      ("note IS NULL", lambda r: r["note"] is None),
+                      ("ts < TIMESTAMP '2026-12-01 00:00:00'",
+                       lambda r: r["ts"] < "2026-12-01")]:
+        same_rows(spark_rows(spark, f"SELECT * FROM floe.{table} WHERE {sql}"),
+                  [r for r in fl if pred(r)])
+
+
+# ---- branches and tags ----
+
+def test_branches_and_tags_read_identically_in_spark(spark, wh, tmp_path):
+    table = "t4.refs"
+    floe_at(wh, "ns", "create", "t4")
+    floe_at(wh, "table", "create", table, "--schema", KEYED_SCHEMA,
+            "--identifier", "id,region", "--partition", "bucket(2, id)")
+    for k in range(3):
+        floe_at(wh, "table", "append", table, write_jsonl(
+            tmp_path / f"a{k}.jsonl", [keyed_row(i, "r", 0) for i in range(k * 50, k * 50 + 50)]))
+    snaps = floe_snapshots(wh, table)
+    floe_at(wh, "table", "tag", table, "v1", "--snapshot", str(snaps[0]["snapshot_id"]))
+    floe_at(wh, "table", "branch", table, "dev")
+    floe_at(wh, "table", "append", table, "--branch", "dev",
+            write_jsonl(tmp_path / "dev.jsonl", [keyed_row(i, "d", 1) for i in range(500, 530)]))
+    floe_at(wh, "table", "upsert", table, "--branch", "dev",
+            write_jsonl(tmp_path / "devu.jsonl", [keyed_row(i, "r", 2) for i in range(0, 150, 4)]))
+    floe_at(wh, "table", "delete", table, "--filter", "id < 20")
+    floe_at(wh, "table", "tag", table, "v2")
+    floe_at(wh, "table", "branch", table, "audit", "--snapshot", str(snaps[1]["snapshot_id"]))
+    floe_at(wh, "table", "delete", table, "--branch", "audit", "--filter", "name IS NULL")
+
+    name = f"floe.{table}"
+    for ref in ["v1", "dev", "v2", "audit", "main"]:
+        fl = floe_rows(wh, table, "--ref", ref)
+        assert fl
+        same_rows(spark_rows(spark, f"SELECT * FROM {name} VERSION AS OF '{ref}'"), fl)
+    same_rows(spark_rows(spark, f"SELECT * FROM {name}.branch_dev"),
+              floe_rows(wh, table, "--ref", "dev"))
+    same_rows(spark_rows(spark, f"SELECT * FROM {name}.tag_v1"),
+              floe_rows(wh, table, "--ref", "v1"))
+    assert len(floe_rows(wh, table, "--ref", "v1")) == 50
+    same_rows(spark_rows(spark, f"SELECT * FROM {name}"), floe_rows(wh, table))
+
+    sp = {r.name: (r.type, r.snapshot_id) for r in
+          spark.sql(f"SELECT name, type, snapshot_id FROM {name}.refs").collect()}
+    fr = {r["name"]: (r["type"], r["snapshot_id"]) for r in floe_listing(wh, "refs", table)}
+    assert sp == fr and set(sp) == {"main", "dev", "audit", "v1", "v2"}
+    assert_same_metadata(spark, wh, table)
