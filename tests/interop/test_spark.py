@@ -566,3 +566,139 @@ def test_branches_and_tags_read_identically_in_spark(spark, wh, tmp_path):
     fr = {r["name"]: (r["type"], r["snapshot_id"]) for r in floe_listing(wh, "refs", table)}
     assert sp == fr and set(sp) == {"main", "dev", "audit", "v1", "v2"}
     assert_same_metadata(spark, wh, table)
+
+
+# ---- tables Spark writes, read by floe ----
+
+def spark_values(rows):
+    """SQL VALUES text for (id, ts, name, amount, score, d) tuples."""
+    out = []
+    for i, ts, name, amount, score, d in rows:
+        out.append(f"({i}, TIMESTAMP '{ts}', {'NULL' if name is None else repr(name)}, "
+                   f"{'NULL' if amount is None else f'CAST({amount} AS DECIMAL(10,2))'}, "
+                   f"{'NULL' if score is None else score}, DATE '{d}')")
+    return ", ".join(out)
+
+
+def spark_batch(lo, hi, day):
+    return [(i, f"2026-12-{1 + day:02d} {i % 24:02d}:{i % 60:02d}:{i % 7:02d}.{i:06d}",
+             None if i % 6 == 0 else f"n{i % 9}", None if i % 5 == 0 else f"{i}.{i % 100:02d}",
+             None if i % 4 == 0 else i / 8, f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}")
+            for i in range(lo, hi)]
+
+
+def assert_floe_reads_spark(spark, wh, table):
+    """floe's scan of every snapshot is Spark's, and so are the listings."""
+    name = f"floe.{table}"
+    same_rows(floe_rows(wh, table), spark_rows(spark, f"SELECT * FROM {name}"))
+    for s in spark_snapshots(spark, name):
+        sid = s["snapshot_id"]
+        same_rows(floe_rows(wh, table, "--snapshot", str(sid)),
+                  spark_rows(spark, f"SELECT * FROM {name} VERSION AS OF {sid}"))
+    assert_same_metadata(spark, wh, table)
+
+
+def test_spark_table_reads_identically_in_floe(spark, wh):
+    table = "t5.sales"
+    name = f"floe.{table}"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.t5")
+    spark.sql(f"""CREATE TABLE {name} (id BIGINT NOT NULL, ts TIMESTAMP, name STRING,
+                  amount DECIMAL(10,2), score DOUBLE, d DATE)
+                  USING iceberg PARTITIONED BY (days(ts), bucket(4, id))
+                  TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='merge-on-read',
+                                 'write.update.mode'='merge-on-read',
+                                 'write.merge.mode'='merge-on-read')""")
+    spark.sql(f"INSERT INTO {name} VALUES {spark_values(spark_batch(0, 300, 0))}")
+    spark.sql(f"INSERT INTO {name} VALUES {spark_values(spark_batch(300, 500, 1))}")
+    # Merge-on-read: position deletes.
+    spark.sql(f"DELETE FROM {name} WHERE id % 10 = 3")
+    spark.sql(f"UPDATE {name} SET name = 'updated', score = -1.0 WHERE id BETWEEN 100 AND 160")
+    spark.createDataFrame(
+        [(i, "merged" if i < 520 else "new") for i in range(480, 540, 2)],
+        "id BIGINT, name STRING").createOrReplaceTempView("changes")
+    spark.sql(f"""MERGE INTO {name} t USING changes c ON t.id = c.id
+                  WHEN MATCHED AND c.id % 4 = 0 THEN DELETE
+                  WHEN MATCHED THEN UPDATE SET t.name = c.name
+                  WHEN NOT MATCHED THEN INSERT (id, ts, name, amount, score, d)
+                       VALUES (c.id, TIMESTAMP '2026-12-05 12:00:00', c.name, 1.50, NULL,
+                               DATE '2026-12-05')""")
+    kinds = {f[0] for f in spark_files(spark, name)}
+    assert "position_deletes" in kinds, kinds
+    assert_floe_reads_spark(spark, wh, table)
+
+    # Copy-on-write, schema and partition evolution, more writes.
+    spark.sql(f"""ALTER TABLE {name} SET TBLPROPERTIES ('write.delete.mode'='copy-on-write',
+                  'write.update.mode'='copy-on-write', 'write.merge.mode'='copy-on-write')""")
+    spark.sql(f"DELETE FROM {name} WHERE name = 'n4'")
+    spark.sql(f"UPDATE {name} SET amount = amount * 2 WHERE id < 50")
+    spark.sql(f"ALTER TABLE {name} ADD COLUMN extra STRING")
+    spark.sql(f"ALTER TABLE {name} ADD PARTITION FIELD truncate(2, name)")
+    spark.sql(f"ALTER TABLE {name} DROP PARTITION FIELD bucket(4, id)")
+    spark.sql(f"""INSERT INTO {name} SELECT id + 1000, ts, name, amount, score, d,
+                  concat('x', CAST(id AS STRING)) FROM {name} WHERE id < 40""")
+    spark.sql(f"ALTER TABLE {name} RENAME COLUMN score TO points")
+    spark.sql(f"ALTER TABLE {name} ALTER COLUMN points COMMENT 'renamed'")
+    spark.sql(f"UPDATE {name} SET extra = 'late' WHERE id % 7 = 0")
+    assert_floe_reads_spark(spark, wh, table)
+    n = spark.sql(f"SELECT count(*) FROM {name}").collect()[0][0]
+    assert n == len(floe_rows(wh, table)) and n > 400
+
+    # floe's filters on Spark's table.
+    fl = floe_rows(wh, table)
+    for expr, pred in [("id >= 1000", lambda r: r["id"] >= 1000),
+                       ("name = 'updated'", lambda r: r["name"] == "updated"),
+                       ("extra IS NOT NULL", lambda r: r["extra"] is not None),
+                       ("ts < TIMESTAMP '2026-12-02T00:00:00Z'",
+                        lambda r: r["ts"] is not None and r["ts"] < "2026-12-02")]:
+        want = [r for r in fl if pred(r)]
+        assert want, expr
+        same_rows(floe_rows(wh, table, "--filter", expr), want)
+
+
+# ---- both engines committing to one table ----
+
+def assert_linear(snaps, n):
+    assert len(snaps) == n
+    assert [s["parent_id"] for s in snaps] == [None] + [s["snapshot_id"] for s in snaps[:-1]]
+    assert len({s["snapshot_id"] for s in snaps}) == n
+
+
+def test_floe_and_spark_append_to_each_others_tables(spark, wh, tmp_path):
+    floe_at(wh, "ns", "create", "t6")
+    cols = "id BIGINT NOT NULL, ts TIMESTAMP, name STRING, amount DECIMAL(10,2), score DOUBLE, d DATE"
+
+    def floe_batch(lo, hi, day):
+        return [{"id": i, "ts": ts.replace(" ", "T") + "+00:00", "name": name,
+                 "amount": amount, "score": score, "d": d}
+                for i, ts, name, amount, score, d in spark_batch(lo, hi, day)]
+
+    # A Spark-created table, then a floe-created one; each written by both.
+    spark.sql(f"CREATE TABLE floe.t6.by_spark ({cols}) USING iceberg "
+              f"PARTITIONED BY (days(ts)) TBLPROPERTIES ('format-version'='2')")
+    floe_at(wh, "table", "create", "t6.by_floe", "--schema",
+            "id long not null, ts timestamptz, name string, amount decimal(10,2), "
+            "score double, d date", "--partition", "day(ts), bucket(3, id)")
+    for table in ["t6.by_spark", "t6.by_floe"]:
+        name = f"floe.{table}"
+        want = []
+        for k in range(3):
+            lo = k * 100
+            spark.sql(f"INSERT INTO {name} VALUES {spark_values(spark_batch(lo, lo + 50, k))}")
+            rows = floe_batch(lo + 50, lo + 100, k)
+            floe_at(wh, "table", "append", table,
+                    write_jsonl(tmp_path / f"{table}{k}.jsonl", rows))
+            want += floe_batch(lo, lo + 100, k)
+            fl = floe_rows(wh, table)
+            same_rows(fl, want)
+            same_rows(spark_rows(spark, f"SELECT * FROM {name}"), fl)
+        snaps = floe_snapshots(wh, table)
+        assert_linear(snaps, 6)
+        assert [s["operation"] for s in snaps] == ["append"] * 6
+        assert [s["summary"]["total-records"] for s in snaps] == [
+            str(50 * (k + 1)) for k in range(6)]
+        assert_same_metadata(spark, wh, table)
+    # Both catalogs list both tables.
+    assert sorted(r.tableName for r in spark.sql("SHOW TABLES IN floe.t6").collect()) == \
+        ["by_floe", "by_spark"]
+    listed = floe_at(wh, "table", "list", "t6", "--format", "jsonl").stdout.splitlines()
+    assert sorted(json.loads(line)["table"] for line in listed) == ["by_floe", "by_spark"]
