@@ -702,3 +702,82 @@ def test_floe_and_spark_append_to_each_others_tables(spark, wh, tmp_path):
         ["by_floe", "by_spark"]
     listed = floe_at(wh, "table", "list", "t6", "--format", "jsonl").stdout.splitlines()
     assert sorted(json.loads(line)["table"] for line in listed) == ["by_floe", "by_spark"]
+
+
+# ---- maintenance by one engine, reads by the other ----
+
+def test_v3_deletion_vectors_and_spark_maintenance(spark, wh, tmp_path):
+    """Spark's v3 deletion vectors, compaction and rewritten manifests read
+    in floe; Spark compacts floe's equality deletes away; floe upserts into a
+    table whose identifier fields Spark set; each side expires snapshots."""
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.t7")
+    v3 = "floe.t7.dv"
+    spark.sql(f"""CREATE TABLE {v3} (id BIGINT NOT NULL, name STRING, amount DECIMAL(10,2))
+                  USING iceberg PARTITIONED BY (bucket(2, id))
+                  TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read',
+                                 'write.update.mode'='merge-on-read')""")
+    spark.sql(f"INSERT INTO {v3} SELECT id, concat('n', id), id / 4 FROM range(300)")
+    spark.sql(f"DELETE FROM {v3} WHERE id % 3 = 0")
+    spark.sql(f"UPDATE {v3} SET name = 'up' WHERE id % 5 = 0")
+    spark.sql(f"DELETE FROM {v3} WHERE id % 7 = 0")
+    assert {(f[0], f[2]) for f in spark_files(spark, v3)} >= {("position_deletes", "PUFFIN")}
+    assert_floe_reads_spark(spark, wh, "t7.dv")
+    spark.sql("CALL floe.system.rewrite_data_files(table => 't7.dv', "
+              "options => map('delete-file-threshold', '1'))")
+    spark.sql("CALL floe.system.rewrite_manifests('t7.dv')")
+    assert_floe_reads_spark(spark, wh, "t7.dv")
+    assert [s["operation"] for s in floe_snapshots(wh, "t7.dv")][-2:] == ["replace", "replace"]
+
+    # floe's equality deletes, compacted by Spark.
+    table = "t7.keyed"
+    floe_at(wh, "table", "create", table, "--schema", KEYED_SCHEMA,
+            "--identifier", "id,region", "--partition", "region")
+    floe_at(wh, "table", "append", table, write_jsonl(
+        tmp_path / "a.jsonl", [keyed_row(i, ["a", "b"][i % 2], 0) for i in range(200)]))
+    for v in (1, 2):
+        floe_at(wh, "table", "upsert", table, write_jsonl(
+            tmp_path / f"u{v}.jsonl",
+            [keyed_row(i, ["a", "b"][i % 2], v) for i in range(v * 10, 200, 3 + v)]))
+    before = floe_rows(wh, table)
+    spark.sql(f"CALL floe.system.rewrite_data_files(table => '{table}', "
+              "options => map('rewrite-all', 'true'))")
+    spark.sql(f"CALL floe.system.rewrite_position_delete_files(table => '{table}', "
+              "options => map('rewrite-all', 'true'))")
+    assert floe_snapshots(wh, table)[-1]["operation"] == "replace"
+    same_rows(floe_rows(wh, table), before)
+    same_rows(spark_rows(spark, f"SELECT * FROM floe.{table}"), before)
+    assert_same_metadata(spark, wh, table)
+    # Compaction kept the equality deletes' effect: floe upserts again.
+    floe_at(wh, "table", "upsert", table, write_jsonl(
+        tmp_path / "u3.jsonl", [keyed_row(i, ["a", "b"][i % 2], 3) for i in range(0, 200, 11)]))
+    fl = floe_rows(wh, table)
+    assert len(fl) == 200 and sum(r["ts"] == keyed_row(r["id"], r["region"], 3)["ts"]
+                                  for r in fl) == len(range(0, 200, 11))
+    same_rows(spark_rows(spark, f"SELECT * FROM floe.{table}"), fl)
+
+    # floe upserts into Spark's table once Spark names its identifier fields.
+    sp = "floe.t7.spark_keyed"
+    spark.sql(f"""CREATE TABLE {sp} (id BIGINT NOT NULL, region STRING NOT NULL,
+                  ts TIMESTAMP, name STRING, amount DECIMAL(12,2), score DOUBLE,
+                  tags ARRAY<STRING>) USING iceberg PARTITIONED BY (region)
+                  TBLPROPERTIES ('format-version'='2')""")
+    spark.sql(f"ALTER TABLE {sp} SET IDENTIFIER FIELDS id, region")
+    spark.createDataFrame([keyed_row(i, "x", 0) for i in range(50)]).createOrReplaceTempView("k")
+    spark.sql(f"""INSERT INTO {sp} SELECT id, region, CAST(ts AS TIMESTAMP), name,
+                  CAST(amount AS DECIMAL(12,2)), score, tags FROM k""")
+    floe_at(wh, "table", "upsert", "t7.spark_keyed", write_jsonl(
+        tmp_path / "su.jsonl", [keyed_row(i, "x", 5) for i in range(40, 60)]))
+    want = [keyed_row(i, "x", 0) for i in range(40)] + [keyed_row(i, "x", 5)
+                                                         for i in range(40, 60)]
+    same_rows(floe_rows(wh, "t7.spark_keyed"), want)
+    same_rows(spark_rows(spark, f"SELECT * FROM {sp}"), want)
+
+    # Expiry: Spark's on floe's table, floe's on Spark's; both still read.
+    keep = floe_snapshots(wh, table)[-1]["snapshot_id"]
+    spark.sql(f"CALL floe.system.expire_snapshots(table => '{table}', "
+              "older_than => TIMESTAMP '2999-01-01 00:00:00', retain_last => 1)")
+    assert [s["snapshot_id"] for s in floe_snapshots(wh, table)] == [keep]
+    same_rows(floe_rows(wh, table), fl)
+    floe_at(wh, "table", "expire", "t7.dv", "--older-than", "0s", "--retain-last", "1")
+    assert len(spark_snapshots(spark, v3)) == 1
+    assert_floe_reads_spark(spark, wh, "t7.dv")
