@@ -21,6 +21,7 @@ import pathlib
 import shutil
 import sqlite3
 import subprocess
+import urllib.parse
 
 import pytest
 from pyspark.sql import SparkSession
@@ -130,7 +131,8 @@ def floe_metadata(wh, table):
                              (ns, name)).fetchone()
     finally:
         con.close()
-    return json.loads(pathlib.Path(loc.removeprefix("file://")).read_text())
+    # floe writes file:///abs, Java's Hadoop file system file:/abs.
+    return json.loads(pathlib.Path(urllib.parse.urlparse(loc).path).read_text())
 
 
 # ---- Spark side, rendered in floe's JSON text form ----
@@ -239,11 +241,63 @@ def floe_files(wh, table):
                   for f in floe_listing(wh, "files", table))
 
 
+def ms(ts):
+    return ts.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def spark_history(spark, name):
+    return sorted((ms(r.made_current_at), r.snapshot_id, r.parent_id, r.is_current_ancestor)
+                  for r in spark.sql(f"SELECT * FROM {name}.history").collect())
+
+
+def floe_history(wh, table):
+    return sorted((ms(dt.datetime.fromisoformat(h["made_current_at"])), h["snapshot_id"],
+                   h["parent_id"], h["is_current_ancestor"])
+                  for h in floe_listing(wh, "history", table))
+
+
+def spark_manifests(spark, name):
+    return sorted(({0: "data", 1: "deletes"}[r.content], r.path, r.length, r.partition_spec_id,
+                   r.added_snapshot_id, r.added_data_files_count + r.added_delete_files_count,
+                   r.existing_data_files_count + r.existing_delete_files_count,
+                   r.deleted_data_files_count + r.deleted_delete_files_count)
+                  for r in spark.sql(f"SELECT * FROM {name}.manifests").collect())
+
+
+def floe_manifests(wh, table):
+    return sorted((m["content"], m["path"], m["length"], m["partition_spec_id"],
+                   m["added_snapshot_id"], m["added_data_files_count"],
+                   m["existing_data_files_count"], m["deleted_data_files_count"])
+                  for m in floe_listing(wh, "manifests", table))
+
+
+def spark_partitions(spark, name):
+    return sorted((r.spec_id, r.record_count, r.file_count, r.total_data_file_size_in_bytes,
+                   r.position_delete_record_count, r.equality_delete_record_count,
+                   r.position_delete_file_count + r.equality_delete_file_count)
+                  for r in spark.sql(f"SELECT * FROM {name}.partitions").collect())
+
+
+def floe_partitions(wh, table):
+    return sorted((p["spec_id"], p["record_count"], p["file_count"],
+                   p["total_data_file_size_in_bytes"], p["position_delete_record_count"],
+                   p["equality_delete_record_count"], p["delete_file_count"])
+                  for p in floe_listing(wh, "partitions", table))
+
+
 def assert_same_metadata(spark, wh, table):
-    """Spark's view of the table's history and files is floe's."""
+    """Spark's view of the table's history, files, manifests and partitions
+    is floe's, and Java's Iceberg parses the metadata file without losing or
+    changing anything: written back out it is the very same JSON."""
     name = f"floe.{table}"
     assert spark_snapshots(spark, name) == floe_snapshots(wh, table)
+    assert spark_history(spark, name) == floe_history(wh, table)
     assert spark_files(spark, name) == floe_files(wh, table)
+    assert spark_manifests(spark, name) == floe_manifests(wh, table)
+    assert spark_partitions(spark, name) == floe_partitions(wh, table)
+    ops = java_table(spark, name).operations()
+    assert json.loads(spark._jvm.org.apache.iceberg.TableMetadataParser.toJson(
+        ops.current())) == floe_metadata(wh, table)
 
 
 # ---- rows ----
