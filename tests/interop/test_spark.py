@@ -27,7 +27,7 @@ import pytest
 from pyspark.sql import SparkSession
 from pyspark.sql import types as T
 
-from conftest import run_floe
+from conftest import FLOE, run_floe
 
 ICEBERG_SPARK = "1.12.0"
 SQLITE_JDBC = "3.54.1.0"
@@ -751,6 +751,31 @@ def test_floe_and_spark_append_to_each_others_tables(spark, wh, tmp_path):
         assert [s["summary"]["total-records"] for s in snaps] == [
             str(50 * (k + 1)) for k in range(6)]
         assert_same_metadata(spark, wh, table)
+    # At the same time: floe processes and Spark commit to one table; each
+    # loser of a compare-and-swap refreshes and retries, none is lost.
+    table, name = "t6.by_floe", "floe.t6.by_floe"
+    want = floe_rows(wh, table)
+    procs = []
+    for k in range(4):
+        rows = floe_batch(1000 + k * 100, 1050 + k * 100, k)
+        want += rows
+        procs.append(subprocess.Popen(
+            [str(FLOE), "--warehouse", str(wh), "table", "append", table,
+             str(write_jsonl(tmp_path / f"conc{k}.jsonl", rows))],
+            stderr=subprocess.PIPE, text=True))
+    for k in range(4):
+        lo = 1050 + k * 100
+        spark.sql(f"INSERT INTO {name} VALUES {spark_values(spark_batch(lo, lo + 50, k))}")
+        want += floe_batch(lo, lo + 50, k)
+    for pr in procs:
+        _, err = pr.communicate(timeout=300)
+        assert pr.returncode == 0, err
+    fl = floe_rows(wh, table)
+    same_rows(fl, want)
+    same_rows(spark_rows(spark, f"SELECT * FROM {name}"), fl)
+    assert_linear(floe_snapshots(wh, table), 14)
+    assert_same_metadata(spark, wh, table)
+
     # Both catalogs list both tables.
     assert sorted(r.tableName for r in spark.sql("SHOW TABLES IN floe.t6").collect()) == \
         ["by_floe", "by_spark"]
@@ -835,3 +860,79 @@ def test_v3_deletion_vectors_and_spark_maintenance(spark, wh, tmp_path):
     floe_at(wh, "table", "expire", "t7.dv", "--older-than", "0s", "--retain-last", "1")
     assert len(spark_snapshots(spark, v3)) == 1
     assert_floe_reads_spark(spark, wh, "t7.dv")
+
+
+def test_floe_prunes_spark_pages_and_row_groups(spark, wh):
+    """Spark's Parquet (parquet-mr: dictionaries, small pages with column
+    indexes, several row groups) read by floe, whole and through filters
+    that prune row groups and pages."""
+    name = "floe.t8.big"
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS floe.t8")
+    spark.sql(f"""CREATE TABLE {name} (id BIGINT NOT NULL, k INT, s STRING, d DECIMAL(18,3),
+                  ts TIMESTAMP, dd DATE, f DOUBLE, tags ARRAY<STRING>)
+                  USING iceberg PARTITIONED BY (bucket(2, k))
+                  TBLPROPERTIES ('format-version'='2', 'write.parquet.page-size-bytes'='2048',
+                                 'write.parquet.page-row-limit'='500',
+                                 'write.parquet.row-group-size-bytes'='200000',
+                                 'write.parquet.dict-size-bytes'='4096')""")
+    spark.sql(f"""INSERT INTO {name} SELECT id, CAST(id % 1000 AS INT),
+                  concat('s', CAST(id % 777 AS STRING), repeat('x', CAST(id % 5 AS INT))),
+                  CAST(id * 1.125 AS DECIMAL(18,3)), timestamp_seconds(1700000000 + id * 37),
+                  date_add(DATE '2020-01-01', CAST(id % 3000 AS INT)),
+                  CASE WHEN id % 11 = 0 THEN NULL ELSE id / 7e0 END,
+                  CASE WHEN id % 13 = 0 THEN NULL ELSE array(CAST(id % 3 AS STRING), 'z') END
+                  FROM range(60000) ORDER BY id""")
+    sp = spark_rows(spark, f"SELECT * FROM {name}")
+    assert len(sp) == 60000
+    same_rows(floe_rows(wh, "t8.big"), sp)
+    for expr, pred in [
+            ("id >= 30000 AND id < 30010", lambda r: 30000 <= r["id"] < 30010),
+            ("id = 59999 OR id = 0", lambda r: r["id"] in (0, 59999)),
+            ("s = 's5x'", lambda r: r["s"] == "s5x"),
+            ("k IN (7, 999)", lambda r: r["k"] in (7, 999)),
+            ("ts >= TIMESTAMP '2023-11-20T00:00:00Z' AND ts < TIMESTAMP '2023-11-20T01:00:00Z'",
+             lambda r: "2023-11-20T00" <= r["ts"] < "2023-11-20T01"),
+            ("d > 67400", lambda r: decimal.Decimal(r["d"]) > 67400),
+            ("f IS NULL AND id < 1000", lambda r: r["f"] is None and r["id"] < 1000),
+            ("dd = DATE '2027-03-01'", lambda r: r["dd"] == "2027-03-01")]:
+        want = [r for r in sp if pred(r)]
+        assert want, expr
+        p = floe_at(wh, "table", "scan", "t8.big", "--filter", expr, "--format", "jsonl",
+                    "--stats")
+        same_rows([json.loads(line) for line in p.stdout.splitlines()], want)
+    # The narrow id range skips row groups or pages, not only rows.
+    p = floe_at(wh, "table", "scan", "t8.big", "--filter", "id >= 30000 AND id < 30010",
+                "--stats", "--format", "jsonl")
+    assert "rows read 60000" not in p.stderr, p.stderr
+
+
+def test_namespaces_renames_and_drops_shared_with_spark(spark, wh, tmp_path):
+    """Catalog operations of one engine are seen by the other."""
+    floe_at(wh, "ns", "create", "t9", "--property", "team=floe")
+    floe_at(wh, "ns", "create", "t9.inner")
+    desc = {r[0]: r[1] for r in spark.sql("DESCRIBE NAMESPACE EXTENDED floe.t9").collect()}
+    assert "(team,floe)" in desc["Properties"], desc
+    spark.sql("CREATE NAMESPACE floe.t9s WITH DBPROPERTIES ('team' = 'spark')")
+    props = {r["property"]: r["value"] for r in
+             map(json.loads, floe_at(wh, "ns", "describe", "t9s", "--format", "jsonl")
+                 .stdout.splitlines())}
+    assert props.get("team") == "spark", props
+    assert {tuple(r) for r in spark.sql("SHOW NAMESPACES IN floe.t9").collect()} == \
+        {("t9.inner",)}
+
+    floe_at(wh, "table", "create", "t9.inner.a", "--schema", "id long not null, v string")
+    floe_at(wh, "table", "append", "t9.inner.a",
+            write_jsonl(tmp_path / "a.jsonl", [{"id": i, "v": f"v{i}"} for i in range(10)]))
+    same_rows(spark_rows(spark, "SELECT * FROM floe.t9.inner.a"),
+              [{"id": i, "v": f"v{i}"} for i in range(10)])
+    # The new name is within the same catalog.
+    spark.sql("ALTER TABLE floe.t9.inner.a RENAME TO t9.inner.b")
+    same_rows(floe_rows(wh, "t9.inner.b"), [{"id": i, "v": f"v{i}"} for i in range(10)])
+    assert floe_at(wh, "table", "scan", "t9.inner.a", check=False).returncode != 0
+    floe_at(wh, "table", "rename", "t9.inner.b", "t9s.c")
+    assert spark_rows(spark, "SELECT count(*) AS n FROM floe.t9s.c") == [{"n": 10}]
+    spark.sql("DROP TABLE floe.t9s.c")
+    listed = floe_at(wh, "table", "list", "t9s", "--format", "jsonl").stdout
+    assert listed.strip() == ""
+    floe_at(wh, "ns", "drop", "t9s")
+    assert "t9s" not in {r[0] for r in spark.sql("SHOW NAMESPACES IN floe").collect()}
