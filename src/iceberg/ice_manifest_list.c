@@ -65,10 +65,13 @@ static av_value_t *file_record(fl_arena_t *a, const av_schema_t *s, int fv, int6
       set(r, rn[k], av_value_long(a, rc));
     }
   }
-  if (m->partitions) {
+  /* Always a list, empty for an unpartitioned spec, as Java writes it:
+   * Spark's manifests metadata table fails on a null one. */
+  {
     const av_schema_t *arr = field_schema(s, "partitions");
-    av_value_t *ps = av_value_array(a, m->npartitions);
-    for (uint32_t i = 0; i < m->npartitions; i++) {
+    uint32_t np = m->partitions ? m->npartitions : 0;
+    av_value_t *ps = av_value_array(a, np);
+    for (uint32_t i = 0; i < np; i++) {
       const ice_field_summary_t *fs = &m->partitions[i];
       av_value_t *e = av_value_record(a, arr->items);
       set(e, "contains_null", av_value_bool(a, fs->contains_null));

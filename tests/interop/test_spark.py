@@ -272,10 +272,15 @@ def floe_manifests(wh, table):
 
 
 def spark_partitions(spark, name):
-    return sorted((r.spec_id, r.record_count, r.file_count, r.total_data_file_size_in_bytes,
-                   r.position_delete_record_count, r.equality_delete_record_count,
-                   r.position_delete_file_count + r.equality_delete_file_count)
-                  for r in spark.sql(f"SELECT * FROM {name}.partitions").collect())
+    out = []
+    for r in spark.sql(f"SELECT * FROM {name}.partitions").collect():
+        d = r.asDict()
+        # An unpartitioned table's has no partition nor spec_id column.
+        out.append((d.get("spec_id", 0), d["record_count"], d["file_count"],
+                    d["total_data_file_size_in_bytes"], d["position_delete_record_count"],
+                    d["equality_delete_record_count"],
+                    d["position_delete_file_count"] + d["equality_delete_file_count"]))
+    return sorted(out)
 
 
 def floe_partitions(wh, table):
@@ -928,6 +933,7 @@ def test_namespaces_renames_and_drops_shared_with_spark(spark, wh, tmp_path):
     # The new name is within the same catalog.
     spark.sql("ALTER TABLE floe.t9.inner.a RENAME TO t9.inner.b")
     same_rows(floe_rows(wh, "t9.inner.b"), [{"id": i, "v": f"v{i}"} for i in range(10)])
+    assert_same_metadata(spark, wh, "t9.inner.b")  # unpartitioned manifests
     assert floe_at(wh, "table", "scan", "t9.inner.a", check=False).returncode != 0
     floe_at(wh, "table", "rename", "t9.inner.b", "t9s.c")
     assert spark_rows(spark, "SELECT count(*) AS n FROM floe.t9s.c") == [{"n": 10}]
@@ -936,3 +942,66 @@ def test_namespaces_renames_and_drops_shared_with_spark(spark, wh, tmp_path):
     assert listed.strip() == ""
     floe_at(wh, "ns", "drop", "t9s")
     assert "t9s" not in {r[0] for r in spark.sql("SHOW NAMESPACES IN floe").collect()}
+
+
+# ---- v3 row lineage across engines ----
+
+def assert_row_ids_unique(spark, name, n):
+    """Every live row has its own _row_id, and ids stay below next-row-id."""
+    rows = spark.sql(f"SELECT _row_id FROM {name}").collect()
+    ids = [r[0] for r in rows]
+    assert len(ids) == n and None not in ids
+    assert len(set(ids)) == n, sorted(ids)
+    return set(ids)
+
+
+def test_v3_row_ids_stay_unique_across_engines(spark, wh, tmp_path):
+    """floe's commits to v3 tables (its own and Spark's) carry row lineage:
+    first-row-id, added-rows and next-row-id, so Spark's _row_id never
+    repeats, and both read the same rows."""
+    floe_at(wh, "ns", "create", "t10")
+    table, name = "t10.lineage", "floe.t10.lineage"
+    floe_at(wh, "table", "create", table, "--schema", KEYED_SCHEMA,
+            "--identifier", "id,region", "--partition", "region",
+            "--property", "format-version=3")
+    floe_at(wh, "table", "append", table, write_jsonl(
+        tmp_path / "a.jsonl", [keyed_row(i, ["p", "q"][i % 2], 0) for i in range(100)]))
+    floe_at(wh, "table", "append", table, write_jsonl(
+        tmp_path / "b.jsonl", [keyed_row(i, ["p", "q"][i % 2], 0) for i in range(100, 150)]))
+    md = floe_metadata(wh, table)
+    assert md["format-version"] == 3
+    assert [(s["first-row-id"], s["added-rows"]) for s in md["snapshots"]] == [(0, 100), (100, 50)]
+    assert md["next-row-id"] == 150
+    assert assert_row_ids_unique(spark, name, 150) == set(range(150))
+    floe_at(wh, "table", "delete", table, "--filter", "id < 10")
+    spark.sql(f"INSERT INTO {name} SELECT id + 1000, region, ts, name, amount, score, tags "
+              f"FROM {name} WHERE id < 30")
+    floe_at(wh, "table", "upsert", table, write_jsonl(
+        tmp_path / "u.jsonl", [keyed_row(i, ["p", "q"][i % 2], 1) for i in range(40, 60)]))
+    fl = floe_rows(wh, table)
+    assert len(fl) == 160
+    same_rows(spark_rows(spark, f"SELECT * FROM {name}"), fl)
+    assert_row_ids_unique(spark, name, 160)
+    assert_same_metadata(spark, wh, table)
+    md = floe_metadata(wh, table)
+    ends = [s["first-row-id"] + s["added-rows"] for s in md["snapshots"]]
+    assert md["next-row-id"] == max(ends)
+    assert all(b["first-row-id"] >= a["first-row-id"] + a["added-rows"]
+               for a, b in zip(md["snapshots"], md["snapshots"][1:]))
+
+    # Spark's v3 table with deletion vectors, appended to by floe, then by Spark.
+    sp = "floe.t10.spark_v3"
+    spark.sql(f"""CREATE TABLE {sp} (id BIGINT NOT NULL, name STRING) USING iceberg
+                  TBLPROPERTIES ('format-version'='3', 'write.delete.mode'='merge-on-read')""")
+    spark.sql(f"INSERT INTO {sp} SELECT id, concat('n', id) FROM range(20)")
+    spark.sql(f"DELETE FROM {sp} WHERE id % 3 = 0")
+    floe_at(wh, "table", "append", "t10.spark_v3", write_jsonl(
+        tmp_path / "f.jsonl", [{"id": 100 + i, "name": "floe"} for i in range(5)]))
+    floe_at(wh, "table", "delete", "t10.spark_v3", "--filter", "id = 4")
+    spark.sql(f"INSERT INTO {sp} VALUES (200, 'spark')")
+    want = [{"id": i, "name": f"n{i}"} for i in range(20) if i % 3 and i != 4] + \
+        [{"id": 100 + i, "name": "floe"} for i in range(5)] + [{"id": 200, "name": "spark"}]
+    same_rows(floe_rows(wh, "t10.spark_v3"), want)
+    same_rows(spark_rows(spark, f"SELECT * FROM {sp}"), want)
+    assert_row_ids_unique(spark, sp, len(want))
+    assert_same_metadata(spark, wh, "t10.spark_v3")

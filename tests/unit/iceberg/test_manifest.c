@@ -1063,6 +1063,12 @@ TEST(v3_list_assigns_first_row_ids_to_new_data_manifests) {
   CHECK_EQ(ls[1].first_row_id, -1);
   CHECK_EQ(ls[2].first_row_id, 40);
   CHECK_EQ(ls[3].first_row_id, 115);
+  /* Unpartitioned manifests get an empty summary list, not null (Spark's
+   * manifests table fails on null). */
+  for (int i = 0; i < 4; i++) {
+    CHECK(ls[i].partitions != NULL);
+    CHECK_EQ(ls[i].npartitions, 0);
+  }
   /* v2 lists carry no ids, whatever is asked. */
   lpath = tmp("snap-v2-assign.avro");
   CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 8, 7, 2, 100, mf, 4, &assigned, &err),
