@@ -9,8 +9,10 @@ Every test compares exact rows (sorted) in floe's JSON text form: Spark's
 values are rendered the way `floe table scan --format jsonl` prints them
 (timestamps with microseconds, decimals as strings, binary as hex).
 
-The Spark runtime jars come from Maven Central into ~/.m2 (mvn
-dependency:get) the first time; pyspark is pinned in tests/requirements.txt.
+The Spark runtime jars (Iceberg's, SQLite's and PostgreSQL's JDBC drivers)
+come from Maven Central into ~/.m2 (mvn dependency:get) the first time;
+pyspark is pinned in tests/requirements.txt. The last test opens a second
+Spark session on floe's PostgreSQL catalog.
 When either is missing the tests fail: they never skip.
 """
 import datetime as dt
@@ -31,10 +33,12 @@ from conftest import FLOE, run_floe
 
 ICEBERG_SPARK = "1.12.0"
 SQLITE_JDBC = "3.54.1.0"
+POSTGRESQL_JDBC = "42.7.14"
 M2 = pathlib.Path.home() / ".m2" / "repository"
 JARS = [
     ("org.apache.iceberg", "iceberg-spark-runtime-3.5_2.12", ICEBERG_SPARK),
     ("org.xerial", "sqlite-jdbc", SQLITE_JDBC),
+    ("org.postgresql", "postgresql", POSTGRESQL_JDBC),
 ]
 UTC = dt.timezone.utc
 
@@ -1011,3 +1015,58 @@ def test_v3_row_ids_stay_unique_across_engines(spark, wh, tmp_path):
     same_rows(spark_rows(spark, f"SELECT * FROM {sp}"), want)
     assert_row_ids_unique(spark, sp, len(want))
     assert_same_metadata(spark, wh, "t10.spark_v3")
+
+
+# ---- the PostgreSQL catalog ----
+
+def test_postgresql_catalog_shared_with_spark(spark, pg_uri, tmp_path):
+    """floe on its PostgreSQL catalog and Spark's JdbcCatalog on the same
+    database (a second session of the same Spark, catalog name floe)."""
+    wh = tmp_path / "pgwh"
+    wh.mkdir()
+    ns = "spark_" + tmp_path.name.replace("-", "_")[-20:]
+    table = f"{ns}.keyed"
+
+    def pf(*args):
+        return run_floe("--warehouse", wh, "--catalog", pg_uri, *args)
+
+    def rows_of(*extra):
+        out = pf("table", "scan", table, "--format", "jsonl", *extra).stdout
+        return [json.loads(line) for line in out.splitlines()]
+
+    u = urllib.parse.urlparse(pg_uri)
+    pg = spark.newSession()
+    pg.conf.set("spark.sql.catalog.floe.uri", f"jdbc:postgresql://{u.hostname}:{u.port}{u.path}")
+    pg.conf.set("spark.sql.catalog.floe.jdbc.user", u.username)
+    pg.conf.set("spark.sql.catalog.floe.warehouse", f"file://{wh}")
+
+    pf("ns", "create", ns)
+    pf("table", "create", table, "--schema", KEYED_SCHEMA, "--identifier", "id,region",
+       "--partition", "region, bucket(2, id)")
+    model = {}
+    pf("table", "append", table, write_jsonl(
+        tmp_path / "a.jsonl", [keyed_row(i, ["x", "y"][i % 2], 0) for i in range(120)]))
+    model.update({(i, ["x", "y"][i % 2]): keyed_row(i, ["x", "y"][i % 2], 0) for i in range(120)})
+    up = [keyed_row(i, ["x", "y"][i % 2], 1) for i in range(0, 140, 3)]
+    pf("table", "upsert", table, write_jsonl(tmp_path / "u.jsonl", up))
+    model.update({(r["id"], r["region"]): r for r in up})
+    pf("table", "delete", table, "--filter", "id >= 100 AND id < 110")
+    model = {k: r for k, r in model.items() if not 100 <= k[0] < 110}
+    fl = rows_of()
+    same_rows(fl, list(model.values()))
+    same_rows(spark_rows(pg, f"SELECT * FROM floe.{table}"), fl)
+    # The SQLite session does not see the PostgreSQL catalog's namespace.
+    assert ns not in {r[0] for r in spark.sql("SHOW NAMESPACES IN floe").collect()}
+
+    pg.sql(f"INSERT INTO floe.{table} SELECT id + 1000, region, ts, name, amount, score, tags "
+           f"FROM floe.{table} WHERE id < 20")
+    fl = rows_of()
+    assert len(fl) == len(model) + len([k for k in model if k[0] < 20])
+    same_rows(spark_rows(pg, f"SELECT * FROM floe.{table}"), fl)
+    snaps = [json.loads(line) for line in
+             pf("table", "snapshots", table, "--format", "jsonl").stdout.splitlines()]
+    assert [s["operation"] for s in snaps] == ["append", "overwrite", "overwrite", "append"]
+    assert [s["parent_id"] for s in snaps] == [None] + [s["snapshot_id"] for s in snaps[:-1]]
+    assert [r.snapshot_id for r in pg.sql(
+        f"SELECT snapshot_id FROM floe.{table}.snapshots ORDER BY committed_at").collect()] == \
+        [s["snapshot_id"] for s in snaps]
