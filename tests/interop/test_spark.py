@@ -653,6 +653,23 @@ def test_branches_and_tags_read_identically_in_spark(spark, wh, tmp_path):
     assert sp == fr and set(sp) == {"main", "dev", "audit", "v1", "v2"}
     assert_same_metadata(spark, wh, table)
 
+    # floe rolls main back, Spark reads the rolled-back state and history;
+    # Spark rolls forward again, floe reads that.
+    before = floe_snapshots(wh, table)
+    main_head = next(r for r in floe_listing(wh, "refs", table) if r["name"] == "main")
+    floe_at(wh, "table", "rollback", table, str(snaps[1]["snapshot_id"]))
+    same_rows(spark_rows(spark, f"SELECT * FROM {name}"),
+              floe_rows(wh, table, "--snapshot", str(snaps[1]["snapshot_id"])))
+    assert_same_metadata(spark, wh, table)
+    current = [h for h in spark_history(spark, name) if h[3]]
+    # The snapshot log lists the rolled-back-to snapshot again.
+    assert [h[1] for h in current] == [s["snapshot_id"] for s in snaps[:2]] + \
+        [snaps[1]["snapshot_id"]]
+    spark.sql(f"CALL floe.system.set_current_snapshot('{table}', {main_head['snapshot_id']})")
+    same_rows(floe_rows(wh, table), floe_rows(wh, table, "--ref", "v2"))
+    assert_same_metadata(spark, wh, table)
+    assert floe_snapshots(wh, table) == before  # no new snapshots, only refs moved
+
 
 # ---- tables Spark writes, read by floe ----
 
