@@ -7,13 +7,15 @@ equality deletes, so this is the peer check of `floe table upsert`.
 
 Every test compares exact rows (sorted) in floe's JSON text form: Spark's
 values are rendered the way `floe table scan --format jsonl` prints them
-(timestamps with microseconds, decimals as strings, binary as hex).
+(timestamps with microseconds, decimals as strings, binary as hex, NaN and
+infinities as strings, floats as the shortest decimal of the 32-bit value).
 
-The Spark runtime jars (Iceberg's, SQLite's and PostgreSQL's JDBC drivers)
+The jars (Iceberg's Spark runtime, SQLite's and PostgreSQL's JDBC drivers)
 come from Maven Central into ~/.m2 (mvn dependency:get) the first time;
-pyspark is pinned in tests/requirements.txt. The last test opens a second
-Spark session on floe's PostgreSQL catalog.
-When either is missing the tests fail: they never skip.
+pyspark is pinned in tests/requirements.txt. Spark 3.5's launcher adds the
+--add-opens options Java 17 needs by itself. The last test opens a second
+Spark session on floe's PostgreSQL catalog. When Java, Maven, a jar or
+pyspark is missing the tests fail: they never skip.
 """
 import datetime as dt
 import decimal
@@ -24,6 +26,7 @@ import shutil
 import sqlite3
 import struct
 import subprocess
+import time
 import urllib.parse
 
 import pytest
@@ -79,7 +82,11 @@ def wh(tmp_path_factory):
 def spark(wh):
     jars = fetch_jars()
     # Loopback only: without this Spark binds the host's first interface.
+    # pyspark turns timestamps into naive local times: make local UTC.
+    saved = {k: os.environ.get(k) for k in ("SPARK_LOCAL_IP", "TZ")}
     os.environ["SPARK_LOCAL_IP"] = "127.0.0.1"
+    os.environ["TZ"] = "UTC"
+    time.tzset()
     s = (SparkSession.builder.master("local[1]").appName("floe-interop")
          .config("spark.jars", ",".join(jars))
          .config("spark.driver.host", "127.0.0.1")
@@ -101,6 +108,12 @@ def spark(wh):
     s.sparkContext.setLogLevel("ERROR")
     yield s
     s.stop()
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    time.tzset()
 
 
 # ---- floe side ----
@@ -170,14 +183,14 @@ def render(v, t):
     if isinstance(t, T.DoubleType):
         return special(v) or v
     if isinstance(t, T.TimestampType):
-        # pyspark hands out naive local time; astimezone reads it as local.
+        # pyspark hands out naive local time (UTC here, see the fixture).
         return v.astimezone(UTC).isoformat(timespec="microseconds")
     if isinstance(t, T.TimestampNTZType):
         return v.isoformat(timespec="microseconds")
     if isinstance(t, T.DateType):
         return v.isoformat()
     if isinstance(t, T.DecimalType):
-        return str(v)
+        return format(v, "f")  # str() would give 0E-10 for a zero of scale 10
     if isinstance(t, T.BinaryType):
         return bytes(v).hex()
     if isinstance(t, T.ArrayType):
