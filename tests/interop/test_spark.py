@@ -1168,6 +1168,31 @@ EDGE_FLOE = ("id long not null, d38 decimal(38,10), d18 decimal(18,4), d5 decima
              "st struct<p: struct<q: int, r: list<string>>, z: string>")
 
 
+def metrics_summary(spark, name):
+    """Per column (Spark's readable_metrics: top-level and struct leaves):
+    summed value, null and NaN counts, smallest lower and largest upper
+    bound over the table's data files. Leaves inside lists and maps are
+    left out: Java keeps no metrics for them, floe keeps counts."""
+    out = {}
+    for r in spark.sql(f"SELECT readable_metrics FROM {name}.files WHERE content = 0").collect():
+        for col, m in r.readable_metrics.asDict().items():
+            if {"element", "key", "value"} & set(col.split(".")):
+                continue
+            o = out.setdefault(col, {"values": 0, "nulls": 0, "nans": 0, "lower": None,
+                                     "upper": None})
+            for k, f in (("values", "value_count"), ("nulls", "null_value_count"),
+                         ("nans", "nan_value_count")):
+                v = m[f]
+                o[k] = None if v is None or o[k] is None else o[k] + v
+            if m["lower_bound"] is not None:
+                o["lower"] = m["lower_bound"] if o["lower"] is None else min(o["lower"],
+                                                                               m["lower_bound"])
+            if m["upper_bound"] is not None:
+                o["upper"] = m["upper_bound"] if o["upper"] is None else max(o["upper"],
+                                                                               m["upper_bound"])
+    return out
+
+
 def test_nested_types_and_edge_values_both_ways(spark, wh, tmp_path):
     """Pre-1970 times, 38-digit decimals, NaN, -0.0, infinities, empty and
     Unicode strings, lists of structs, maps of structs, lists of lists,
@@ -1190,6 +1215,11 @@ def test_nested_types_and_edge_values_both_ways(spark, wh, tmp_path):
     assert spark_columns(spark, "floe.t11.by_floe") == \
         spark_columns(spark, "floe.t11.by_spark")
     assert_same_metadata(spark, wh, "t11.by_floe")
+    # Column metrics over all data files, as Java decodes them: counts and
+    # the overall bounds of floe's files are those of Spark's.
+    summary = metrics_summary(spark, "floe.t11.by_floe")
+    assert summary == metrics_summary(spark, "floe.t11.by_spark")
+    assert {"d38", "ts", "s", "b", "f", "db", "st.p.q", "st.z"} <= set(summary)
     for sql in ["d38 > -4970000000000.5", "d38 < -4999000000000", "d18 BETWEEN -100 AND -50",
                 "ts < TIMESTAMP '1911-01-01 00:00:00'", "dt >= DATE '1960-01-01'",
                 "tsn < TIMESTAMP_NTZ '1900-01-20 00:00:00'", "s = ''", "s > 'ünï'",
