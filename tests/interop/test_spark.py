@@ -931,6 +931,16 @@ def test_v3_deletion_vectors_and_spark_maintenance(spark, wh, tmp_path):
     floe_at(wh, "table", "expire", "t7.dv", "--older-than", "0s", "--retain-last", "1")
     assert len(spark_snapshots(spark, v3)) == 1
     assert_floe_reads_spark(spark, wh, "t7.dv")
+    # floe's orphan sweep on Spark's table (file:/ paths, Puffin files)
+    # takes only what no metadata reaches.
+    stray = wh / "t7" / "dv" / "data" / "stray.parquet"
+    stray.write_bytes(b"not a table file")
+    before = spark_rows(spark, f"SELECT * FROM {v3}")
+    p = floe_at(wh, "table", "remove-orphans", "t7.dv", "--older-than", "0s")
+    assert "1 orphans deleted" in p.stdout + p.stderr, p.stdout + p.stderr
+    assert not stray.exists()
+    same_rows(spark_rows(spark, f"SELECT * FROM {v3}"), before)
+    assert_floe_reads_spark(spark, wh, "t7.dv")
 
 
 def test_floe_prunes_spark_pages_and_row_groups(spark, wh):
