@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   clang-14 libclang-rt-14-dev            # libFuzzer and sanitizers for the fuzz targets
+  clang-format-14                         # formats the C sources by .clang-format
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev   # Parquet and Avro codecs
   libdeflate-dev                          # CRC-32 of Parquet pages (carry-less multiply)
   libjansson-dev                          # JSON for metadata and schemas

@@ -1,0 +1,430 @@
+/*
+ * op_sort.c - ORDER BY: a stable external merge sort.
+ *
+ * Algorithm. Input batches are copied (live rows only) and their ORDER BY
+ * columns encoded into normalized keys (ex_sortkey.h), so every comparison
+ * is one memcmp. The rows held in memory form the current run. When the
+ * budget refuses the next batch, the run is sorted (a merge sort over row
+ * numbers, stable: equal keys keep input order) and written to a spill
+ * file as batches of the input columns plus the key as a binary column;
+ * then memory is released and input continues. At finish, without spilled
+ * runs, the in-memory run is sorted and emitted. Otherwise it becomes the
+ * last run, and the runs are merged with a binary heap ordered by (key,
+ * run number): runs hold consecutive stretches of the input in order, so
+ * breaking ties by run number keeps the sort stable. When there are more
+ * runs than EX_SORT_FANIN (each open run costs a file and a batch), the
+ * oldest EX_SORT_FANIN runs are first merged into one new run, repeatedly.
+ *
+ * States.
+ *   COLLECTING  taking input; rows since the last spill are in memory
+ *   MERGING     finish() called; emitting in order
+ *   FINISHED    everything emitted and finish() passed on
+ * checkpoint() writes the in-memory rows when nothing was spilled (a sort
+ * in a streaming job holds a bounded input); restore() reads them back.
+ */
+#include "exec/op_sort.h"
+
+#include "base/alloc.h"
+#include "exec/ex_spill.h"
+#include "exec/ex_vec.h"
+
+#define EX_SORT_FANIN 64
+
+enum { ST_COLLECTING, ST_MERGING, ST_FINISHED };
+
+typedef struct sort_op {
+  ex_op_t op;
+  ex_ctx_t *ctx;
+  const ty_schema_t *schema;
+  ex_sortkey_t *key;
+  fl_arena_t *arena;
+  int state;
+  /* The in-memory run. */
+  ty_batch_t **batches;
+  uint32_t nbatches, batches_cap;
+  uint32_t *row_batch, *row_index; /* per held row */
+  uint64_t *koff;                  /* key offsets, nrows + 1 */
+  uint64_t nrows, rows_cap;
+  fl_buf_t keys;
+  size_t reserved;
+  /* Spilled runs, oldest first. */
+  const ty_schema_t *run_schema; /* input columns + "$key" binary */
+  ex_spill_dir_t *dir;
+  ex_spill_file_t **runs;
+  uint32_t nruns, runs_cap;
+  ty_batch_t *out;
+  ex_sort_stats_t stats;
+} sort_op_t;
+
+static int key_cmp(const sort_op_t *s, uint32_t a, uint32_t b) {
+  return ex_sortkey_cmp(s->keys.data + s->koff[a], s->koff[a + 1] - s->koff[a],
+                        s->keys.data + s->koff[b], s->koff[b + 1] - s->koff[b]);
+}
+
+/* Stable bottom-up merge sort of row numbers by key. */
+static uint32_t *sort_rows(const sort_op_t *s) {
+  uint64_t n = s->nrows;
+  uint32_t *a = fl_malloc((n ? n : 1) * sizeof *a), *tmp = fl_malloc((n ? n : 1) * sizeof *tmp);
+  for (uint64_t i = 0; i < n; i++) a[i] = (uint32_t)i;
+  /* Insertion sort of runs of 16, then merging doubles the width. */
+  for (uint64_t lo = 0; lo < n; lo += 16) {
+    uint64_t hi = lo + 16 < n ? lo + 16 : n;
+    for (uint64_t i = lo + 1; i < hi; i++) {
+      uint32_t x = a[i];
+      uint64_t j = i;
+      while (j > lo && key_cmp(s, a[j - 1], x) > 0) {
+        a[j] = a[j - 1];
+        j--;
+      }
+      a[j] = x;
+    }
+  }
+  for (uint64_t w = 16; w < n; w *= 2) {
+    for (uint64_t lo = 0; lo < n; lo += 2 * w) {
+      uint64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      uint64_t i = lo, j = mid, k = lo;
+      if (mid >= hi || key_cmp(s, a[mid - 1], a[mid]) <= 0) {
+        memcpy(tmp + lo, a + lo, (hi - lo) * sizeof *a);
+        continue;
+      }
+      while (i < mid && j < hi) tmp[k++] = key_cmp(s, a[j], a[i]) < 0 ? a[j++] : a[i++];
+      while (i < mid) tmp[k++] = a[i++];
+      while (j < hi) tmp[k++] = a[j++];
+    }
+    uint32_t *t = a;
+    a = tmp;
+    tmp = t;
+  }
+  fl_free(tmp);
+  return a;
+}
+
+static void drop_memory_run(sort_op_t *s) {
+  for (uint32_t i = 0; i < s->nbatches; i++) ty_batch_free(s->batches[i]);
+  s->nbatches = 0;
+  s->nrows = 0;
+  fl_buf_clear(&s->keys);
+  ex_mem_release(s->ctx->mem, s->reserved);
+  s->reserved = 0;
+}
+
+/* Appends row i of batch b (input columns) to out, emitting full batches. */
+static int out_row(sort_op_t *s, const ty_batch_t *b, uint32_t i, fl_err_t *err) {
+  ty_batch_t *o = s->out;
+  for (uint32_t c = 0; c < o->ncols; c++) ty_vec_append_from(o->cols[c], b->cols[c], i);
+  if (o->cols[0]->len < TY_BATCH_ROWS) return FL_OK;
+  ty_batch_seal(o);
+  int rc = ex_op_emit(&s->op, o, err);
+  ty_batch_reset(o);
+  return rc;
+}
+
+static int out_flush(sort_op_t *s, fl_err_t *err) {
+  if (!s->out->ncols || !s->out->cols[0]->len) return FL_OK;
+  ty_batch_seal(s->out);
+  int rc = ex_op_emit(&s->op, s->out, err);
+  ty_batch_reset(s->out);
+  return rc;
+}
+
+static int new_run(sort_op_t *s, ex_spill_file_t **f, fl_err_t *err) {
+  int rc;
+  if (!s->dir && (rc = ex_spill_dir_open(s->ctx->spill_dir, &s->dir, err))) return rc;
+  if ((rc = ex_spill_create(s->dir, f, err))) return rc;
+  if (s->nruns == s->runs_cap) {
+    s->runs_cap = s->runs_cap ? s->runs_cap * 2 : 8;
+    s->runs = fl_realloc(s->runs, s->runs_cap * sizeof *s->runs);
+  }
+  s->runs[s->nruns++] = *f;
+  return FL_OK;
+}
+
+/* Sorts the in-memory rows and writes them as a new run. */
+static int spill_run(sort_op_t *s, fl_err_t *err) {
+  ex_spill_file_t *f;
+  int rc = new_run(s, &f, err);
+  if (rc) return rc;
+  uint32_t *perm = sort_rows(s);
+  ty_batch_t *rb = ty_batch_new(s->run_schema, TY_BATCH_ROWS);
+  uint32_t kc = rb->ncols - 1;
+  for (uint64_t i = 0; i < s->nrows && !rc; i++) {
+    uint32_t r = perm[i];
+    const ty_batch_t *b = s->batches[s->row_batch[r]];
+    for (uint32_t c = 0; c < kc; c++) ty_vec_append_from(rb->cols[c], b->cols[c], s->row_index[r]);
+    ty_vec_append_bytes(rb->cols[kc], s->keys.data + s->koff[r], s->koff[r + 1] - s->koff[r]);
+    if (rb->cols[kc]->len == TY_BATCH_ROWS || i + 1 == s->nrows) {
+      ty_batch_seal(rb);
+      rc = ex_spill_write(f, rb, err);
+      ty_batch_reset(rb);
+    }
+  }
+  ty_batch_free(rb);
+  fl_free(perm);
+  if (!rc) rc = ex_spill_seal(f, err);
+  s->stats.runs++;
+  drop_memory_run(s);
+  return rc;
+}
+
+static void hold_rows(sort_op_t *s, ty_batch_t *copy) {
+  uint32_t n = copy->nrows;
+  if (s->nrows + n + 1 > s->rows_cap) {
+    uint64_t cap = s->rows_cap ? s->rows_cap : 4096;
+    while (cap < s->nrows + n + 1) cap *= 2;
+    s->row_batch = fl_realloc(s->row_batch, cap * sizeof *s->row_batch);
+    s->row_index = fl_realloc(s->row_index, cap * sizeof *s->row_index);
+    s->koff = fl_realloc(s->koff, cap * sizeof *s->koff);
+    s->rows_cap = cap;
+  }
+  if (s->nbatches == s->batches_cap) {
+    s->batches_cap = s->batches_cap ? s->batches_cap * 2 : 16;
+    s->batches = fl_realloc(s->batches, s->batches_cap * sizeof *s->batches);
+  }
+  ex_sortkey_encode(s->key, copy, NULL, n, &s->keys, s->koff + s->nrows);
+  for (uint32_t i = 0; i < n; i++) {
+    s->row_batch[s->nrows + i] = s->nbatches;
+    s->row_index[s->nrows + i] = i;
+  }
+  s->batches[s->nbatches++] = copy;
+  s->nrows += n;
+}
+
+static int sort_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
+  sort_op_t *s = (sort_op_t *)op;
+  if (s->state != ST_COLLECTING)
+    return fl_err_set(err, FL_EINTERNAL, "sort: batch pushed after finish");
+  uint32_t n = ty_batch_live(b);
+  if (!n) return FL_OK;
+  if (s->nrows + n >= UINT32_MAX)
+    return fl_err_set(err, FL_ELIMIT,
+                      "sort: more than 4 billion rows in memory; lower the memory budget");
+  ty_batch_t *copy = ty_batch_new(s->schema, n);
+  ex_batch_append_live(copy, b);
+  size_t keys_before = s->keys.len;
+  hold_rows(s, copy);
+  size_t cost = ex_batch_bytes(copy) + (s->keys.len - keys_before) + (size_t)n * 16;
+  s->stats.rows += n;
+  if (ex_mem_reserve(s->ctx->mem, cost)) {
+    s->reserved += cost;
+    return FL_OK;
+  }
+  /* Over budget: the held rows, this batch included, become a sorted run
+   * on disk and the memory goes back to the budget. */
+  return spill_run(s, err);
+}
+
+typedef struct run_cursor {
+  ex_spill_file_t *f;
+  ty_batch_t *b;
+  uint32_t pos;
+  uint32_t run; /* age: lower is earlier input */
+} run_cursor_t;
+
+static int cursor_less(const run_cursor_t *x, const run_cursor_t *y) {
+  uint32_t kc = x->b->ncols - 1;
+  size_t nx, ny;
+  const uint8_t *px = ty_vec_get_bytes(x->b->cols[kc], x->pos, &nx);
+  const uint8_t *py = ty_vec_get_bytes(y->b->cols[kc], y->pos, &ny);
+  int c = ex_sortkey_cmp(px, nx, py, ny);
+  return c < 0 || (c == 0 && x->run < y->run);
+}
+
+static void sift_down(run_cursor_t **h, uint32_t n, uint32_t i) {
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && cursor_less(h[l], h[m])) m = l;
+    if (r < n && cursor_less(h[r], h[m])) m = r;
+    if (m == i) return;
+    run_cursor_t *t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+/* Merges runs[0..n) into `into` (a run file, keys kept) or, when into is
+ * NULL, into the operator's output. */
+static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill_file_t *into,
+                      fl_err_t *err) {
+  run_cursor_t *cur = fl_calloc(n, sizeof *cur);
+  run_cursor_t **heap = fl_calloc(n, sizeof *heap);
+  uint32_t nh = 0;
+  int rc = FL_OK;
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    bool eof;
+    cur[i].f = runs[i];
+    cur[i].run = i;
+    cur[i].b = ty_batch_new(s->run_schema, TY_BATCH_ROWS);
+    ex_spill_rewind(runs[i]);
+    rc = ex_spill_read(runs[i], cur[i].b, &eof, err);
+    if (!rc && !eof && cur[i].b->nrows) heap[nh++] = &cur[i];
+  }
+  for (int64_t i = (int64_t)nh / 2 - 1; i >= 0 && !rc; i--) sift_down(heap, nh, (uint32_t)i);
+  ty_batch_t *rb = into ? ty_batch_new(s->run_schema, TY_BATCH_ROWS) : NULL;
+  while (nh && !rc) {
+    run_cursor_t *c = heap[0];
+    if (into) {
+      for (uint32_t k = 0; k < rb->ncols; k++)
+        ty_vec_append_from(rb->cols[k], c->b->cols[k], c->pos);
+      if (rb->cols[0]->len == TY_BATCH_ROWS) {
+        ty_batch_seal(rb);
+        rc = ex_spill_write(into, rb, err);
+        ty_batch_reset(rb);
+      }
+    } else {
+      rc = out_row(s, c->b, c->pos, err);
+    }
+    if (rc) break;
+    if (++c->pos == c->b->nrows) {
+      bool eof = false;
+      c->pos = 0;
+      do rc = ex_spill_read(c->f, c->b, &eof, err);
+      while (!rc && !eof && c->b->nrows == 0);
+      if (rc) break;
+      if (eof) {
+        heap[0] = heap[--nh];
+        if (!nh) break;
+      }
+    }
+    sift_down(heap, nh, 0);
+  }
+  if (!rc && into && rb->cols[0]->len) {
+    ty_batch_seal(rb);
+    rc = ex_spill_write(into, rb, err);
+  }
+  if (!rc && into) rc = ex_spill_seal(into, err);
+  ty_batch_free(rb);
+  for (uint32_t i = 0; i < n; i++) ty_batch_free(cur[i].b);
+  fl_free(cur);
+  fl_free(heap);
+  return rc;
+}
+
+static int sort_finish(ex_op_t *op, fl_err_t *err) {
+  sort_op_t *s = (sort_op_t *)op;
+  if (s->state != ST_COLLECTING) return fl_err_set(err, FL_EINTERNAL, "sort: finished twice");
+  s->state = ST_MERGING;
+  int rc = FL_OK;
+  if (s->nruns == 0) {
+    uint32_t *perm = sort_rows(s);
+    for (uint64_t i = 0; i < s->nrows && !rc; i++)
+      rc = out_row(s, s->batches[s->row_batch[perm[i]]], s->row_index[perm[i]], err);
+    fl_free(perm);
+    drop_memory_run(s);
+  } else {
+    if (s->nrows) rc = spill_run(s, err);
+    /* Fold the oldest runs together until one merge can take them all;
+     * the merged run replaces them at the front, keeping the age order. */
+    while (!rc && s->nruns > EX_SORT_FANIN) {
+      ex_spill_file_t *merged;
+      if ((rc = new_run(s, &merged, err))) break;
+      s->nruns--; /* new_run appended it; it goes to the front instead */
+      rc = merge_runs(s, s->runs, EX_SORT_FANIN, merged, err);
+      for (uint32_t i = 0; i < EX_SORT_FANIN; i++) ex_spill_free(s->runs[i]);
+      memmove(s->runs + 1, s->runs + EX_SORT_FANIN, (s->nruns - EX_SORT_FANIN) * sizeof *s->runs);
+      s->nruns -= EX_SORT_FANIN - 1;
+      s->runs[0] = merged;
+      s->stats.merge_passes++;
+    }
+    if (!rc) rc = merge_runs(s, s->runs, s->nruns, NULL, err);
+  }
+  if (!rc) rc = out_flush(s, err);
+  if (rc) return rc;
+  s->state = ST_FINISHED;
+  return ex_op_forward_finish(op, err);
+}
+
+static int sort_watermark(ex_op_t *op, int64_t ts_us, fl_err_t *err) {
+  return ex_op_forward_watermark(op, ts_us, err);
+}
+
+#define SORT_CHECKPOINT_MAGIC 0x54524f53u /* "SORT" */
+
+static int sort_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
+  sort_op_t *s = (sort_op_t *)op;
+  if (s->nruns)
+    return fl_err_set(err, FL_EUNSUPPORTED, "sort: cannot checkpoint after spilling runs");
+  fl_buf_append_le32(w, SORT_CHECKPOINT_MAGIC);
+  fl_buf_append_le32(w, s->nbatches);
+  for (uint32_t i = 0; i < s->nbatches; i++) ex_batch_encode(s->batches[i], w);
+  return FL_OK;
+}
+
+static int sort_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
+  sort_op_t *s = (sort_op_t *)op;
+  uint32_t magic, n;
+  int rc;
+  if ((rc = fl_rd_le32(r, &magic, err)) || (rc = fl_rd_le32(r, &n, err)))
+    return fl_err_prefix(err, "sort checkpoint: ");
+  if (magic != SORT_CHECKPOINT_MAGIC)
+    return fl_err_set(err, FL_ECORRUPT, "%s: not a sort checkpoint", r->what);
+  for (uint32_t i = 0; i < n; i++) {
+    ty_batch_t *b = ty_batch_new(s->schema, TY_BATCH_ROWS);
+    if ((rc = ex_batch_decode(r, b, err))) {
+      ty_batch_free(b);
+      return fl_err_prefix(err, "sort checkpoint: ");
+    }
+    rc = sort_push(op, b, err);
+    ty_batch_free(b);
+    if (rc) return rc;
+  }
+  return FL_OK;
+}
+
+static void sort_destroy(ex_op_t *op) {
+  sort_op_t *s = (sort_op_t *)op;
+  drop_memory_run(s);
+  for (uint32_t i = 0; i < s->nruns; i++) ex_spill_free(s->runs[i]);
+  ex_spill_dir_close(s->dir);
+  fl_free(s->runs);
+  fl_free(s->batches);
+  fl_free(s->row_batch);
+  fl_free(s->row_index);
+  fl_free(s->koff);
+  fl_buf_free(&s->keys);
+  ty_batch_free(s->out);
+  ex_sortkey_free(s->key);
+  fl_arena_free(s->arena);
+  fl_free(s);
+}
+
+static const ex_op_vt_t sort_vt = {
+    .name = "sort",
+    .push = sort_push,
+    .watermark = sort_watermark,
+    .finish = sort_finish,
+    .checkpoint = sort_checkpoint,
+    .restore = sort_restore,
+    .destroy = sort_destroy,
+};
+
+int ex_sort_new(ex_ctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys,
+                ex_op_t *next, ex_op_t **out, fl_err_t *err) {
+  ex_sortkey_t *k;
+  int rc = ex_sortkey_new(schema, keys, nkeys, &k, err);
+  if (rc) return rc;
+  if (schema->root.nfields == 0) {
+    ex_sortkey_free(k);
+    return fl_err_set(err, FL_EINVALID, "sort: input has no columns");
+  }
+  sort_op_t *s = fl_calloc(1, sizeof *s);
+  s->op.vt = &sort_vt;
+  s->op.next = next;
+  s->op.out_schema = schema;
+  s->ctx = ctx;
+  s->schema = schema;
+  s->key = k;
+  s->arena = fl_arena_new(4096);
+  uint32_t nf = schema->root.nfields;
+  ty_field_t *f = fl_arena_zalloc(s->arena, (nf + 1) * sizeof *f);
+  memcpy(f, schema->root.fields, nf * sizeof *f);
+  f[nf] = (ty_field_t){
+      .id = (int32_t)nf + 1, .name = "$key", .required = true, .type = ty_primitive(TY_BINARY)};
+  s->run_schema = ty_schema_new(s->arena, 0, f, nf + 1);
+  s->out = ty_batch_new(schema, TY_BATCH_ROWS);
+  fl_buf_init(&s->keys);
+  *out = &s->op;
+  return FL_OK;
+}
+
+const ex_sort_stats_t *ex_sort_stats(const ex_op_t *op) { return &((const sort_op_t *)op)->stats; }
