@@ -275,3 +275,28 @@ int ex__join_emit_unmatched_build(ex__join_out_t *o, ex__join_store_t *st, const
   fl_free(ids);
   return rc;
 }
+
+int ex__join_probe_done(ex__join_out_t *o, const ty_batch_t *pb, const uint32_t *rows, uint32_t n,
+                        const uint8_t *pmatched, const ty_vec_t *drop_nulls, uint32_t *scratch,
+                        fl_err_t *err) {
+  uint32_t ne = 0;
+  switch (o->spec.type) {
+    case EX_JOIN_LEFT:
+    case EX_JOIN_FULL:
+    case EX_JOIN_ANTI:
+      for (uint32_t k = 0; k < n; k++)
+        if (!pmatched[k]) scratch[ne++] = rows[k];
+      break;
+    case EX_JOIN_SEMI:
+      for (uint32_t k = 0; k < n; k++)
+        if (pmatched[k]) scratch[ne++] = rows[k];
+      break;
+    case EX_JOIN_NULL_AWARE_ANTI:
+      for (uint32_t k = 0; k < n; k++)
+        if (!pmatched[k] && !(drop_nulls && ty_vec_is_null(drop_nulls, rows[k])))
+          scratch[ne++] = rows[k];
+      break;
+    default: break;
+  }
+  return ne ? ex__join_emit_probe(o, pb, scratch, ne, err) : FL_OK;
+}

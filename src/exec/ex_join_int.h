@@ -77,6 +77,16 @@ int ex__join_pairs(ex__join_out_t *o, const ty_batch_t *pb, const uint32_t *prow
 /* Emits probe rows rows[0..n) of pb, with NULL build columns if any. */
 int ex__join_emit_probe(ex__join_out_t *o, const ty_batch_t *pb, const uint32_t *rows, uint32_t n,
                         fl_err_t *err);
+/*
+ * After the pairs of probe rows rows[0..n) of pb: emits those without a
+ * pair NULL-extended (LEFT, FULL) or alone (ANTI, NULL_AWARE_ANTI), or
+ * those with one (SEMI). For NOT IN, rows NULL in drop_nulls (the probe
+ * key column, when the build side is not empty) are left out. scratch
+ * has room for n rows.
+ */
+int ex__join_probe_done(ex__join_out_t *o, const ty_batch_t *pb, const uint32_t *rows, uint32_t n,
+                        const uint8_t *pmatched, const ty_vec_t *drop_nulls, uint32_t *scratch,
+                        fl_err_t *err);
 /* Emits every build row of st whose bmatched entry is 0, probe columns
  * NULL (RIGHT and FULL). */
 int ex__join_emit_unmatched_build(ex__join_out_t *o, ex__join_store_t *st, const uint8_t *bmatched,

@@ -357,30 +357,10 @@ static int probe_batch(hash_join_t *j, const ty_batch_t *b, fl_err_t *err) {
     rc = ex__join_pairs(&j->out, b, j->prow, j->pk, &j->store, j->bid, np, j->pmatched, bm, err);
     if (rc) return rc;
   }
-  uint32_t ne = 0;
-  switch (j->type) {
-    case EX_JOIN_LEFT:
-    case EX_JOIN_FULL:
-    case EX_JOIN_ANTI:
-      for (uint32_t k = 0; k < n; k++)
-        if (!j->pmatched[k]) j->emit_rows[ne++] = j->rows[k];
-      break;
-    case EX_JOIN_SEMI:
-      for (uint32_t k = 0; k < n; k++)
-        if (j->pmatched[k]) j->emit_rows[ne++] = j->rows[k];
-      break;
-    case EX_JOIN_NULL_AWARE_ANTI: {
-      /* x NOT IN (non-empty set without NULL) is NULL for a NULL x. */
-      const ty_vec_t *v = j->kcols[0];
-      bool drop_null = j->build_total > 0;
-      for (uint32_t k = 0; k < n; k++)
-        if (!j->pmatched[k] && !(drop_null && ty_vec_is_null(v, j->rows[k])))
-          j->emit_rows[ne++] = j->rows[k];
-      break;
-    }
-    default: break;
-  }
-  return ne ? ex__join_emit_probe(&j->out, b, j->emit_rows, ne, err) : FL_OK;
+  /* x NOT IN (non-empty set without NULL) is NULL for a NULL x. */
+  const ty_vec_t *drop_nulls =
+      j->type == EX_JOIN_NULL_AWARE_ANTI && j->build_total > 0 ? j->kcols[0] : NULL;
+  return ex__join_probe_done(&j->out, b, j->rows, n, j->pmatched, drop_nulls, j->emit_rows, err);
 }
 
 /* Joins one spilled partition (taking ownership of both files), splitting

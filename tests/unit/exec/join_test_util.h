@@ -107,16 +107,22 @@ static inline void jt_side_free(jt_side_t *s) {
   fl_free(s->rr);
 }
 
-/* The residual used by the tests: p.v and b.v both non-NULL and
+/* A residual as the tests write it: over probe columns pc (row i) and
+ * build columns bc (row j). */
+typedef bool (*jt_pred_fn)(ty_vec_t *const *pc, uint32_t i, ty_vec_t *const *bc, uint32_t j);
+
+/* The default residual: p.v and b.v both non-NULL and
  * (p.v + b.v) % 3 != 0. */
-static inline bool jt_pred(const ty_vec_t *pv, uint32_t i, const ty_vec_t *bv, uint32_t j) {
+static inline bool jt_pred(ty_vec_t *const *pc, uint32_t i, ty_vec_t *const *bc, uint32_t j) {
+  const ty_vec_t *pv = pc[2], *bv = bc[2];
   if (ty_vec_is_null(pv, i) || ty_vec_is_null(bv, j)) return false;
   return (TY_VEC_DATA(pv, int64_t)[i] + TY_VEC_DATA(bv, int64_t)[j]) % 3 != 0;
 }
 
-/* The residual as the join calls it; counts its calls and the largest
- * batch it saw. */
+/* The residual as the join calls it (pred NULL: jt_pred); counts its
+ * calls and the largest batch it saw. */
 typedef struct jt_filter_state {
+  jt_pred_fn pred;
   uint64_t calls;
   uint32_t max_rows;
 } jt_filter_state_t;
@@ -124,13 +130,15 @@ typedef struct jt_filter_state {
 static inline int jt_filter(void *arg, const ty_batch_t *pairs, uint32_t *sel, uint32_t *nsel,
                             fl_err_t *err) {
   jt_filter_state_t *st = arg;
+  jt_pred_fn pred = st->pred ? st->pred : jt_pred;
   st->calls++;
   if (pairs->nrows > st->max_rows) st->max_rows = pairs->nrows;
   if (pairs->sel) return fl_err_set(err, FL_EINTERNAL, "pairs batch has a selection");
-  const ty_vec_t *pv = pairs->cols[2], *bv = pairs->cols[JT_NCOLS + 2];
+  if (pairs->ncols != 2 * JT_NCOLS)
+    return fl_err_set(err, FL_EINTERNAL, "pairs batch has %u columns", pairs->ncols);
   uint32_t m = 0;
   for (uint32_t i = 0; i < pairs->nrows; i++)
-    if (jt_pred(pv, i, bv, i)) sel[m++] = i;
+    if (pred(pairs->cols, i, pairs->cols + JT_NCOLS, i)) sel[m++] = i;
   *nsel = m;
   return FL_OK;
 }
@@ -188,6 +196,8 @@ static inline char **jt_reference(const jt_side_t *P, const jt_side_t *B, const 
   fl_buf_t buf;
   fl_buf_init(&buf);
   uint8_t *bm = fl_calloc(B->nrows + 1, 1);
+  const jt_filter_state_t *fs = sp->filter_arg;
+  jt_pred_fn pred = fs && fs->pred ? fs->pred : jt_pred;
   bool build_null = false;
   for (uint32_t b = 0; b < B->nrows && nkeys; b++)
     if (ty_vec_is_null(B->rb[b]->cols[bkeys[0]], B->rr[b])) build_null = true;
@@ -198,8 +208,7 @@ static inline char **jt_reference(const jt_side_t *P, const jt_side_t *B, const 
       for (uint32_t c = 0; c < nkeys && eq; c++)
         eq = jt_key_eq(P->rb[p]->cols[pkeys[c]], P->rr[p], B->rb[b]->cols[bkeys[c]], B->rr[b]);
       if (!eq) continue;
-      if (sp->filter && !jt_pred(P->rb[p]->cols[2], P->rr[p], B->rb[b]->cols[2], B->rr[b]))
-        continue;
+      if (sp->filter && !pred(P->rb[p]->cols, P->rr[p], B->rb[b]->cols, B->rr[b])) continue;
       matched = true;
       bm[b] = 1;
       if (sp->type <= EX_JOIN_FULL) jt_add(&o, P, p, B, b, sp, &buf);
