@@ -70,8 +70,10 @@
  *                   the spilled partitions one by one
  *   FINISHED        everything emitted and finish() passed downstream
  * A probe batch in BUILDING, a build batch after BUILDING and anything
- * after FINISHED are errors. Checkpoints are not supported: a streaming
- * join keeps keyed state of its own (see docs/engine.md).
+ * after FINISHED are errors. checkpoint() in BUILDING or PROBING without
+ * spill files writes the phase, the build rows and which of them matched;
+ * restore() rebuilds the table from them (a lookup join in a streaming
+ * job holds its build side this way). After spilling it is refused.
  */
 #include "exec/op_hash_join.h"
 
@@ -482,11 +484,74 @@ static int build_finish(ex_op_t *op, fl_err_t *err) {
 
 static int build_watermark(ex_op_t *op, int64_t ts_us, fl_err_t *err) { return FL_OK; }
 
-static int no_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
-  return fl_err_set(err, FL_EUNSUPPORTED, "hash join: checkpoints are not supported");
+#define CHECKPOINT_MAGIC 0x314e4a48u /* "HJN1" */
+
+/* The state is the phase, NOT IN's two facts, the build rows (encoded as
+ * spill blocks are) and, for RIGHT and FULL, which of them have matched;
+ * the probe side holds nothing between batches. */
+static int join_checkpoint(hash_join_t *j, fl_buf_t *w, fl_err_t *err) {
+  if (j->spilled)
+    return fl_err_set(err, FL_EUNSUPPORTED,
+                      "hash join: cannot checkpoint after spilling (raise the memory budget)");
+  if (j->state != ST_BUILDING && j->state != ST_PROBING)
+    return fl_err_set(err, FL_EINTERNAL, "hash join: checkpoint after finish");
+  fl_buf_append_le32(w, CHECKPOINT_MAGIC);
+  fl_buf_append_u8(w, (uint8_t)j->state);
+  fl_buf_append_u8(w, j->build_null);
+  fl_buf_append_le64(w, j->build_total);
+  fl_buf_append_le32(w, j->store.nchunks);
+  for (uint32_t i = 0; i < j->store.nchunks; i++) ex_batch_encode(j->store.chunks[i], w);
+  fl_buf_append_le32(w, j->store.nrows);
+  if (build_outer(j->type) && j->store.nrows) fl_buf_append(w, j->bmatched, j->store.nrows);
+  return FL_OK;
 }
-static int no_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
-  return fl_err_set(err, FL_EUNSUPPORTED, "hash join: checkpoints are not supported");
+
+static int join_restore(hash_join_t *j, fl_rd_t *r, fl_err_t *err) {
+  if (j->state != ST_BUILDING || j->store.nrows || j->spilled)
+    return fl_err_set(err, FL_EINTERNAL, "hash join: restore into a join that has input");
+  uint32_t magic, nchunks, nrows;
+  uint8_t state, bnull;
+  uint64_t total;
+  int rc;
+  if ((rc = fl_rd_le32(r, &magic, err)) || (rc = fl_rd_u8(r, &state, err)) ||
+      (rc = fl_rd_u8(r, &bnull, err)) || (rc = fl_rd_le64(r, &total, err)) ||
+      (rc = fl_rd_le32(r, &nchunks, err)))
+    return fl_err_prefix(err, "hash join checkpoint: ");
+  if (magic != CHECKPOINT_MAGIC || (state != ST_BUILDING && state != ST_PROBING) || bnull > 1)
+    return fl_err_set(err, FL_ECORRUPT, "%s: not a hash join checkpoint", r->what);
+  for (uint32_t i = 0; i < nchunks; i++) {
+    if ((rc = ex_batch_decode(r, j->bread, err)))
+      return fl_err_prefix(err, "hash join checkpoint, chunk %u: ", i);
+    if ((rc = load_build(j, j->bread, err))) return rc;
+  }
+  if ((rc = fl_rd_le32(r, &nrows, err))) return fl_err_prefix(err, "hash join checkpoint: ");
+  if (nrows != j->store.nrows || total < nrows)
+    return fl_err_set(err, FL_ECORRUPT, "%s: %u build rows recorded, %u decoded", r->what, nrows,
+                      j->store.nrows);
+  if (build_outer(j->type) && nrows) {
+    const uint8_t *m;
+    if ((rc = fl_rd_bytes(r, nrows, &m, err))) return fl_err_prefix(err, "hash join checkpoint: ");
+    memcpy(j->bmatched, m, nrows);
+  }
+  j->build_null = bnull;
+  j->build_total = total;
+  j->state = state;
+  reserve_footprint(j, false);
+  return FL_OK;
+}
+
+static int probe_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
+  return join_checkpoint((hash_join_t *)op, w, err);
+}
+static int probe_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
+  return join_restore((hash_join_t *)op, r, err);
+}
+/* Both sides checkpoint the one join; a driver calls either. */
+static int build_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
+  return join_checkpoint(((build_side_t *)op)->j, w, err);
+}
+static int build_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
+  return join_restore(((build_side_t *)op)->j, r, err);
 }
 
 static void build_destroy(ex_op_t *op) {}
@@ -496,8 +561,8 @@ static const ex_op_vt_t build_vt = {
     .push = build_push,
     .watermark = build_watermark,
     .finish = build_finish,
-    .checkpoint = no_checkpoint,
-    .restore = no_restore,
+    .checkpoint = build_checkpoint,
+    .restore = build_restore,
     .destroy = build_destroy,
 };
 
@@ -590,8 +655,8 @@ static const ex_op_vt_t probe_vt = {
     .push = probe_push,
     .watermark = probe_watermark,
     .finish = probe_finish,
-    .checkpoint = no_checkpoint,
-    .restore = no_restore,
+    .checkpoint = probe_checkpoint,
+    .restore = probe_restore,
     .destroy = join_destroy,
 };
 

@@ -102,8 +102,8 @@ static bool check_all(const jt_side_t *P, const jt_side_t *B) {
 TEST(nl_join_matches_brute_force) {
   fl_arena_t *a = fl_arena_new(0);
   jt_side_t P, B;
-  jt_side_gen(&P, a, &(jt_gen_t){.rows = 400, .domain = 300, .null_pct = 8, .seed = 21});
-  jt_side_gen(&B, a, &(jt_gen_t){.rows = 260, .domain = 300, .null_pct = 8, .seed = 22});
+  jt_side_gen(&P, a, &(jt_gen_t){.rows = 250, .domain = 200, .null_pct = 8, .seed = 21});
+  jt_side_gen(&B, a, &(jt_gen_t){.rows = 180, .domain = 200, .null_pct = 8, .seed = 22});
   bool ok = check_all(&P, &B);
   jt_side_free(&P);
   jt_side_free(&B);
@@ -112,12 +112,12 @@ TEST(nl_join_matches_brute_force) {
 }
 
 TEST(nl_join_cross_join_batches) {
-  /* About 3000 x 90 rows (fewer: some batches arrive through a
+  /* About 1500 x 60 rows (fewer: some batches arrive through a
    * selection), in full batches. */
   fl_arena_t *a = fl_arena_new(0);
   jt_side_t P, B;
-  jt_side_gen(&P, a, &(jt_gen_t){.rows = 3000, .domain = 50, .null_pct = 5, .seed = 23});
-  jt_side_gen(&B, a, &(jt_gen_t){.rows = 90, .domain = 50, .null_pct = 5, .seed = 24});
+  jt_side_gen(&P, a, &(jt_gen_t){.rows = 1500, .domain = 50, .null_pct = 5, .seed = 23});
+  jt_side_gen(&B, a, &(jt_gen_t){.rows = 60, .domain = 50, .null_pct = 5, .seed = 24});
   nl_run_t run;
   bool ok = check_nl(&P, &B, EX_JOIN_INNER, NULL, false, &run);
   if (ok && (run.stats.rows_out != (uint64_t)P.nrows * B.nrows || run.max_batch != TY_BATCH_ROWS)) {
