@@ -147,9 +147,17 @@ static inline int jt_filter(void *arg, const ty_batch_t *pairs, uint32_t *sel, u
 static inline bool jt_key_eq(const ty_vec_t *a, uint32_t i, const ty_vec_t *b, uint32_t j) {
   if (ty_vec_is_null(a, i) || ty_vec_is_null(b, j)) return false;
   switch (a->type->kind) {
-    case TY_INT: return TY_VEC_DATA(a, int32_t)[i] == TY_VEC_DATA(b, int32_t)[j];
-    case TY_LONG: return TY_VEC_DATA(a, int64_t)[i] == TY_VEC_DATA(b, int64_t)[j];
+    case TY_BOOLEAN: return a->data[i] == b->data[j];
+    case TY_INT:
+    case TY_DATE: return TY_VEC_DATA(a, int32_t)[i] == TY_VEC_DATA(b, int32_t)[j];
+    case TY_LONG:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ: return TY_VEC_DATA(a, int64_t)[i] == TY_VEC_DATA(b, int64_t)[j];
+    case TY_FLOAT: return TY_VEC_DATA(a, float)[i] == TY_VEC_DATA(b, float)[j];
     case TY_DOUBLE: return TY_VEC_DATA(a, double)[i] == TY_VEC_DATA(b, double)[j];
+    case TY_DECIMAL: return ty_vec_get_i128(a, i) == ty_vec_get_i128(b, j);
+    case TY_UUID:
+    case TY_BINARY:
     case TY_STRING: {
       size_t n, m;
       const uint8_t *p = ty_vec_get_bytes(a, i, &n), *q = ty_vec_get_bytes(b, j, &m);

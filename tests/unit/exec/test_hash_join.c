@@ -546,3 +546,97 @@ TEST(hash_join_checkpoint_restore) {
   jt_side_free(&B);
   fl_arena_free(a);
 }
+
+/* Keys of more types: decimal, timestamp, boolean, uuid, real and date
+ * columns, each with NULLs (and NaN for real), a few distinct values so
+ * that tuples repeat. */
+static void typed_side(jt_side_t *s, fl_arena_t *a, uint32_t rows, uint64_t seed) {
+  fl_err_t err;
+  memset(s, 0, sizeof *s);
+  ty_schema_parse(a, "d decimal(12,2), t timestamp, b boolean, u uuid, f float, dt date",
+                  &s->schema, &err);
+  ty_batch_t *b = ty_batch_new(s->schema, rows);
+  for (uint32_t i = 0; i < rows; i++) {
+    uint64_t r = tu_rand(&seed);
+    for (uint32_t c = 0; c < 6; c++) {
+      uint32_t x = (uint32_t)(r >> (c * 9)) % 16;
+      if (x == 0) {
+        ty_vec_append_null(b->cols[c]);
+        continue;
+      }
+      uint32_t v = x % 3;
+      switch (c) {
+        case 0: ty_vec_append_i128(b->cols[c], (fl_i128)v * 100000000000LL - 5); break;
+        case 1: ty_vec_append_i64(b->cols[c], (int64_t)v * 86400000000LL); break;
+        case 2: ty_vec_append_bool(b->cols[c], v & 1); break;
+        case 3: {
+          uint8_t u[16] = {0};
+          u[15] = (uint8_t)v;
+          ty_vec_append_bytes(b->cols[c], u, 16);
+          break;
+        }
+        case 4:
+          ty_vec_append_f32(b->cols[c], x == 1   ? NAN
+                                        : v == 0 ? ((x & 1) ? -0.0f : 0.0f)
+                                                 : (float)v);
+          break;
+        default: ty_vec_append_i32(b->cols[c], (int32_t)v + 19000); break;
+      }
+    }
+  }
+  ty_batch_seal(b);
+  s->batches = fl_calloc(1, sizeof *s->batches);
+  s->batches[0] = b;
+  s->nbatches = 1;
+  s->rb = fl_calloc(rows + 1, sizeof *s->rb);
+  s->rr = fl_calloc(rows + 1, sizeof *s->rr);
+  for (uint32_t i = 0; i < rows; i++) {
+    s->rb[i] = b;
+    s->rr[i] = i;
+  }
+  s->nrows = rows;
+}
+
+TEST(hash_join_keys_of_other_types) {
+  fl_arena_t *a = fl_arena_new(0);
+  jt_side_t P, B;
+  typed_side(&P, a, 300, 41);
+  typed_side(&B, a, 200, 42);
+  static const uint32_t all[6] = {0, 1, 2, 3, 4, 5}, bout[2] = {4, 0};
+  static const uint32_t keysets[][6] = {{0, 1, 2, 3, 4, 5}, {3}, {4}, {0, 5}};
+  static const uint32_t nk[] = {6, 1, 1, 2};
+  bool ok = true;
+  for (uint32_t ks = 0; ks < 4 && ok; ks++)
+    for (int t = 0; t < EX_JOIN_TYPE_COUNT && ok; t++) {
+      if (t == EX_JOIN_NULL_AWARE_ANTI && nk[ks] != 1) continue;
+      bool only = t >= EX_JOIN_SEMI;
+      ex_join_spec_t sp = {.type = (ex_join_type_t)t,
+                           .probe_schema = P.schema,
+                           .build_schema = B.schema,
+                           .probe_out = all,
+                           .nprobe_out = 6,
+                           .build_out = bout,
+                           .nbuild_out = only ? 0 : 2};
+      fl_err_t err;
+      int rc;
+      char **got = run_join(&P, &B, &sp, keysets[ks], keysets[ks], nk[ks], 0, NULL, &rc, &err);
+      if (rc) {
+        t_fail(__FILE__, __LINE__, "%s: %s", ex_join_type_name((ex_join_type_t)t), err.msg);
+        ok = false;
+        break;
+      }
+      char **want = jt_reference(&P, &B, &sp, keysets[ks], keysets[ks], nk[ks]);
+      char msg[512];
+      if (!jt_same(got, want, msg, sizeof msg)) {
+        t_fail(__FILE__, __LINE__, "%s join on key set %u: %s",
+               ex_join_type_name((ex_join_type_t)t), ks, msg);
+        ok = false;
+      }
+      tu_rows_free(got);
+      tu_rows_free(want);
+    }
+  jt_side_free(&P);
+  jt_side_free(&B);
+  fl_arena_free(a);
+  CHECK(ok);
+}
