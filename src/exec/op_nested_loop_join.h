@@ -16,6 +16,7 @@ typedef struct ex_nl_join_stats {
   uint64_t probe_rows;
   uint64_t pairs; /* candidate pairs tried */
   uint64_t rows_out;
+  uint64_t blocks; /* build blocks joined after spilling (0: in memory) */
 } ex_nl_join_stats_t;
 
 /*
@@ -23,8 +24,8 @@ typedef struct ex_nl_join_stats {
  * LEFT, RIGHT, FULL, SEMI and ANTI take a filter; NULL_AWARE_ANTI needs
  * keys: use the hash join). The returned operator takes the probe side;
  * the build side is pushed to ex_nl_join_build_side(op) and finished
- * first, as for the hash join. The build side is held in memory: beyond
- * the budget the build push fails with FL_ELIMIT. Schemas live in arena.
+ * first, as for the hash join. Beyond the memory budget both sides are
+ * spilled and joined block by block. Schemas live in arena.
  */
 int ex_nl_join_new(ex_ctx_t *ctx, fl_arena_t *arena, const ex_join_spec_t *spec, ex_op_t *next,
                    ex_op_t **out, fl_err_t *err);
