@@ -103,7 +103,7 @@ typedef struct build_side {
 struct hash_join {
   ex_op_t op; /* the probe side */
   build_side_t build;
-  ex_ctx_t *ctx;
+  ex_opctx_t *ctx;
   int state;
   bool spilled;
   ex_join_type_t type;
@@ -660,7 +660,7 @@ static const ex_op_vt_t probe_vt = {
     .destroy = join_destroy,
 };
 
-int ex_hash_join_new(ex_ctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts_t *o, ex_op_t *next,
+int ex_hash_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts_t *o, ex_op_t *next,
                      ex_op_t **out, fl_err_t *err) {
   const ex_join_spec_t *sp = &o->join;
   if (!sp->probe_schema || !sp->build_schema)

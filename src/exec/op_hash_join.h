@@ -40,7 +40,7 @@ typedef struct ex_hash_join_stats {
  * opts->join.probe_out then build_out. Schemas live in arena, which must
  * outlive the operator. Fails when a column index or type is wrong.
  */
-int ex_hash_join_new(ex_ctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts_t *opts,
+int ex_hash_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts_t *opts,
                      ex_op_t *next, ex_op_t **out, fl_err_t *err);
 /* The consumer of the build side, owned by the join (destroying it is a
  * no-op; destroy the join). */

@@ -59,7 +59,7 @@ typedef struct nl_build_side {
 struct nl_join {
   ex_op_t op; /* the probe side */
   nl_build_side_t build;
-  ex_ctx_t *ctx;
+  ex_opctx_t *ctx;
   int state;
   ex_join_type_t type;
   ex__join_out_t out;
@@ -357,7 +357,7 @@ static const ex_op_vt_t nl_probe_vt = {
     .destroy = nl_destroy,
 };
 
-int ex_nl_join_new(ex_ctx_t *ctx, fl_arena_t *arena, const ex_join_spec_t *spec, ex_op_t *next,
+int ex_nl_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_join_spec_t *spec, ex_op_t *next,
                    ex_op_t **out, fl_err_t *err) {
   if (spec->type == EX_JOIN_NULL_AWARE_ANTI)
     return fl_err_set(err, FL_EUNSUPPORTED,

@@ -27,7 +27,7 @@ typedef struct ex_nl_join_stats {
  * first, as for the hash join. Beyond the memory budget both sides are
  * spilled and joined block by block. Schemas live in arena.
  */
-int ex_nl_join_new(ex_ctx_t *ctx, fl_arena_t *arena, const ex_join_spec_t *spec, ex_op_t *next,
+int ex_nl_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_join_spec_t *spec, ex_op_t *next,
                    ex_op_t **out, fl_err_t *err);
 ex_op_t *ex_nl_join_build_side(ex_op_t *join);
 const ex_nl_join_stats_t *ex_nl_join_stats(const ex_op_t *join);

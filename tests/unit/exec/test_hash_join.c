@@ -26,7 +26,7 @@ static char **run_join(const jt_side_t *P, const jt_side_t *B, const ex_join_spe
   ex_mem_init(&mem, budget);
   char dir[600];
   snprintf(dir, sizeof dir, "%s/spill", t_tmpdir());
-  ex_ctx_t ctx = {.mem = &mem, .spill_dir = dir};
+  ex_opctx_t ctx = {.mem = &mem, .spill_dir = dir};
   ex_hash_join_opts_t o = {.join = *sp, .probe_keys = pkeys, .build_keys = bkeys, .nkeys = nkeys};
   ex_op_t *op;
   ex_sink_t *sink = NULL;
@@ -361,7 +361,7 @@ TEST(hash_join_bad_setup) {
   jt_side_gen(&P, a, &(jt_gen_t){.rows = 10, .domain = 5, .seed = 12});
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_join_spec_t sp = jt_spec(&P, &P, EX_JOIN_INNER, false, NULL);
   fl_err_t err;
   ex_op_t *op;
@@ -425,7 +425,7 @@ TEST(hash_join_residual_error) {
 }
 
 /* Builds a join with its own sink; *bop is its build side. */
-static ex_op_t *ckpt_join(ex_ctx_t *ctx, fl_arena_t *a, const ex_hash_join_opts_t *o,
+static ex_op_t *ckpt_join(ex_opctx_t *ctx, fl_arena_t *a, const ex_hash_join_opts_t *o,
                           ex_sink_t **sink, fl_err_t *err) {
   ex_op_t *op;
   if (ex_hash_join_new(ctx, a, o, NULL, &op, err)) return NULL;
@@ -456,7 +456,7 @@ TEST(hash_join_checkpoint_restore) {
   jt_side_gen(&B, a, &(jt_gen_t){.rows = 1500, .domain = 450, .null_pct = 5, .seed = 32});
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   fl_err_t err;
   static const ex_join_type_t types[] = {EX_JOIN_FULL, EX_JOIN_RIGHT, EX_JOIN_LEFT, EX_JOIN_SEMI};
   for (uint32_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {

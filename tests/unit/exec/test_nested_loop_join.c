@@ -22,7 +22,7 @@ static char **run_nl(const jt_side_t *P, const jt_side_t *B, const ex_join_spec_
   ex_mem_init(&mem, budget);
   char dir[600];
   snprintf(dir, sizeof dir, "%s/spill", t_tmpdir());
-  ex_ctx_t ctx = {.mem = &mem, .spill_dir = dir};
+  ex_opctx_t ctx = {.mem = &mem, .spill_dir = dir};
   ex_op_t *op;
   ex_sink_t *sink = NULL;
   char **rows = NULL;
@@ -190,7 +190,7 @@ TEST(nl_join_errors) {
   fl_err_t err;
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_op_t *op;
   sp.type = EX_JOIN_NULL_AWARE_ANTI;
   sp.nbuild_out = 0;
