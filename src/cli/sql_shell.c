@@ -11,9 +11,10 @@
  * order, and once nothing is left open the whole entry goes into history
  * and the main prompt returns.
  *
- * Ctrl-C: a SIGINT handler without SA_RESTART makes libedit's read fail
- * with EINTR, so el_gets returns NULL with count -1; the shell then drops
- * the buffer. Ctrl-D on an empty line is end of input.
+ * Ctrl-C: libedit (EL_SIGNAL) restores the terminal and passes SIGINT to
+ * the shell's handler, installed without SA_RESTART, so the terminal read
+ * fails with EINTR and el_gets returns NULL with count -1; the shell then
+ * drops the buffer. Ctrl-D on an empty line is end of input.
  */
 #include <errno.h>
 #include <histedit.h>
@@ -179,6 +180,9 @@ int cli_sql_shell_run(const cli_sql_shell_opts_t *opts) {
   el_set(io.el, EL_PROMPT, prompt_fn);
   el_set(io.el, EL_EDITOR, "emacs");
   el_set(io.el, EL_HIST, history, io.hist);
+  /* libedit then redraws after a resize or Ctrl-Z and fg, and hands SIGINT
+   * on to our handler once the terminal is back in cooked mode. */
+  el_set(io.el, EL_SIGNAL, 1);
   el_source(io.el, NULL);
 
   struct sigaction sa, old;

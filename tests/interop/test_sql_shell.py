@@ -332,3 +332,14 @@ def test_not_interactive_without_a_terminal(warehouse):
     p = subprocess.run([str(TOOL), "--warehouse", str(warehouse)], input="", capture_output=True,
                        text=True, timeout=30)
     assert p.stdout.startswith("interactive: no")
+
+
+def test_resize_keeps_the_line(term):
+    term.send(b"SELECT 7")
+    term.expect(b"SELECT 7")
+    # A new window size sends SIGWINCH to the shell; the half-typed line stays.
+    fcntl.ioctl(term.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+    time.sleep(0.2)
+    term.send(b";\r")
+    out = term.expect(PROMPT)
+    assert execs(out) == [(1, 1, "table", "SELECT 7")]
