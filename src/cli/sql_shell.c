@@ -53,11 +53,40 @@ char *cli_sql_shell_history_path(void) {
   return p;
 }
 
+/* Where lines come from: libedit on a terminal, else plain stdin. */
 typedef struct shell_io {
-  EditLine *el;
-  History *hist;
+  EditLine *el;  /* NULL: read stdin with getline, no prompts, no history */
+  History *hist; /* NULL without el */
+  char *plain;   /* getline's buffer */
+  size_t plain_cap;
   bool continuing; /* which prompt to show */
 } shell_io_t;
+
+/*
+ * The next line (its newline stripped: *len excludes it), or NULL at end
+ * of input, or NULL with *interrupted set after Ctrl-C.
+ */
+static const char *read_line(shell_io_t *io, size_t *len, bool *interrupted) {
+  *interrupted = false;
+  const char *line;
+  if (io->el) {
+    shell_interrupted = 0;
+    int count = 0;
+    line = el_gets(io->el, &count);
+    if (!line) {
+      *interrupted = count == -1 && (shell_interrupted || errno == EINTR);
+      return NULL;
+    }
+    *len = (size_t)count;
+  } else {
+    ssize_t n = getline(&io->plain, &io->plain_cap, stdin);
+    if (n < 0) return NULL;
+    line = io->plain;
+    *len = (size_t)n;
+  }
+  while (*len && (line[*len - 1] == '\n' || line[*len - 1] == '\r')) (*len)--;
+  return line;
+}
 
 static char *prompt_fn(EditLine *el) {
   shell_io_t *io = NULL;
@@ -66,6 +95,7 @@ static char *prompt_fn(EditLine *el) {
 }
 
 static void history_add(shell_io_t *io, const char *text, size_t len) {
+  if (!io->hist) return;
   while (len && (text[len - 1] == '\n' || text[len - 1] == ' ')) len--;
   if (len == 0) return;
   char *s = fl_strndup(text, len);
@@ -79,16 +109,40 @@ static void run_piece(cli_shell_t *sh, const char *text, const sql_piece_t *p) {
   int64_t t0 = fl_monotonic_ns();
   sh->opts->execute(sh->opts->ctx, text + p->off, p->len, (int)p->pos.line, (int)p->pos.col);
   fflush(stdout);
-  if (sh->settings->timing)
-    printf("Time: %.3f ms\n", (double)(fl_monotonic_ns() - t0) / 1e6);
+  if (sh->settings->timing) printf("Time: %.3f ms\n", (double)(fl_monotonic_ns() - t0) / 1e6);
+}
+
+/* A lexical error in what was typed, with the line and a caret under it. */
+static void print_error(const char *text, size_t len, fl_err_t *err) {
+  fl_buf_t caret;
+  fl_buf_init(&caret);
+  sql_error_caret(text, len, err, &caret);
+  fprintf(stderr, "error: %s\n%.*s", err->msg, (int)caret.len, (const char *)caret.data);
+  fl_buf_free(&caret);
+  fl_err_clear(err);
+}
+
+/* End of a script on stdin with a statement still open: like `floe sql -f`,
+ * the last statement needs no ';', and an open string is an error. */
+static void finish_input(cli_shell_t *sh, const fl_buf_t *in, size_t done, fl_arena_t *a) {
+  fl_arena_reset(a);
+  const char *text = (const char *)in->data;
+  sql_piece_t *pieces;
+  size_t n;
+  fl_err_t err = {0};
+  if (sql_split_script(a, text, in->len, &pieces, &n, &err)) {
+    print_error(text, in->len, &err);
+    return;
+  }
+  for (size_t i = 0; i < n && !sh->quit; i++)
+    if (pieces[i].off >= done) run_piece(sh, text, &pieces[i]);
 }
 
 /*
  * Takes one line of SQL into the buffer and runs what it completes.
  * Returns true while a statement is still open.
  */
-static bool take_sql(cli_shell_t *sh, shell_io_t *io, fl_buf_t *in, size_t *done,
-                     fl_arena_t *a) {
+static bool take_sql(cli_shell_t *sh, shell_io_t *io, fl_buf_t *in, size_t *done, fl_arena_t *a) {
   sql_piece_t *pieces;
   size_t n, rest;
   bool incomplete;
@@ -96,12 +150,7 @@ static bool take_sql(cli_shell_t *sh, shell_io_t *io, fl_buf_t *in, size_t *done
   fl_arena_reset(a);
   const char *text = (const char *)in->data;
   if (cli_sql_shell_split(a, text, in->len, *done, &pieces, &n, &rest, &incomplete, &err)) {
-    fl_buf_t caret;
-    fl_buf_init(&caret);
-    sql_error_caret(text, in->len, &err, &caret);
-    fprintf(stderr, "%.*s%s\n", (int)caret.len, (const char *)caret.data, err.msg);
-    fl_buf_free(&caret);
-    fl_err_clear(&err);
+    print_error(text, in->len, &err);
     incomplete = false;
     n = 0;
   }
@@ -123,22 +172,23 @@ static int shell_loop(cli_shell_t *sh, shell_io_t *io) {
   size_t done = 0;
   while (!sh->quit) {
     io->continuing = in.len > 0;
-    shell_interrupted = 0;
-    int count = 0;
-    const char *line = el_gets(io->el, &count);
+    size_t len;
+    bool interrupted;
+    const char *line = read_line(io, &len, &interrupted);
     if (!line) {
-      if (count == -1 && (shell_interrupted || errno == EINTR)) {
+      if (interrupted) {
         /* Ctrl-C: forget the statement being typed, stay in the shell. */
         fputs("^C\n", stdout);
         fl_buf_clear(&in);
         done = 0;
         continue;
       }
-      fputs("\n", stdout);
+      if (io->el)
+        fputs("\n", stdout);
+      else if (in.len)
+        finish_input(sh, &in, done, a);
       break;
     }
-    size_t len = (size_t)count;
-    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
     if (in.len == 0) {
       char *cmd = fl_strndup(line, len);
       bool blank = cmd[strspn(cmd, " \t")] == '\0';
@@ -158,12 +208,23 @@ static int shell_loop(cli_shell_t *sh, shell_io_t *io) {
 }
 
 int cli_sql_shell_run(const cli_sql_shell_opts_t *opts) {
+  if (!opts->execute) {
+    fprintf(stderr, "floe sql: the shell needs a statement executor\n");
+    return 1;
+  }
   cli_shell_t sh = {.opts = opts, .settings = opts->settings};
   if (!sh.settings) {
     sh.settings = &sh.own_settings;
     strcpy(sh.own_settings.format, "table");
   }
   shell_io_t io = {0};
+  if (!cli_sql_shell_is_interactive()) {
+    /* No terminal: the same statements and commands, read as they come. */
+    int status = shell_loop(&sh, &io);
+    free(io.plain);
+    fflush(stdout);
+    return status;
+  }
   io.el = el_init("floe", stdin, stdout, stderr);
   if (!io.el) {
     fprintf(stderr, "floe sql: cannot set up line editing on this terminal\n");

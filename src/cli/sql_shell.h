@@ -45,10 +45,10 @@ typedef struct cli_sql_shell_opts {
   /* Describe commands; each prints to stdout and errors to stderr and
    * returns 0 or 1. NULL makes the command report it is unavailable. */
   void *describe_ctx;
-  int (*list_schemas)(void *describe_ctx);                          /* \dn */
-  int (*list_tables)(void *describe_ctx, const char *schema);       /* \d, \d SCHEMA (NULL: all) */
-  int (*describe_table)(void *describe_ctx, const char *name);      /* \d NAME */
-  bool (*is_schema)(void *describe_ctx, const char *name);          /* \d NAME names a schema */
+  int (*list_schemas)(void *describe_ctx);                     /* \dn */
+  int (*list_tables)(void *describe_ctx, const char *schema);  /* \d, \d SCHEMA (NULL: all) */
+  int (*describe_table)(void *describe_ctx, const char *name); /* \d NAME */
+  bool (*is_schema)(void *describe_ctx, const char *name);     /* \d NAME names a schema */
 
   cli_sql_shell_settings_t *settings; /* may be NULL: \format and \timing still work locally */
   const char *const *formats;         /* NULL-terminated names \format accepts; NULL: any */
@@ -61,8 +61,11 @@ bool cli_sql_shell_is_interactive(void);
 
 /*
  * Runs the shell until Ctrl-D, `quit`, `exit` or \q. Ctrl-C drops the input
- * gathered so far and shows a fresh prompt. Returns 0, or 1 when the
- * terminal could not be set up (after printing why).
+ * gathered so far and shows a fresh prompt. Without a terminal on stdin it
+ * uses no libedit, prompts or history: it reads lines as they come, with the
+ * same splitting and commands, and runs a last statement that lacks its ';'
+ * at end of input. Returns 0, or 1 when the terminal could not be set up or
+ * opts has no execute callback (after printing why).
  */
 int cli_sql_shell_run(const cli_sql_shell_opts_t *opts);
 
@@ -83,9 +86,8 @@ char *cli_sql_shell_history_path(void);
  * string, quoted name or comment). Returns FL_OK, or FL_EPARSE for a
  * lexical error that no further input can fix.
  */
-int cli_sql_shell_split(fl_arena_t *a, const char *text, size_t len, size_t from,
-                        sql_piece_t **out, size_t *n, size_t *rest, bool *incomplete,
-                        fl_err_t *err);
+int cli_sql_shell_split(fl_arena_t *a, const char *text, size_t len, size_t from, sql_piece_t **out,
+                        size_t *n, size_t *rest, bool *incomplete, fl_err_t *err);
 
 /* ---- describers over a catalog (sql_shell_describe.c) ---- */
 

@@ -55,10 +55,14 @@ static void cmd_describe(cli_shell_t *sh, const char *arg) {
 
 /* on, off, or empty (flip); false for anything else. */
 static bool parse_switch(const char *arg, bool cur, bool *out) {
-  if (!*arg) *out = !cur;
-  else if (strcasecmp(arg, "on") == 0) *out = true;
-  else if (strcasecmp(arg, "off") == 0) *out = false;
-  else return false;
+  if (!*arg)
+    *out = !cur;
+  else if (strcasecmp(arg, "on") == 0)
+    *out = true;
+  else if (strcasecmp(arg, "off") == 0)
+    *out = false;
+  else
+    return false;
   return true;
 }
 

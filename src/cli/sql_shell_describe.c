@@ -96,9 +96,9 @@ static void print_columns(FILE *out, const ty_type_t *st, int depth, int width) 
     fl_buf_t t;
     fl_buf_init(&t);
     ty_type_format(f->type, &t);
-    fprintf(out, "  %*s%-*s  %.*s%s%s%s\n", depth * 2, "", width - depth * 2, f->name,
-            (int)t.len, (const char *)t.data, f->required ? " not null" : "",
-            f->doc ? "  -- " : "", f->doc ? f->doc : "");
+    fprintf(out, "  %*s%-*s  %.*s%s%s%s\n", depth * 2, "", width - depth * 2, f->name, (int)t.len,
+            (const char *)t.data, f->required ? " not null" : "", f->doc ? "  -- " : "",
+            f->doc ? f->doc : "");
     fl_buf_free(&t);
     if (f->type->kind == TY_STRUCT) print_columns(out, f->type, depth + 1, width);
   }
@@ -160,7 +160,9 @@ int cli_sql_describe_table(cat_catalog_t *c, const char *name, FILE *out) {
 /* ---- the shell's callbacks ---- */
 
 static int cb_schemas(void *c) { return cli_sql_describe_schemas(c, stdout); }
-static int cb_tables(void *c, const char *schema) { return cli_sql_describe_tables(c, schema, stdout); }
+static int cb_tables(void *c, const char *schema) {
+  return cli_sql_describe_tables(c, schema, stdout);
+}
 static int cb_table(void *c, const char *name) { return cli_sql_describe_table(c, name, stdout); }
 static bool cb_is_schema(void *c, const char *name) {
   fl_err_t err = {0};

@@ -36,9 +36,8 @@ static size_t offset_of(const char *text, size_t len, uint32_t line, uint32_t co
   return len;
 }
 
-int cli_sql_shell_split(fl_arena_t *a, const char *text, size_t len, size_t from,
-                        sql_piece_t **out, size_t *n, size_t *rest, bool *incomplete,
-                        fl_err_t *err) {
+int cli_sql_shell_split(fl_arena_t *a, const char *text, size_t len, size_t from, sql_piece_t **out,
+                        size_t *n, size_t *rest, bool *incomplete, fl_err_t *err) {
   *out = NULL;
   *n = 0;
   *rest = len;

@@ -328,10 +328,26 @@ def test_format_and_timing(term):
     assert b"\\dn" in out and b"\\timing" in out
 
 
-def test_not_interactive_without_a_terminal(warehouse):
-    p = subprocess.run([str(TOOL), "--warehouse", str(warehouse)], input="", capture_output=True,
-                       text=True, timeout=30)
-    assert p.stdout.startswith("interactive: no")
+def test_not_interactive_without_a_terminal(warehouse, tmp_path):
+    script = "SELECT 1; SELECT\n  'a;b'; -- c;\n\\d\nSELECT 3"
+    p = subprocess.run([str(TOOL), "--warehouse", str(warehouse)], input=script,
+                       capture_output=True, text=True, timeout=30,
+                       env={**os.environ, "FLOE_HISTORY": str(tmp_path / "h")})
+    assert p.returncode == 0
+    assert "floe>" not in p.stdout and "->" not in p.stdout
+    assert p.stdout.splitlines() == [
+        "interactive: no",
+        "EXEC 1:1 [table] SELECT 1",
+        "EXEC 1:11 [table] SELECT\\n  'a;b'",
+        "db.t",
+        "EXEC 1:1 [table] SELECT 3",  # the last statement needs no ';'
+    ]
+    assert not (tmp_path / "h").exists()  # no history without a terminal
+    p = subprocess.run([str(TOOL), "--warehouse", str(warehouse)], input="SELECT 'open",
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0
+    assert "line 1, column 8: unterminated string literal" in p.stderr
+    assert "EXEC" not in p.stdout
 
 
 def test_resize_keeps_the_line(term):

@@ -20,8 +20,8 @@ typedef struct split_result {
 
 static split_result_t split_from(fl_arena_t *a, const char *text, size_t from) {
   split_result_t r = {0};
-  r.rc = cli_sql_shell_split(a, text, strlen(text), from, &r.pieces, &r.n, &r.rest,
-                             &r.incomplete, &r.err);
+  r.rc = cli_sql_shell_split(a, text, strlen(text), from, &r.pieces, &r.n, &r.rest, &r.incomplete,
+                             &r.err);
   return r;
 }
 
@@ -162,7 +162,8 @@ TEST(shell_split_statement_set) {
   CHECK_OK(r.rc, &r.err);
   CHECK_EQ(r.n, 1);
   CHECK(!r.incomplete);
-  CHECK(piece_is(t, &r, 0, "BEGIN STATEMENT SET;\nINSERT INTO a SELECT CASE WHEN x THEN 1 END;\nEND"));
+  CHECK(piece_is(t, &r, 0,
+                 "BEGIN STATEMENT SET;\nINSERT INTO a SELECT CASE WHEN x THEN 1 END;\nEND"));
   fl_arena_free(a);
 }
 
