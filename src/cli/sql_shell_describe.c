@@ -12,29 +12,37 @@
 #include "cli/sql_shell.h"
 #include "io/fs.h"
 
-int cli_sql_describe_schemas(cat_catalog_t *c, FILE *out) {
-  fl_err_t err = {0};
-  cat_names_t todo;
-  if (cat_ns_list(c, NULL, &todo, &err)) {
-    fprintf(stderr, "\\dn: %s\n", err.msg);
-    return 1;
-  }
-  /* Breadth first through nested namespaces; todo grows as it is read. */
-  size_t cap = todo.n;
-  for (size_t i = 0; i < todo.n; i++) {
-    fprintf(out, "%s\n", todo.items[i]);
+/* Every namespace, nested ones after their parents (breadth first). */
+static int all_schemas(cat_catalog_t *c, cat_names_t *out, fl_err_t *err) {
+  if (cat_ns_list(c, NULL, out, err)) return err->code;
+  size_t cap = out->n;
+  for (size_t i = 0; i < out->n; i++) {
     cat_names_t sub;
-    if (cat_ns_list(c, todo.items[i], &sub, &err)) continue;
+    if (cat_ns_list(c, out->items[i], &sub, err)) {
+      cat_names_free(out);
+      return err->code;
+    }
     for (size_t k = 0; k < sub.n; k++) {
-      if (todo.n == cap) {
+      if (out->n == cap) {
         cap = cap ? cap * 2 : 8;
-        todo.items = fl_realloc(todo.items, cap * sizeof *todo.items);
+        out->items = fl_realloc(out->items, cap * sizeof *out->items);
       }
-      todo.items[todo.n++] = sub.items[k];
+      out->items[out->n++] = sub.items[k];
     }
     fl_free(sub.items);
   }
-  cat_names_free(&todo);
+  return FL_OK;
+}
+
+int cli_sql_describe_schemas(cat_catalog_t *c, FILE *out) {
+  fl_err_t err = {0};
+  cat_names_t all;
+  if (all_schemas(c, &all, &err)) {
+    fprintf(stderr, "\\dn: %s\n", err.msg);
+    return 1;
+  }
+  for (size_t i = 0; i < all.n; i++) fprintf(out, "%s\n", all.items[i]);
+  cat_names_free(&all);
   return 0;
 }
 
@@ -53,28 +61,57 @@ static int list_one(cat_catalog_t *c, const char *ns, FILE *out) {
 int cli_sql_describe_tables(cat_catalog_t *c, const char *schema, FILE *out) {
   if (schema) return list_one(c, schema, out);
   fl_err_t err = {0};
-  cat_names_t todo;
-  if (cat_ns_list(c, NULL, &todo, &err)) {
+  cat_names_t all;
+  if (all_schemas(c, &all, &err)) {
     fprintf(stderr, "\\d: %s\n", err.msg);
     return 1;
   }
-  size_t cap = todo.n;
   int status = 0;
-  for (size_t i = 0; i < todo.n; i++) {
-    status |= list_one(c, todo.items[i], out);
-    cat_names_t sub;
-    if (cat_ns_list(c, todo.items[i], &sub, &err)) continue;
-    for (size_t k = 0; k < sub.n; k++) {
-      if (todo.n == cap) {
-        cap = cap ? cap * 2 : 8;
-        todo.items = fl_realloc(todo.items, cap * sizeof *todo.items);
-      }
-      todo.items[todo.n++] = sub.items[k];
-    }
-    fl_free(sub.items);
-  }
-  cat_names_free(&todo);
+  for (size_t i = 0; i < all.n; i++) status |= list_one(c, all.items[i], out);
+  cat_names_free(&all);
   return status;
+}
+
+/*
+ * A table named without its schema: the one schema that holds it. Returns
+ * "schema.name" (malloc'd), or NULL after saying why not.
+ */
+static char *qualify(cat_catalog_t *c, const char *name) {
+  fl_err_t err = {0};
+  cat_names_t all;
+  if (all_schemas(c, &all, &err)) {
+    fprintf(stderr, "\\d %s: %s\n", name, err.msg);
+    return NULL;
+  }
+  char *found = NULL;
+  size_t matches = 0;
+  fl_buf_t where;
+  fl_buf_init(&where);
+  for (size_t i = 0; i < all.n; i++) {
+    cat_names_t tables;
+    if (cat_table_list(c, all.items[i], &tables, &err)) continue;
+    for (size_t k = 0; k < tables.n; k++) {
+      if (strcmp(tables.items[k], name) != 0) continue;
+      fl_buf_printf(&where, "%s%s.%s", matches ? ", " : "", all.items[i], name);
+      if (!found) {
+        size_t n = strlen(all.items[i]) + strlen(name) + 2;
+        found = fl_malloc(n);
+        snprintf(found, n, "%s.%s", all.items[i], name);
+      }
+      matches++;
+    }
+    cat_names_free(&tables);
+  }
+  cat_names_free(&all);
+  if (matches == 0) fprintf(stderr, "\\d %s: no table or schema of that name\n", name);
+  if (matches > 1) {
+    fprintf(stderr, "\\d %s: several schemas hold it (%.*s); name one\n", name, (int)where.len,
+            (const char *)where.data);
+    fl_free(found);
+    found = NULL;
+  }
+  fl_buf_free(&where);
+  return found;
 }
 
 static size_t name_width(const ty_type_t *st, int depth) {
@@ -106,9 +143,16 @@ static void print_columns(FILE *out, const ty_type_t *st, int depth, int width) 
 
 int cli_sql_describe_table(cat_catalog_t *c, const char *name, FILE *out) {
   fl_err_t err = {0};
+  char *qualified = NULL;
+  if (!strchr(name, '.')) {
+    qualified = qualify(c, name);
+    if (!qualified) return 1;
+    name = qualified;
+  }
   char *ns = NULL, *tname = NULL;
   if (cat_split_ident(name, &ns, &tname, &err)) {
     fprintf(stderr, "\\d %s: %s\n", name, err.msg);
+    fl_free(qualified);
     return 1;
   }
   ice_table_t *t;
@@ -117,6 +161,7 @@ int cli_sql_describe_table(cat_catalog_t *c, const char *name, FILE *out) {
   fl_free(tname);
   if (rc) {
     fprintf(stderr, "\\d %s: %s\n", name, err.msg);
+    fl_free(qualified);
     return 1;
   }
   const ice_meta_t *m = t->meta;
@@ -154,6 +199,7 @@ int cli_sql_describe_table(cat_catalog_t *c, const char *name, FILE *out) {
     fprintf(out, "\n");
   }
   ice_table_free(t);
+  fl_free(qualified);
   return 0;
 }
 

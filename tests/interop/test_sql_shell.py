@@ -141,6 +141,10 @@ def warehouse(tmp_path_factory):
     run_floe("--warehouse", wh, "table", "create", "db.t",
              "--schema", "id long not null, ts timestamptz, name string, amount decimal(10,2)",
              "--partition", "day(ts), bucket(8, id)")
+    run_floe("--warehouse", wh, "ns", "create", "other")
+    run_floe("--warehouse", wh, "table", "create", "other.t", "--schema", "x int")
+    run_floe("--warehouse", wh, "table", "create", "other.only", "--schema", "y string not null",
+             "--sort", "y DESC")
     return wh
 
 
@@ -288,9 +292,9 @@ def test_no_history_without_home(warehouse, tmp_path):
 
 def test_describe_commands(term):
     out = term.line("\\d")
-    assert out.splitlines()[1:] == [b"db.t"]
+    assert out.splitlines()[1:] == [b"db.t", b"other.only", b"other.t"]
     out = term.line("\\dn")
-    assert out.splitlines()[1:] == [b"db"]
+    assert out.splitlines()[1:] == [b"db", b"other"]
     out = term.line("\\d db")
     assert out.splitlines()[1:] == [b"db.t"]
     out = term.line("\\d db.t")
@@ -303,6 +307,18 @@ def test_describe_commands(term):
         [b"amount", b"decimal(10,2)"],
         [b"partitioned", b"by:", b"day(ts),", b"bucket[8](id)"],
     ]
+    # Without a schema: the one schema that has it, or which ones to choose from.
+    out = term.line("\\d only")
+    assert [l.split() for l in out.splitlines()[1:]] == [
+        [b"table", b"other.only"],
+        [b"y", b"string", b"not", b"null"],
+        [b"partitioned", b"by:", b"nothing"],
+        [b"sorted", b"by:", b"identity(y)", b"desc", b"nulls", b"last"],
+    ]
+    out = term.line("\\d t")
+    assert b"several schemas hold it (db.t, other.t)" in out
+    out = term.line("\\d nosuch")
+    assert b"no table or schema of that name" in out
     out = term.line("\\d db.missing")
     assert b"db.missing" in out
     assert execs(term.line("SELECT 1;")) == [(1, 1, "table", "SELECT 1")]
@@ -339,7 +355,7 @@ def test_not_interactive_without_a_terminal(warehouse, tmp_path):
         "interactive: no",
         "EXEC 1:1 [table] SELECT 1",
         "EXEC 1:11 [table] SELECT\\n  'a;b'",
-        "db.t",
+        "db.t", "other.only", "other.t",
         "EXEC 1:1 [table] SELECT 3",  # the last statement needs no ';'
     ]
     assert not (tmp_path / "h").exists()  # no history without a terminal
