@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <histedit.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,12 +33,16 @@
 #define SHELL_CONTINUE "   -> "
 #define SHELL_HISTORY_SIZE 1000
 
-static volatile sig_atomic_t shell_interrupted;
+/* Set by the SIGINT handler, read by the loop and by executors on any
+ * thread: a lock-free atomic is safe for both. */
+static atomic_int shell_interrupted;
 
 static void on_sigint(int sig) {
   (void)sig;
   shell_interrupted = 1;
 }
+
+bool cli_sql_shell_interrupted(void) { return shell_interrupted != 0; }
 
 bool cli_sql_shell_is_interactive(void) { return isatty(STDIN_FILENO) == 1; }
 
@@ -106,6 +111,7 @@ static void history_add(shell_io_t *io, const char *text, size_t len) {
 
 /* Runs one statement of the buffer, timing it when asked. */
 static void run_piece(cli_shell_t *sh, const char *text, const sql_piece_t *p) {
+  shell_interrupted = 0;
   int64_t t0 = fl_monotonic_ns();
   sh->opts->execute(sh->opts->ctx, text + p->off, p->len, (int)p->pos.line, (int)p->pos.col);
   fflush(stdout);
@@ -154,7 +160,15 @@ static bool take_sql(cli_shell_t *sh, shell_io_t *io, fl_buf_t *in, size_t *done
     incomplete = false;
     n = 0;
   }
-  for (size_t i = 0; i < n && !sh->quit; i++) run_piece(sh, text, &pieces[i]);
+  for (size_t i = 0; i < n && !sh->quit; i++) {
+    run_piece(sh, text, &pieces[i]);
+    if (shell_interrupted) {
+      /* Ctrl-C while a statement ran: the rest of this entry is dropped. */
+      if (i + 1 < n || incomplete) fprintf(stderr, "cancelled: the statements typed after it\n");
+      incomplete = false;
+      break;
+    }
+  }
   if (incomplete) {
     *done = rest;
     return true;

@@ -69,6 +69,13 @@ bool cli_sql_shell_is_interactive(void);
  */
 int cli_sql_shell_run(const cli_sql_shell_opts_t *opts);
 
+/*
+ * Whether Ctrl-C was pressed since the running statement started: an
+ * executor polls it between batches to stop a long statement. The shell
+ * then skips the rest of what was typed with it. Any thread may call it.
+ */
+bool cli_sql_shell_interrupted(void);
+
 /* The history file: $FLOE_HISTORY when set (empty turns history off), else
  * $HOME/.floe_history; NULL when neither applies. malloc'd. */
 char *cli_sql_shell_history_path(void);

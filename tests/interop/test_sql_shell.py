@@ -45,13 +45,13 @@ class Term:
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 250, 0, 0))
         self.pid, self.fd, self.buf, self.status = pid, fd, b"", None
 
-    def send(self, data):
+    def send(self, data, raw=True):
         """Types data once the shell reads the terminal in raw mode. libedit
         draws the prompt before it leaves canonical mode, and a Ctrl-D typed
         in that gap is eaten by the line discipline; a person never types
         that fast, a test does."""
         deadline = time.time() + 5
-        while time.time() < deadline:
+        while raw and time.time() < deadline:
             try:
                 if not termios.tcgetattr(self.fd)[3] & termios.ICANON:
                     break
@@ -212,6 +212,16 @@ def test_ctrl_c_clears_the_input(term):
     assert execs(out) == [(1, 1, "table", "SELECT 5")]
     term.send(b"\x04")
     assert term.wait() == 0
+
+
+def test_ctrl_c_stops_a_running_statement(term):
+    term.send(b"SLEEP; SELECT 9;\r")
+    term.expect(b"sleeping")
+    term.send(b"\x03", raw=False)  # the statement runs with the terminal in cooked mode
+    out = term.expect(PROMPT)
+    assert b"woken by Ctrl-C" in out and b"cancelled" in out
+    assert execs(out) == []
+    assert execs(term.line("SELECT 10;")) == [(1, 1, "table", "SELECT 10")]
 
 
 def test_ctrl_d_quit_exit(warehouse, tmp_path):

@@ -7,11 +7,13 @@
  * Its execute callback prints each statement it receives as one line,
  *   EXEC <line>:<column> [<format>] <statement with newlines as \n>
  * and a statement starting with FAIL prints an error to stderr and returns
- * 1, so the tests see that the shell carries on. The describe commands go
+ * 1, so the tests see that the shell carries on; SLEEP waits up to five
+ * seconds for Ctrl-C (cli_sql_shell_interrupted) as a long query would. The describe commands go
  * to the real catalog of the warehouse. Exits with the shell's status.
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/session.h"
 #include "cli/sql_shell.h"
@@ -25,6 +27,13 @@ static int echo_statement(void *ctx, const char *sql, size_t len, int line, int 
   if (len >= 4 && memcmp(sql, "FAIL", 4) == 0) {
     fprintf(stderr, "error: statement at %d:%d failed on purpose\n", line, column);
     return 1;
+  }
+  if (len == 5 && memcmp(sql, "SLEEP", 5) == 0) {
+    printf("sleeping\n");
+    fflush(stdout);
+    for (int i = 0; i < 500 && !cli_sql_shell_interrupted(); i++) usleep(10000);
+    printf("%s\n", cli_sql_shell_interrupted() ? "woken by Ctrl-C" : "slept");
+    return 0;
   }
   printf("EXEC %d:%d [%s] ", line, column, t->settings.format);
   for (size_t i = 0; i < len; i++) {
