@@ -164,7 +164,8 @@ static bool take_sql(cli_shell_t *sh, shell_io_t *io, fl_buf_t *in, size_t *done
     run_piece(sh, text, &pieces[i]);
     if (shell_interrupted) {
       /* Ctrl-C while a statement ran: the rest of this entry is dropped. */
-      if (i + 1 < n || incomplete) fprintf(stderr, "cancelled: the statements typed after it\n");
+      if (i + 1 < n || incomplete)
+        fprintf(stderr, "interrupted: the statements after it were not run\n");
       incomplete = false;
       break;
     }
