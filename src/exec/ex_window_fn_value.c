@@ -47,10 +47,10 @@ static int64_t offset_row(const ex_window_fn_t *fn, const nonnull_t *nn, uint32_
   }
   if (lag) {
     int64_t k = (int64_t)nn->before[i] - off;
-    return k >= 0 ? nn->pos[k] : -1;
+    return k >= 0 ? (int64_t)nn->pos[k] : -1;
   }
   int64_t k = (int64_t)nn->before[i + 1] + off - 1;
-  return k < (int64_t)nn->npos ? nn->pos[k] : -1;
+  return k < (int64_t)nn->npos ? (int64_t)nn->pos[k] : -1;
 }
 
 /* The row first/last/nth_value reads for frame [s, e), or -1 (NULL). */
@@ -61,15 +61,15 @@ static int64_t frame_row(const ex_window_fn_t *fn, const nonnull_t *nn, uint32_t
     case EX_WIN_FIRST_VALUE:
       if (!nn) return s;
       k = nn->before[s];
-      return k < (int64_t)nn->npos && nn->pos[k] < e ? nn->pos[k] : -1;
+      return k < (int64_t)nn->npos && nn->pos[k] < e ? (int64_t)nn->pos[k] : -1;
     case EX_WIN_LAST_VALUE:
       if (!nn) return (int64_t)e - 1;
       k = (int64_t)nn->before[e] - 1;
-      return k >= 0 && nn->pos[k] >= s ? nn->pos[k] : -1;
+      return k >= 0 && nn->pos[k] >= s ? (int64_t)nn->pos[k] : -1;
     default:
       if (!nn) return (int64_t)s + fn->param - 1 < (int64_t)e ? (int64_t)s + fn->param - 1 : -1;
       k = (int64_t)nn->before[s] + fn->param - 1;
-      return k < (int64_t)nn->npos && nn->pos[k] < e ? nn->pos[k] : -1;
+      return k < (int64_t)nn->npos && nn->pos[k] < e ? (int64_t)nn->pos[k] : -1;
   }
 }
 
