@@ -348,6 +348,33 @@ static void ref_value(const ex_window_fn_t *fn, const uint32_t *ord, const uint3
       uint32_t m = 0;
       for (uint32_t j = 0; j < n; j++)
         if (in_frame(f, ord, grp, i, j)) rows[m++] = ord[j];
+      if (strcmp(a->name, "approx_percentile") == 0) {
+        /* Approximate: any value whose rank in the frame is within 0.1
+         * of the median's is accepted ("~lo:hi"). */
+        int64_t *v = fl_malloc((m + 1) * sizeof *v);
+        uint32_t nv = 0;
+        for (uint32_t k = 0; k < m; k++)
+          if (ty_vec_is_valid(x, rows[k])) v[nv++] = TY_VEC_DATA(x, int64_t)[rows[k]];
+        for (uint32_t k = 1; k < nv; k++)
+          for (uint32_t l = k; l > 0 && v[l - 1] > v[l]; l--) {
+            int64_t t = v[l];
+            v[l] = v[l - 1];
+            v[l - 1] = t;
+          }
+        if (nv == 0)
+          fl_buf_append_str(out, "NULL");
+        else {
+          snprintf(s, sizeof s, "~%lld:%lld", (long long)v[(uint32_t)floor(0.4 * (nv - 1))],
+                   (long long)v[(uint32_t)ceil(0.6 * (nv - 1))]);
+          fl_buf_append_str(out, s);
+        }
+        fl_free(v);
+        if (a->fn->destroy) a->fn->destroy(a, st);
+        fl_free(st);
+        fl_free(rows);
+        fl_free(gids);
+        return;
+      }
       fl_err_t err;
       int rc = a->fn->update(a, st, a->fn->state_size, gids, x, rows, m, &err);
       ty_vec_t *res = ty_vec_new(a->out, 1);
@@ -418,6 +445,13 @@ static bool rows_match(const char *a, const char *b) {
       ca[na] = 0;
       memcpy(cb, b, nb);
       cb[nb] = 0;
+      long long lo, hi, got;
+      if (cb[0] == '~' && sscanf(cb, "~%lld:%lld", &lo, &hi) == 2) {
+        if (sscanf(ca, "%lld", &got) != 1 || got < lo || got > hi) return false;
+        a += na + (a[na] == '|');
+        b += nb + (b[nb] == '|');
+        continue;
+      }
       double x = strtod(ca, &ea), y = strtod(cb, &eb);
       if (ea == ca || eb == cb || *ea || *eb) return false;
       double scale = fmax(1.0, fmax(fabs(x), fabs(y)));
@@ -584,7 +618,10 @@ static ex_agg_t *bind(const wfix_t *fx, const char *name, int32_t col, bool dist
   fl_err_t err;
   ex_agg_t *a = NULL;
   const ty_type_t *t = col >= 0 ? fx->schema->root.fields[col].type : NULL;
-  if (ex_agg_bind(fx->arena, name, t, distinct, NULL, 0, &a, &err) != FL_OK) return NULL;
+  double median = 0.5;
+  bool pct = strcmp(name, "approx_percentile") == 0;
+  if (ex_agg_bind(fx->arena, name, t, distinct, pct ? &median : NULL, pct, &a, &err) != FL_OK)
+    return NULL;
   return a;
 }
 
@@ -613,6 +650,7 @@ static uint32_t framed_fns(const wfix_t *fx, ex_window_fn_t *f) {
       AGG("bool_or", C_B),
       AGG("array_agg", C_X),
       AGG("approx_distinct", C_X),
+      AGG("approx_percentile", C_X),
       {.kind = EX_WIN_AGG, .arg_col = C_X, .default_col = -1, .agg = bind(fx, "count", C_X, true)},
   };
   uint32_t n = sizeof list / sizeof list[0];
