@@ -915,3 +915,74 @@ TEST(window_errors) {
   CHECK_EQ(mem.used, 0);
   free_input(&fx);
 }
+
+/* RANGE offsets on timestamp, decimal and bigint keys, worked by hand:
+ * NULL keys frame their NULL peers, and offsets that overflow saturate. */
+static void range_counts(const char *schema_text, void (*fill)(ty_batch_t *), int64_t off,
+                         const int64_t *expect, uint32_t n) {
+  fl_err_t err;
+  fl_arena_t *arena = fl_arena_new(0);
+  ty_schema_t *schema;
+  CHECK_OK(ty_schema_parse(arena, schema_text, &schema, &err), &err);
+  ty_batch_t *b = ty_batch_new(schema, 8);
+  fill(b);
+  ty_batch_seal(b);
+  ex_mem_t mem;
+  ex_mem_init(&mem, 0);
+  ex_opctx_t ctx = {.mem = &mem};
+  ex_agg_t *cnt;
+  CHECK_OK(ex_agg_bind(arena, "count", NULL, false, NULL, 0, &cnt, &err), &err);
+  ex_window_fn_t fn = {.kind = EX_WIN_AGG, .arg_col = -1, .default_col = -1, .agg = cnt};
+  ex_sort_key_t key = {.col = 0};
+  ex_window_frame_t f = {EX_FRAME_RANGE, BOUND(PRECEDING, off), BOUND(CURRENT_ROW, 0)};
+  ex_window_opts_t o = {.in_schema = schema, .order_keys = &key, .norder = 1, .frame = &f,
+                        .fns = &fn, .nfns = 1};
+  ex_op_t *w;
+  CHECK_OK(ex_window_new(&ctx, arena, &o, NULL, &w, &err), &err);
+  ex_sink_t *sink = ex_sink_new(w->out_schema);
+  w->next = &sink->op;
+  CHECK_OK(ex_op_push(w, b, &err), &err);
+  CHECK_OK(ex_op_finish(w, &err), &err);
+  CHECK_EQ(sink->rows, n);
+  const ty_batch_t *ob = sink->batches[0];
+  for (uint32_t i = 0; i < n; i++) CHECK_EQ(TY_VEC_DATA(ob->cols[1], int64_t)[i], expect[i]);
+  ex_op_destroy(w);
+  ex_op_destroy(&sink->op);
+  ty_batch_free(b);
+  fl_arena_free(arena);
+}
+
+static void fill_ts(ty_batch_t *b) {
+  ty_vec_append_i64(b->cols[0], 20);
+  ty_vec_append_null(b->cols[0]);
+  ty_vec_append_i64(b->cols[0], 0);
+  ty_vec_append_i64(b->cols[0], 25);
+  ty_vec_append_i64(b->cols[0], 10);
+  ty_vec_append_null(b->cols[0]);
+}
+
+static void fill_dec(ty_batch_t *b) {
+  ty_vec_append_i128(b->cols[0], 300);
+  ty_vec_append_i128(b->cols[0], 100);
+  ty_vec_append_i128(b->cols[0], 150);
+  ty_vec_append_i128(b->cols[0], 200);
+}
+
+static void fill_long(ty_batch_t *b) {
+  ty_vec_append_i64(b->cols[0], INT64_MAX);
+  ty_vec_append_i64(b->cols[0], INT64_MIN);
+  ty_vec_append_i64(b->cols[0], 0);
+}
+
+TEST(window_range_typed_keys) {
+  /* Sorted: 0, 10, 20, 25, NULL, NULL; 10 PRECEDING AND CURRENT ROW. */
+  static const int64_t ts[] = {1, 2, 2, 2, 2, 2};
+  range_counts("t timestamp", fill_ts, 10, ts, 6);
+  /* Sorted: 1.00, 1.50, 2.00, 3.00; 0.50 PRECEDING AND CURRENT ROW. */
+  static const int64_t dec[] = {1, 2, 2, 1};
+  range_counts("d decimal(9,2)", fill_dec, 50, dec, 4);
+  /* Sorted: MIN, 0, MAX with INT64_MAX PRECEDING: MIN - MAX saturates
+   * (wrapping would give an empty frame), 0 - MAX is just above MIN. */
+  static const int64_t lg[] = {1, 1, 2};
+  range_counts("l long", fill_long, INT64_MAX, lg, 3);
+}
