@@ -44,6 +44,7 @@
 #include "exec/op_window.h"
 
 #include "base/alloc.h"
+#include "exec/ex_spill.h"
 #include "exec/ex_vec.h"
 #include "exec/ex_window_int.h"
 #include "exec/op_sort.h"
@@ -82,8 +83,22 @@ typedef struct win_op {
   fl_buf_t kbuf, prev_p, prev_o;
   uint64_t *koffs_p, *koffs_o;
   bool have_prev;
-  /* The buffered partition. */
-  ty_batch_t *part;
+  /* The buffered partition: the columns the functions read (evaluation
+   * columns, eval_cols[j] of the input is column j of evalb, always in
+   * memory) and the whole rows (payload: in memory, or once the budget
+   * refuses them, in a spill file written a chunk at a time). */
+  const ty_schema_t *eval_schema;
+  uint32_t *eval_cols;
+  uint32_t neval;
+  ex_window_fn_t *efns; /* fns with columns numbered in eval_schema */
+  ex_sort_key_t eorder0;
+  ty_batch_t *evalb;
+  ty_batch_t *payload;
+  size_t payload_reserved;
+  bool spilled;
+  ex_spill_dir_t *sdir;
+  ex_spill_file_t *sfile;
+  ty_batch_t *chunk; /* payload rows on their way to the spill file */
   uint32_t *peer;
   size_t peer_cap;
   uint32_t ngroups;
@@ -93,6 +108,13 @@ typedef struct win_op {
 } win_op_t;
 
 #define STAGE_OF(o) ((win_op_t *)((char *)(o) - offsetof(win_op_t, stage)))
+
+static int spill_seal(win_op_t *w, fl_err_t *err);
+
+/* Bytes held for the partition besides its payload. */
+static size_t eval_bytes(const win_op_t *w) {
+  return ex_batch_bytes(w->evalb) + w->peer_cap * sizeof *w->peer;
+}
 
 static void reserve_to(win_op_t *w, size_t bytes) {
   if (bytes > w->reserved)
@@ -104,7 +126,7 @@ static void reserve_to(win_op_t *w, size_t bytes) {
 
 /* Steps 1-3 of the essay for the buffered partition. */
 static int eval_partition(win_op_t *w, fl_err_t *err) {
-  uint32_t n = w->part->nrows;
+  uint32_t n = w->evalb->nrows;
   if (n == 0) return FL_OK;
   w->state = WIN_EVALUATING;
   w->stats.partitions++;
@@ -112,14 +134,14 @@ static int eval_partition(win_op_t *w, fl_err_t *err) {
   uint32_t *gs = fl_malloc(((size_t)w->ngroups + 1) * sizeof *gs);
   for (uint32_t i = n; i-- > 0;) gs[w->peer[i]] = i;
   gs[w->ngroups] = n;
-  ex_win_part_t p = {.rows = w->part, .n = n, .peer = w->peer, .group_start = gs,
+  ex_win_part_t p = {.rows = w->evalb, .n = n, .peer = w->peer, .group_start = gs,
                      .ngroups = w->ngroups};
   uint32_t *fs = NULL, *fe = NULL;
   size_t extra = ((size_t)w->ngroups + 1) * sizeof *gs;
   if (w->need_frame) {
     fs = fl_malloc((size_t)n * sizeof *fs);
     fe = fl_malloc((size_t)n * sizeof *fe);
-    ex__win_frame_bounds(&w->frame, &p, w->norder ? (int32_t)w->order0.col : -1, &w->order0, fs,
+    ex__win_frame_bounds(&w->frame, &p, w->norder ? (int32_t)w->eorder0.col : -1, &w->eorder0, fs,
                          fe);
     p.fstart = fs;
     p.fend = fe;
@@ -130,39 +152,136 @@ static int eval_partition(win_op_t *w, fl_err_t *err) {
   for (uint32_t f = 0; f < w->nfns && !rc; f++) {
     const ty_type_t *t = w->op.out_schema->root.fields[w->in->root.nfields + f].type;
     res[f] = ty_vec_new(t, n);
-    rc = ex__win_families[w->fns[f].kind].eval(&w->fns[f], &p, res[f], err);
+    rc = ex__win_families[w->efns[f].kind].eval(&w->efns[f], &p, res[f], err);
     if (!rc) extra += ex_vec_bytes(res[f]);
   }
-  reserve_to(w, ex_batch_bytes(w->part) + w->peer_cap * sizeof *w->peer + extra);
-  /* Emit in batches; the row index list serves every column's gather. */
+  reserve_to(w, eval_bytes(w) + extra);
+  /* Emit in batches; the row index list serves every column's gather.
+   * Spilled rows come back from the file in the order written. */
   uint32_t idx[TY_BATCH_ROWS];
   uint32_t nin = w->in->root.nfields;
-  for (uint32_t s = 0; s < n && !rc; s += TY_BATCH_ROWS) {
+  ty_batch_t *src = w->payload;
+  if (!rc && w->spilled) rc = spill_seal(w, err);
+  if (w->spilled) src = ty_batch_new(w->in, TY_BATCH_ROWS);
+  for (uint32_t s = 0; s < n && !rc;) {
     uint32_t m = n - s < TY_BATCH_ROWS ? n - s : TY_BATCH_ROWS;
+    const uint32_t *from = idx;
+    if (w->spilled) {
+      bool eof;
+      rc = ex_spill_read(w->sfile, src, &eof, err);
+      if (!rc && (eof || src->nrows > n - s))
+        rc = fl_err_set(err, FL_ECORRUPT, "window: spilled partition %s holds the wrong rows",
+                        ex_spill_path(w->sfile));
+      if (rc) break;
+      m = src->nrows;
+      from = NULL;
+    }
     for (uint32_t k = 0; k < m; k++) idx[k] = s + k;
     ty_batch_reset(w->out);
-    for (uint32_t c = 0; c < nin; c++) ex_vec_gather(w->out->cols[c], w->part->cols[c], idx, m);
+    for (uint32_t c = 0; c < nin; c++) ex_vec_gather(w->out->cols[c], src->cols[c], from, m);
     for (uint32_t f = 0; f < w->nfns; f++) ex_vec_gather(w->out->cols[nin + f], res[f], idx, m);
     ty_batch_seal(w->out);
     rc = ex_op_emit(&w->op, w->out, err);
+    s += m;
+  }
+  if (w->spilled) {
+    ty_batch_free(src);
+    ex_spill_free(w->sfile);
+    w->sfile = NULL;
+    w->spilled = false;
   }
   for (uint32_t f = 0; f < w->nfns; f++) ty_vec_free(res[f]);
   fl_free(res);
   fl_free(fs);
   fl_free(fe);
   fl_free(gs);
-  ty_batch_reset(w->part);
+  ty_batch_reset(w->evalb);
+  ty_batch_reset(w->payload);
   w->ngroups = 0;
-  reserve_to(w, ex_batch_bytes(w->part) + w->peer_cap * sizeof *w->peer);
+  reserve_to(w, eval_bytes(w));
   w->state = WIN_BUFFERING;
   return rc;
 }
 
-/* Appends rows[a, b) of the sorted batch to the partition buffer. */
-static void buffer_rows(win_op_t *w, const ty_batch_t *b, const uint32_t *rows, uint32_t n) {
-  if (!n) return;
-  for (uint32_t c = 0; c < b->ncols; c++) ex_vec_gather(w->part->cols[c], b->cols[c], rows, n);
-  ty_batch_seal(w->part);
+/* Appends rows[0..n) of the sorted batch to the partition buffer. */
+static int buffer_rows(win_op_t *w, const ty_batch_t *b, const uint32_t *rows, uint32_t n,
+                       fl_err_t *err) {
+  if (!n) return FL_OK;
+  for (uint32_t j = 0; j < w->neval; j++)
+    ex_vec_gather(w->evalb->cols[j], b->cols[w->eval_cols[j]], rows, n);
+  if (w->neval)
+    ty_batch_seal(w->evalb);
+  else
+    w->evalb->nrows += n;
+  if (!w->spilled) {
+    for (uint32_t c = 0; c < b->ncols; c++) ex_vec_gather(w->payload->cols[c], b->cols[c], rows, n);
+    ty_batch_seal(w->payload);
+    return FL_OK;
+  }
+  w->stats.spilled_rows += n;
+  for (uint32_t k = 0; k < n;) {
+    uint32_t m = TY_BATCH_ROWS - w->chunk->nrows;
+    if (m > n - k) m = n - k;
+    for (uint32_t c = 0; c < b->ncols; c++) ex_vec_gather(w->chunk->cols[c], b->cols[c], rows + k, m);
+    ty_batch_seal(w->chunk);
+    k += m;
+    if (w->chunk->nrows == TY_BATCH_ROWS) {
+      int rc = ex_spill_write(w->sfile, w->chunk, err);
+      ty_batch_reset(w->chunk);
+      if (rc) return rc;
+    }
+  }
+  return FL_OK;
+}
+
+/* The budget refused the buffered rows: they go to a new spill file, and
+ * so do the partition's further rows. */
+static int spill_payload(win_op_t *w, fl_err_t *err) {
+  int rc = w->sdir ? FL_OK : ex_spill_dir_open(w->ctx->spill_dir, &w->sdir, err);
+  if (!rc) rc = ex_spill_create(w->sdir, &w->sfile, err);
+  if (rc) return fl_err_prefix(err, "window: ");
+  w->spilled = true;
+  w->stats.spilled_partitions++;
+  w->stats.spilled_rows += w->payload->nrows;
+  uint32_t idx[TY_BATCH_ROWS];
+  for (uint32_t s = 0; s < w->payload->nrows && !rc; s += TY_BATCH_ROWS) {
+    uint32_t m = w->payload->nrows - s < TY_BATCH_ROWS ? w->payload->nrows - s : TY_BATCH_ROWS;
+    for (uint32_t k = 0; k < m; k++) idx[k] = s + k;
+    ty_batch_reset(w->chunk);
+    for (uint32_t c = 0; c < w->payload->ncols; c++)
+      ex_vec_gather(w->chunk->cols[c], w->payload->cols[c], idx, m);
+    ty_batch_seal(w->chunk);
+    rc = ex_spill_write(w->sfile, w->chunk, err);
+    ty_batch_reset(w->chunk);
+  }
+  /* Give the payload's memory back, not just its rows. */
+  ty_batch_free(w->payload);
+  w->payload = ty_batch_new(w->in, TY_BATCH_ROWS);
+  ex_mem_release(w->ctx->mem, w->payload_reserved);
+  w->payload_reserved = 0;
+  return rc;
+}
+
+/* Writes the last chunk and makes the file readable. */
+static int spill_seal(win_op_t *w, fl_err_t *err) {
+  int rc = FL_OK;
+  if (w->chunk->nrows) rc = ex_spill_write(w->sfile, w->chunk, err);
+  ty_batch_reset(w->chunk);
+  if (!rc) rc = ex_spill_seal(w->sfile, err);
+  if (!rc) ex_spill_rewind(w->sfile);
+  return rc;
+}
+
+/* After a push: the payload's growth is reserved, or spilled. */
+static int payload_account(win_op_t *w, fl_err_t *err) {
+  if (w->spilled) return FL_OK;
+  size_t need = ex_batch_bytes(w->payload);
+  if (need <= w->payload_reserved) return FL_OK;
+  if (ex_mem_reserve(w->ctx->mem, need - w->payload_reserved)) {
+    w->payload_reserved = need;
+    return FL_OK;
+  }
+  return spill_payload(w, err);
 }
 
 static bool key_changed(fl_buf_t *prev, const fl_buf_t *kb, const uint64_t *offs, uint32_t k) {
@@ -193,9 +312,9 @@ static int stage_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   if (w->okey) ex_sortkey_encode(w->okey, b, rows, n, &okb, w->koffs_o);
   uint32_t run = 0; /* first row of b not yet buffered */
   int rc = FL_OK;
-  if (w->peer_cap < (size_t)w->part->nrows + n) {
+  if (w->peer_cap < (size_t)w->evalb->nrows + n) {
     size_t cap = w->peer_cap ? w->peer_cap : 1024;
-    while (cap < (size_t)w->part->nrows + n) cap *= 2;
+    while (cap < (size_t)w->evalb->nrows + n) cap *= 2;
     w->peer = fl_realloc(w->peer, cap * sizeof *w->peer);
     w->peer_cap = cap;
   }
@@ -203,17 +322,17 @@ static int stage_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
     bool newp = w->pkey && key_changed(&w->prev_p, kb, w->koffs_p, k);
     bool newo = w->okey && key_changed(&w->prev_o, &okb, w->koffs_o, k);
     if (newp && w->have_prev) {
-      buffer_rows(w, b, rows + run, k - run);
+      rc = buffer_rows(w, b, rows + run, k - run, err);
       run = k;
-      rc = eval_partition(w, err);
+      if (!rc) rc = eval_partition(w, err);
       if (w->peer_cap < (size_t)n) {
         w->peer = fl_realloc(w->peer, (size_t)n * sizeof *w->peer);
         w->peer_cap = n;
       }
     }
     /* The partition buffer holds rows of b up to run; row k lands at
-     * part->nrows + (k - run). */
-    uint32_t at = w->part->nrows + (k - run);
+     * evalb->nrows + (k - run). */
+    uint32_t at = w->evalb->nrows + (k - run);
     if (!w->have_prev || newp || w->ngroups == 0)
       w->ngroups++;
     else if (newo)
@@ -221,10 +340,11 @@ static int stage_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
     w->peer[at] = w->ngroups - 1;
     w->have_prev = true;
   }
-  if (!rc) buffer_rows(w, b, rows + run, n - run);
+  if (!rc) rc = buffer_rows(w, b, rows + run, n - run, err);
   fl_buf_free(&okb);
   fl_free(rows);
-  if (!rc) reserve_to(w, ex_batch_bytes(w->part) + w->peer_cap * sizeof *w->peer);
+  if (!rc) reserve_to(w, eval_bytes(w));
+  if (!rc) rc = payload_account(w, err);
   return rc;
 }
 
@@ -289,7 +409,14 @@ static void win_destroy(ex_op_t *op) {
   fl_buf_free(&w->prev_o);
   fl_free(w->koffs_p);
   fl_free(w->koffs_o);
-  ty_batch_free(w->part);
+  ty_batch_free(w->evalb);
+  ty_batch_free(w->payload);
+  ty_batch_free(w->chunk);
+  ex_spill_free(w->sfile);
+  ex_spill_dir_close(w->sdir);
+  if (w->payload_reserved) ex_mem_release(w->ctx->mem, w->payload_reserved);
+  fl_free(w->eval_cols);
+  fl_free(w->efns);
   ty_batch_free(w->out);
   fl_free(w->peer);
   fl_free(w->fns);
@@ -415,7 +542,33 @@ int ex_window_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_window_opts_t *o,
   fl_buf_init(&w->prev_o);
   w->koffs_p = fl_malloc((TY_BATCH_ROWS + 1) * sizeof *w->koffs_p);
   w->koffs_o = fl_malloc((TY_BATCH_ROWS + 1) * sizeof *w->koffs_o);
-  w->part = ty_batch_new(in, TY_BATCH_ROWS);
+  /* The evaluation columns: arguments, defaults and the ORDER BY key,
+   * renumbered in the order first met. */
+  int32_t *map = fl_malloc((nin ? nin : 1) * sizeof *map);
+  for (uint32_t c = 0; c < nin; c++) map[c] = -1;
+  w->eval_cols = fl_malloc(((size_t)nin + 1) * sizeof *w->eval_cols);
+  w->efns = fl_calloc(o->nfns ? o->nfns : 1, sizeof *w->efns);
+#define EVAL_COL(c) (map[(c)] >= 0 ? map[(c)] : (w->eval_cols[w->neval] = (c), map[(c)] = (int32_t)w->neval++))
+  for (uint32_t f = 0; f < o->nfns; f++) {
+    w->efns[f] = o->fns[f];
+    if (o->fns[f].arg_col >= 0) w->efns[f].arg_col = EVAL_COL(o->fns[f].arg_col);
+    if (o->fns[f].default_col >= 0) w->efns[f].default_col = EVAL_COL(o->fns[f].default_col);
+  }
+  if (o->norder) {
+    w->eorder0 = o->order_keys[0];
+    w->eorder0.col = (uint32_t)EVAL_COL(o->order_keys[0].col);
+  }
+#undef EVAL_COL
+  fl_free(map);
+  ty_field_t *ef = fl_arena_zalloc(arena, ((size_t)w->neval + 1) * sizeof *ef);
+  for (uint32_t j = 0; j < w->neval; j++) {
+    ef[j] = in->root.fields[w->eval_cols[j]];
+    ef[j].id = (int32_t)j + 1;
+  }
+  w->eval_schema = ty_schema_new(arena, 0, ef, w->neval);
+  w->evalb = ty_batch_new(w->eval_schema, TY_BATCH_ROWS);
+  w->payload = ty_batch_new(in, TY_BATCH_ROWS);
+  w->chunk = ty_batch_new(in, TY_BATCH_ROWS);
   w->out = ty_batch_new(w->op.out_schema, TY_BATCH_ROWS);
   ex_sort_key_t *keys = fl_calloc((size_t)o->npartition + o->norder + 1, sizeof *keys);
   for (uint32_t i = 0; i < o->npartition; i++) keys[i] = (ex_sort_key_t){.col = o->partition_cols[i]};

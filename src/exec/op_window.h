@@ -89,7 +89,9 @@ typedef struct ex_window_stats {
   uint64_t rows;
   uint64_t partitions;
   uint64_t max_partition_rows;
-  uint32_t sort_runs; /* runs the sort spilled */
+  uint32_t sort_runs;          /* runs the sort spilled */
+  uint64_t spilled_partitions; /* partitions whose rows went to disk */
+  uint64_t spilled_rows;
 } ex_window_stats_t;
 
 /*

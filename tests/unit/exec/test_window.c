@@ -532,11 +532,14 @@ static int run_window(const wfix_t *fx, const spec_t *sp, const ex_window_fn_t *
  * input columns must come back unchanged, the row's position in its
  * partition must match the window order (partition rows contiguous and
  * sorted), and every function's value must match. */
+static ex_window_stats_t last_stats;
+
 static bool check_against_reference(const wfix_t *fx, const spec_t *sp, const ex_window_fn_t *fns,
-                                    uint32_t nfns, bool presorted) {
+                                    uint32_t nfns, bool presorted, size_t budget) {
   fl_err_t err;
   run_t run;
-  int rc = run_window(fx, sp, fns, nfns, presorted, 0, &run, &err);
+  int rc = run_window(fx, sp, fns, nfns, presorted, budget, &run, &err);
+  last_stats = run.stats;
   if (rc) {
     t_fail(__FILE__, __LINE__, "window failed: %s", err.msg);
     return false;
@@ -689,8 +692,8 @@ static void check_frame(const ex_window_frame_t *fr, const ex_sort_key_t *okeys,
   uint32_t n = all_fns(&fx, fns);
   for (uint32_t i = 0; i < n; i++) CHECK(fns[i].kind != EX_WIN_AGG || fns[i].agg);
   spec_t sp = {.pcols = part_p, .np = nparts ? 1 : 0, .okeys = okeys, .no = no, .frame = fr};
-  bool ok = check_against_reference(&fx, &sp, fns, n, false);
-  if (ok) ok = check_against_reference(&fx, &sp, fns, n, true);
+  bool ok = check_against_reference(&fx, &sp, fns, n, false, 0);
+  if (ok) ok = check_against_reference(&fx, &sp, fns, n, true, 0);
   free_input(&fx);
   CHECK(ok);
 }
@@ -704,6 +707,22 @@ static const ex_sort_key_t by_o_s[] = {{.col = C_O}, {.col = C_S, .desc = true}}
 #define BOUND(k, n) {.kind = EX_BOUND_##k, .offset = (n), .offset_f = (double)(n)}
 
 TEST(window_default_frame) { check_frame(NULL, by_o, 1, 4000, 30); }
+
+/* Many partitions under a budget so small that the sort spills and
+ * partitions spill their rows: still the reference's results. */
+TEST(window_spilled_partitions) {
+  wfix_t fx;
+  make_input(&fx, 6000, 8, 99);
+  ex_window_fn_t fns[64];
+  uint32_t n = all_fns(&fx, fns);
+  ex_window_frame_t f = {EX_FRAME_ROWS, BOUND(PRECEDING, 20), BOUND(FOLLOWING, 7)};
+  spec_t sp = {.pcols = part_p, .np = 1, .okeys = by_o_s, .no = 2, .frame = &f};
+  bool ok = check_against_reference(&fx, &sp, fns, n, false, 16 << 10);
+  free_input(&fx);
+  CHECK(ok);
+  CHECK(last_stats.sort_runs > 1);
+  CHECK(last_stats.spilled_partitions > 1);
+}
 
 TEST(window_default_frame_two_keys) { check_frame(NULL, by_o_s, 2, 3000, 20); }
 
@@ -801,6 +820,12 @@ TEST(window_huge_partition_tiny_budget) {
   CHECK_EQ(small.stats.max_partition_rows, 60000);
   CHECK(small.stats.sort_runs > 1);
   CHECK_EQ(big.stats.sort_runs, 0);
+  /* The partition's rows went to disk; only the columns the functions
+   * read stayed in memory. */
+  CHECK_EQ(small.stats.spilled_partitions, 1);
+  CHECK_EQ(big.stats.spilled_partitions, 0);
+  CHECK_EQ(small.stats.spilled_rows, 60000);
+  CHECK(small.peak < big.peak / 2);
   char **a = tu_rows(big.sink, true), **b = tu_rows(small.sink, true);
   bool same = true;
   uint64_t i = 0;
