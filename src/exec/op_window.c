@@ -28,15 +28,27 @@
  * States:
  *   BUFFERING  rows of the current partition arrive and are buffered
  *              (through the sort first, unless presorted)
- *   EVALUATING a partition is complete: frames, functions, emission; then
- *              back to BUFFERING with the row that started the next one
+ *   SPILLING   the same, once the budget refused the partition's rows:
+ *              whole rows go to a spill file, evaluation columns stay
+ *              (w->spilled)
+ *   EVALUATING a partition is complete: frames, functions, emission
+ *              (reading spilled rows back in order); then back to
+ *              BUFFERING with the row that started the next one
  *   FINISHED   the last partition is emitted and finish() passed on
  *
  * Memory. The sort spills, so the input as a whole may exceed the budget.
- * One partition, its frames and results are held in memory: that memory
- * is reserved with ex_mem_force, so a partition larger than the budget
- * still runs (the budget's peak shows the overshoot) rather than failing.
- * Spilling a single oversized partition is not done.
+ * A partition is held twice over: its evaluation columns (those the
+ * functions read: arguments, defaults, the first ORDER BY key) with its
+ * peer numbers, and its whole rows (the payload). The payload is reserved
+ * against the budget; when the budget refuses it, it is written to a spill
+ * file in chunks of TY_BATCH_ROWS rows, as is the rest of the partition,
+ * and read back sequentially when the partition is emitted. The
+ * evaluation columns, frames, results and segment tree of the partition
+ * being evaluated must stay in memory (random access): they are reserved
+ * with ex_mem_force, so a partition whose evaluation data alone exceeds
+ * the budget still runs and shows as the budget's peak. What is bounded,
+ * then, is the width: memory per partition is its row count times the
+ * evaluation columns and results, not times the row.
  *
  * Checkpoints: a window operator is for bounded (batch) input and refuses
  * to checkpoint.
