@@ -197,6 +197,7 @@ static int eval_partition(win_op_t *w, fl_err_t *err) {
     s += m;
   }
   if (w->spilled) {
+    ty_batch_reset(w->chunk);
     ty_batch_free(src);
     ex_spill_free(w->sfile);
     w->sfile = NULL;
@@ -467,8 +468,10 @@ static int fn_check(const ex_window_fn_t *fn, uint32_t i, const ty_schema_t *in,
       return FL_OK;
     case EX_WIN_AGG:
       if (!fn->agg) return fl_err_set(err, FL_EINVALID, "window function %u: no aggregate", i);
-      if (fn->arg_col >= (int32_t)ncols || (fn->arg_col < 0 && fn->agg->arg))
-        return fl_err_set(err, FL_EINVALID, "window %s: argument column %d out of range",
+      if (fn->arg_col >= (int32_t)ncols || (fn->arg_col < 0) != !fn->agg->arg)
+        return fl_err_set(err, FL_EINVALID,
+                          "window %s: argument column %d is out of range or does not match the "
+                          "aggregate's arguments",
                           fn->agg->name, fn->arg_col);
       if (fn->arg_col >= 0 && in->root.fields[fn->arg_col].type->kind != fn->agg->arg->kind)
         return fl_err_set(err, FL_EINVALID, "window %s: bound to %s, column %d is %s",

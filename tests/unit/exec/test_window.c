@@ -628,7 +628,8 @@ static ex_agg_t *bind(const wfix_t *fx, const char *name, int32_t col, bool dist
   return a;
 }
 
-#define AGG(nm, col) {.kind = EX_WIN_AGG, .arg_col = (col), .default_col = -1, .agg = bind(fx, nm, col, false)}
+#define AGG(nm, col) \
+  {.kind = EX_WIN_AGG, .arg_col = (col), .default_col = -1, .agg = bind(fx, nm, col, false)}
 
 /* Every framed function: value functions and aggregates. */
 static uint32_t framed_fns(const wfix_t *fx, ex_window_fn_t *f) {
@@ -727,6 +728,21 @@ TEST(window_spilled_partitions) {
 TEST(window_default_frame_two_keys) { check_frame(NULL, by_o_s, 2, 3000, 20); }
 
 TEST(window_no_order_by) { check_frame(NULL, NULL, 0, 2000, 10); }
+
+/* Functions that read no column, without PARTITION BY or ORDER BY: the
+ * rows pass in arrival order and nothing is buffered but the payload. */
+TEST(window_no_eval_columns) {
+  wfix_t fxs, *fx = &fxs;
+  make_input(fx, 3000, 0, 5);
+  ex_window_fn_t fns[3] = {{.kind = EX_WIN_ROW_NUMBER, .default_col = -1},
+                           {.kind = EX_WIN_NTILE, .param = 7, .default_col = -1},
+                           AGG("count", -1)};
+  spec_t sp = {0};
+  bool ok = check_against_reference(fx, &sp, fns, 3, false, 8 << 10);
+  free_input(fx);
+  CHECK(ok);
+  CHECK_EQ(last_stats.spilled_partitions, 1);
+}
 
 TEST(window_no_partition) { check_frame(NULL, by_o, 1, 1000, 0); }
 
@@ -934,6 +950,11 @@ TEST(window_errors) {
   o.fns = &lag;
   CHECK_ERR(ex_window_new(&ctx, fx.arena, &o, NULL, &w, &err), FL_EINVALID);
   CHECK(strstr(err.msg, "default") != NULL);
+  ex_window_fn_t star = {.kind = EX_WIN_AGG, .arg_col = C_X, .default_col = -1,
+                        .agg = bind(&fx, "count", -1, false)};
+  o.fns = &star;
+  CHECK_ERR(ex_window_new(&ctx, fx.arena, &o, NULL, &w, &err), FL_EINVALID);
+  o.fns = &lag;
   lag.default_col = -1;
   CHECK_OK(ex_window_new(&ctx, fx.arena, &o, NULL, &w, &err), &err);
   ex_op_destroy(w);
