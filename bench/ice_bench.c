@@ -11,12 +11,13 @@
  *   ice_bench parquet  --warehouse W --table NS.T   (bare Parquet reads of its data files)
  *
  * Each prints one JSON object on standard output: seconds and counts (and
- * per-commit latencies for commits). The table must exist.
+ * per-commit latencies and CPU seconds for commits). The table must exist.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/alloc.h"
 #include "base/arena.h"
@@ -39,6 +40,14 @@ static int die(const char *what, const fl_err_t *err) {
 }
 
 static double now_s(void) { return (double)fl_monotonic_ns() / 1e9; }
+
+/* CPU seconds of this process (user and system): on a shared machine the
+ * part of a latency that other processes cannot stretch. */
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* Peak RSS of this process image in KiB (VmHWM: getrusage's maxrss would
  * include the parent's before exec). */
@@ -152,9 +161,10 @@ static int cmd_commits(const opts_t *o, bool report) {
   const ty_schema_t *schema = ice_meta_schema(t->meta);
   ty_batch_t *b = ty_batch_new(schema, (uint32_t)o->rows);
   double *lat = fl_calloc((size_t)o->n, sizeof *lat);
+  double *cpu = fl_calloc((size_t)o->n, sizeof *cpu);
   double t0 = now_s();
   for (int k = 0; k < o->n; k++) {
-    double s = now_s();
+    double s = now_s(), c0 = cpu_s();
     fill(b, (int64_t)k * o->rows, o->rows, k % 28);
     ice_dw_opts_t dwo = dw_opts(t->meta);
     ice_dw_t *w;
@@ -165,11 +175,14 @@ static int cmd_commits(const opts_t *o, bool report) {
     if (commit_files(t, w, a, NULL, &err)) return die("commit", &err);
     fl_arena_free(a);
     lat[k] = now_s() - s;
+    cpu[k] = cpu_s() - c0;
   }
   double total = now_s() - t0;
   if (report) {
     printf("{\"seconds\": %.6f, \"commits\": %d, \"latencies\": [", total, o->n);
     for (int k = 0; k < o->n; k++) printf("%s%.6f", k ? ", " : "", lat[k]);
+    printf("], \"cpu\": [");
+    for (int k = 0; k < o->n; k++) printf("%s%.6f", k ? ", " : "", cpu[k]);
     printf("]");
     PRINT_END();
   } else {
@@ -177,6 +190,7 @@ static int cmd_commits(const opts_t *o, bool report) {
     PRINT_END();
   }
   fl_free(lat);
+  fl_free(cpu);
   ty_batch_free(b);
   ice_table_free(t);
   cat_close(c);

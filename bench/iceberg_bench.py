@@ -84,14 +84,15 @@ def py_main(argv):
         emit({"seconds": time.monotonic() - t0, "rows": data.num_rows})
     elif op == "commits":
         n, rows = int(argv[3]), int(argv[4])
-        lat = []
+        lat, cpu = [], []
         t0 = time.monotonic()
         for k in range(n):
-            s = time.monotonic()
+            s, c = time.monotonic(), time.process_time()
             batch = small_batch(k * rows, rows, k % 28, tbl.schema().as_arrow())
             tbl.append(batch)
             lat.append(time.monotonic() - s)
-        emit({"seconds": time.monotonic() - t0, "commits": n, "latencies": lat})
+            cpu.append(time.process_time() - c)
+        emit({"seconds": time.monotonic() - t0, "commits": n, "latencies": lat, "cpu": cpu})
     elif op == "plan":
         flt = argv[3] if len(argv) > 3 else None
         times = []
@@ -285,6 +286,10 @@ def main():
     print("commit latency p50, first %d vs last %d: floe %.2f -> %.2f ms, pyiceberg %.2f -> %.2f ms"
           % (k, k, 1e3 * pct(fc[:k], 50), 1e3 * pct(fc[-k:], 50), 1e3 * pct(pc[:k], 50),
              1e3 * pct(pc[-k:], 50)))
+    fu, pu = results["commits"]["floe"]["cpu"], results["commits"]["pyiceberg"]["cpu"]
+    print("commit CPU time p50, first %d vs last %d: floe %.2f -> %.2f ms, pyiceberg %.2f -> %.2f ms"
+          % (k, k, 1e3 * pct(fu[:k], 50), 1e3 * pct(fu[-k:], 50), 1e3 * pct(pu[:k], 50),
+             1e3 * pct(pu[-k:], 50)))
     print("full scan (plan + read) vs bare Parquet reader over the same files, median of %d: "
           "%.4f s vs %.4f s (%.0f%% of the bare reader's throughput; per run %s)"
           % (reps, median_of(runs["floe_scan"], "read_seconds"), bare["seconds"],

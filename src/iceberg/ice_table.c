@@ -130,6 +130,8 @@ int ice_table_commit_meta(ice_table_t *t, ice_meta_t *m, fl_err_t *err) {
     rc = t->fs->mkdirs(t->fs, ice_table_path(t, a, dir), err);
     if (rc) goto out;
   }
+  /* Kept with m (the next t->meta), so the next commit's clone has it. */
+  ice_meta_render_snapshots(m);
   rc = ice_meta_write(t->fs, ice_table_path(t, a, path), m, err);
   if (rc == FL_EEXISTS) {
     /* Another writer took this version number: a lost race, not our file. */
