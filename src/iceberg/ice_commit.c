@@ -297,6 +297,7 @@ static int attempt(ice_commit_state_t *st, ice_meta_t **out_meta, fl_err_t *err)
   const char *list_path =
       fl_arena_sprintf(st->a, "%s/snap-%" PRId64 "-%d-%s.avro", ice__metadata_dir(base, st->a),
                        st->snapshot_id, st->attempt + 1, uuid);
+  st->list_path = list_path;
   ice__commit_note_written(st, list_path);
   rc = ice_manifest_list_write(t->fs, ice_table_path(t, st->a, list_path), base->format_version,
                                st->snapshot_id, st->head ? st->head->snapshot_id : -1, st->seq,
@@ -375,6 +376,10 @@ int ice_commit(ice_table_t *t, const ice_change_t *c, ice_commit_result_t *res, 
       break;
     }
   }
+  /* The next commit through this handle builds on this list: keep it
+   * (v1 lists read back with other defaults, so they are read). */
+  if (rc == FL_OK && t->meta->format_version >= 2)
+    ice__list_cache_put(t, st.list_path, st.snapshot_id, st.seq, st.mfs, st.nmfs);
   if (rc == FL_OK && res) {
     res->snapshot_id = st.snapshot_id;
     res->sequence_number = st.seq;

@@ -16,6 +16,7 @@
 
 #include "base/alloc.h"
 #include "base/time.h"
+#include "iceberg/ice_int.h"
 #include "iceberg/ice_table.h"
 
 int ice_table_load(io_fs_t *fs, const char *ident, const char *metadata_location,
@@ -58,6 +59,7 @@ void ice_table_free(ice_table_t *t) {
   if (!t) return;
   if (t->committer.release) t->committer.release(t->committer.ctx);
   ice_meta_free(t->meta);
+  ice__list_cache_free(t->list_cache);
   fl_free(t->ident);
   fl_free(t->metadata_location);
   fl_free(t->base_dir);
