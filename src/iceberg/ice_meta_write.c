@@ -20,7 +20,6 @@
  * their text is rendered once and kept with them (ice_meta_render_snapshots)
  * and later commits copy it.
  */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -170,10 +169,37 @@ static bool put_json(fl_buf_t *out, json_t *v, int depth) {
   return true;
 }
 
+/* Appends s as a JSON string: printable ASCII without quotes or
+ * backslashes as it is, anything else through jansson (its escapes and
+ * its UTF-8 check). False when s is not valid UTF-8. */
+static bool put_str(fl_buf_t *out, const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++) {
+    unsigned char c = (unsigned char)s[n];
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return put_json(out, json_string(s), 0);
+  }
+  fl_buf_append(out, "\"", 1);
+  fl_buf_append(out, s, n);
+  fl_buf_append(out, "\"", 1);
+  return true;
+}
+
+/* Appends v in decimal (what jansson and printf's %lld write). */
+static void put_i64(fl_buf_t *out, int64_t v) {
+  char tmp[24], *p = tmp + sizeof tmp;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) *--p = '-';
+  fl_buf_append(out, p, (size_t)(tmp + sizeof tmp - p));
+}
+
 static void jw_key(jw_t *w, const char *key) {
   fl_buf_append_str(w->out, w->first ? "{\n  " : ",\n  ");
   w->first = false;
-  if (!put_json(w->out, json_string(key), 1)) w->rc = FL_EINVALID;
+  if (!put_str(w->out, key)) w->rc = FL_EINVALID;
   fl_buf_append(w->out, ": ", 2);
 }
 
@@ -185,7 +211,7 @@ static void jw_set(jw_t *w, const char *key, json_t *v) {
 
 static void jw_int(jw_t *w, const char *key, int64_t v) {
   jw_key(w, key);
-  fl_buf_printf(w->out, "%" PRId64, v);
+  put_i64(w->out, v);
 }
 
 /* A snapshot's text at depth 0 (a new string to free; NULL: not UTF-8). */
@@ -244,11 +270,30 @@ static void put_snapshot_log(jw_t *w, const ice_meta_t *m) {
     return;
   }
   fl_buf_append(w->out, "[", 1);
-  for (uint32_t i = 0; i < m->nsnapshot_log; i++)
-    fl_buf_printf(w->out,
-                  "%s\n    {\n      \"timestamp-ms\": %" PRId64 ",\n      \"snapshot-id\": %" PRId64
-                  "\n    }",
-                  i ? "," : "", m->snapshot_log[i].timestamp_ms, m->snapshot_log[i].snapshot_id);
+  for (uint32_t i = 0; i < m->nsnapshot_log; i++) {
+    fl_buf_append_str(w->out, i ? ",\n    {\n      \"timestamp-ms\": " : "\n    {\n      \"timestamp-ms\": ");
+    put_i64(w->out, m->snapshot_log[i].timestamp_ms);
+    fl_buf_append_str(w->out, ",\n      \"snapshot-id\": ");
+    put_i64(w->out, m->snapshot_log[i].snapshot_id);
+    fl_buf_append_str(w->out, "\n    }");
+  }
+  fl_buf_append(w->out, "\n  ]", 4);
+}
+
+static void put_metadata_log(jw_t *w, const ice_meta_t *m) {
+  jw_key(w, "metadata-log");
+  if (!m->nmetadata_log) {
+    fl_buf_append(w->out, "[]", 2);
+    return;
+  }
+  fl_buf_append(w->out, "[", 1);
+  for (uint32_t i = 0; i < m->nmetadata_log; i++) {
+    fl_buf_append_str(w->out, i ? ",\n    {\n      \"timestamp-ms\": " : "\n    {\n      \"timestamp-ms\": ");
+    put_i64(w->out, m->metadata_log[i].timestamp_ms);
+    fl_buf_append_str(w->out, ",\n      \"metadata-file\": ");
+    if (!put_str(w->out, m->metadata_log[i].file)) w->rc = FL_EINVALID;
+    fl_buf_append_str(w->out, "\n    }");
+  }
   fl_buf_append(w->out, "\n  ]", 4);
 }
 
@@ -305,14 +350,7 @@ static int meta_text(const ice_meta_t *m, fl_buf_t *out) {
   jw_set(&w, "statistics", extra_or_empty(m, "statistics"));
   jw_set(&w, "partition-statistics", extra_or_empty(m, "partition-statistics"));
   put_snapshot_log(&w, m);
-  arr = json_array();
-  for (uint32_t i = 0; i < m->nmetadata_log; i++) {
-    json_t *e = json_object();
-    json_object_set_new(e, "timestamp-ms", json_integer(m->metadata_log[i].timestamp_ms));
-    json_object_set_new(e, "metadata-file", json_string(m->metadata_log[i].file));
-    json_array_append_new(arr, e);
-  }
-  jw_set(&w, "metadata-log", arr);
+  put_metadata_log(&w, m);
   if (m->format_version >= 3 || m->next_row_id >= 0)
     jw_int(&w, "next-row-id", m->next_row_id >= 0 ? m->next_row_id : 0);
   if (m->extra) {

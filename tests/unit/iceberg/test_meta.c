@@ -535,6 +535,32 @@ TEST(every_duckdb_fixture_parses_and_round_trips) {
   CHECK(v1 > 0 && v2 > 0 && with_snapshots > 50);
 }
 
+/* Strings that need escapes and non-ASCII text in the parts written
+ * without a JSON tree come out as jansson writes them; text that is not
+ * UTF-8 is refused. */
+TEST(metadata_text_escapes_like_jansson) {
+  fl_err_t err = {0};
+  ice_meta_t *m = NULL;
+  CHECK_OK(read_meta(rust_fixture("TableMetadataV2Valid.json"), &m, &err), &err);
+  ice_meta_t *c = ice_meta_clone(m);
+  ice_meta_log_previous(c, "placeholder", 1000, 2000);
+  CHECK(c->nmetadata_log > 0);
+  c->metadata_log[0].file = "s3://b/t/\"q\"\\x\tt\x01-\xc3\xa9/v1.json";
+  const char *d = layout_diff(c);
+  if (d) t_fail(__FILE__, __LINE__, "%s", d);
+  char *text = meta_text(c);
+  CHECK(text && strstr(text, "\"s3://b/t/\\\"q\\\"\\\\x\\tt\\u0001-\xc3\xa9/v1.json\""));
+  fl_free(text);
+  c->metadata_log[0].file = "bad-\xff";
+  fl_buf_t b;
+  fl_buf_init(&b);
+  CHECK_ERR(ice_meta_to_json(c, &b, &err), FL_EINVALID);
+  CHECK_EQ(b.len, 0);
+  fl_buf_free(&b);
+  ice_meta_free(c);
+  ice_meta_free(m);
+}
+
 TEST(duckdb_partition_evolution_and_defaults) {
   fl_err_t err = {0};
   ice_meta_t *m;
