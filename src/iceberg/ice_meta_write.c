@@ -141,6 +141,8 @@ typedef struct jw {
   fl_buf_t *out;
   bool first;
   int rc;
+  const char *keys[32]; /* the keys written so far (valid while writing) */
+  uint32_t nkeys;
 } jw_t;
 
 /* Appends text with depth * 2 spaces after each newline. */
@@ -199,6 +201,7 @@ static void put_i64(fl_buf_t *out, int64_t v) {
 static void jw_key(jw_t *w, const char *key) {
   fl_buf_append_str(w->out, w->first ? "{\n  " : ",\n  ");
   w->first = false;
+  if (w->nkeys < sizeof w->keys / sizeof w->keys[0]) w->keys[w->nkeys++] = key;
   if (!put_str(w->out, key)) w->rc = FL_EINVALID;
   fl_buf_append(w->out, ": ", 2);
 }
@@ -297,19 +300,6 @@ static void put_metadata_log(jw_t *w, const ice_meta_t *m) {
   fl_buf_append(w->out, "\n  ]", 4);
 }
 
-/* The keys every writer knows, in Java's order; m->extra's others follow. */
-static bool written_key(const char *k) {
-  static const char *const keys[] = {
-      "format-version", "table-uuid", "location", "last-sequence-number", "last-updated-ms",
-      "last-column-id", "schema", "current-schema-id", "schemas", "partition-spec",
-      "default-spec-id", "partition-specs", "last-partition-id", "default-sort-order-id",
-      "sort-orders", "properties", "current-snapshot-id", "refs", "snapshots", "statistics",
-      "partition-statistics", "snapshot-log", "metadata-log", "next-row-id"};
-  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (strcmp(keys[i], k) == 0) return true;
-  return false;
-}
-
 static int meta_text(const ice_meta_t *m, fl_buf_t *out) {
   jw_t w = {.out = out, .first = true};
   jw_int(&w, "format-version", m->format_version);
@@ -353,11 +343,16 @@ static int meta_text(const ice_meta_t *m, fl_buf_t *out) {
   put_metadata_log(&w, m);
   if (m->format_version >= 3 || m->next_row_id >= 0)
     jw_int(&w, "next-row-id", m->next_row_id >= 0 ? m->next_row_id : 0);
+  /* Then the kept keys not written above, as json_object_update_missing
+   * would add them. */
   if (m->extra) {
+    uint32_t nfixed = w.nkeys;
     const char *k;
     json_t *v;
     json_object_foreach(m->extra, k, v) {
-      if (!written_key(k)) jw_set(&w, k, json_incref(v));
+      bool dup = false;
+      for (uint32_t i = 0; i < nfixed && !dup; i++) dup = strcmp(w.keys[i], k) == 0;
+      if (!dup) jw_set(&w, k, json_incref(v));
     }
   }
   fl_buf_append(out, "\n}", 2);
