@@ -370,8 +370,7 @@ static int cmd_scanpair(const opts_t *o) {
   for (int i = 0; i < rep; i++) printf("%s%.6f", i ? ", " : "", bc[i]);
   qsort(ratio, (size_t)rep, sizeof *ratio, cmp_double);
   qsort(cratio, (size_t)rep, sizeof *cratio, cmp_double);
-  printf("], \"median_ratio\": %.4f, \"median_cpu_ratio\": %.4f", ratio[rep / 2],
-         cratio[rep / 2]);
+  printf("], \"median_ratio\": %.4f, \"median_cpu_ratio\": %.4f", ratio[rep / 2], cratio[rep / 2]);
   PRINT_END();
   fl_free(fc);
   fl_free(bc);

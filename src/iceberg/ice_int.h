@@ -31,7 +31,7 @@ void ice__list_cache_free(ice_list_cache_t *c);
 /* ice_snapshot_manifests for the head a commit builds on: from t's cached
  * list when it is s's. */
 int ice__commit_base_manifests(const ice_table_t *t, fl_arena_t *a, const ice_snapshot_t *s,
-                                ice_manifest_file_t **out, size_t *n, fl_err_t *err);
+                               ice_manifest_file_t **out, size_t *n, fl_err_t *err);
 
 /* The folder metadata files go to: write.metadata.path or <location>/metadata. */
 const char *ice__metadata_dir(const ice_meta_t *m, fl_arena_t *a);

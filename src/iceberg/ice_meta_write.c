@@ -274,7 +274,8 @@ static void put_snapshot_log(jw_t *w, const ice_meta_t *m) {
   }
   fl_buf_append(w->out, "[", 1);
   for (uint32_t i = 0; i < m->nsnapshot_log; i++) {
-    fl_buf_append_str(w->out, i ? ",\n    {\n      \"timestamp-ms\": " : "\n    {\n      \"timestamp-ms\": ");
+    fl_buf_append_str(
+        w->out, i ? ",\n    {\n      \"timestamp-ms\": " : "\n    {\n      \"timestamp-ms\": ");
     put_i64(w->out, m->snapshot_log[i].timestamp_ms);
     fl_buf_append_str(w->out, ",\n      \"snapshot-id\": ");
     put_i64(w->out, m->snapshot_log[i].snapshot_id);
@@ -291,7 +292,8 @@ static void put_metadata_log(jw_t *w, const ice_meta_t *m) {
   }
   fl_buf_append(w->out, "[", 1);
   for (uint32_t i = 0; i < m->nmetadata_log; i++) {
-    fl_buf_append_str(w->out, i ? ",\n    {\n      \"timestamp-ms\": " : "\n    {\n      \"timestamp-ms\": ");
+    fl_buf_append_str(
+        w->out, i ? ",\n    {\n      \"timestamp-ms\": " : "\n    {\n      \"timestamp-ms\": ");
     put_i64(w->out, m->metadata_log[i].timestamp_ms);
     fl_buf_append_str(w->out, ",\n      \"metadata-file\": ");
     if (!put_str(w->out, m->metadata_log[i].file)) w->rc = FL_EINVALID;

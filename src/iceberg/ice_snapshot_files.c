@@ -30,8 +30,8 @@ static ice_manifest_file_t *copy_manifests(fl_arena_t *a, const ice_manifest_fil
     c[i].path = fl_arena_strdup(a, mfs[i].path);
     c[i].key_metadata = copy_bytes(a, mfs[i].key_metadata);
     if (mfs[i].partitions) {
-      c[i].partitions =
-          fl_arena_alloc(a, (mfs[i].npartitions ? mfs[i].npartitions : 1) * sizeof *c[i].partitions);
+      c[i].partitions = fl_arena_alloc(
+          a, (mfs[i].npartitions ? mfs[i].npartitions : 1) * sizeof *c[i].partitions);
       for (uint32_t k = 0; k < mfs[i].npartitions; k++) {
         c[i].partitions[k] = mfs[i].partitions[k];
         c[i].partitions[k].lower = copy_bytes(a, mfs[i].partitions[k].lower);
@@ -75,7 +75,7 @@ void ice__list_cache_put(ice_table_t *t, const char *list_path, int64_t snapshot
 }
 
 int ice__commit_base_manifests(const ice_table_t *t, fl_arena_t *a, const ice_snapshot_t *s,
-                                ice_manifest_file_t **out, size_t *n, fl_err_t *err) {
+                               ice_manifest_file_t **out, size_t *n, fl_err_t *err) {
   const ice_list_cache_t *c = t->list_cache;
   if (s->manifest_list && c && strcmp(c->list_path, s->manifest_list) == 0) {
     *out = copy_manifests(a, c->mfs, c->n);

@@ -1471,7 +1471,8 @@ TEST(kept_manifest_list_equals_the_file) {
   for (int i = 0; i < 7; i++) {
     files[i] = write_data(t, a, i % 2 ? "a" : "b", i * 10, 3, &err);
     CHECK_OK(files[i] ? FL_OK : err.code, &err);
-    ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = files[i], .nadd = 1, .base_snapshot_id = -1};
+    ice_change_t c = {
+        .kind = ICE_CHANGE_APPEND, .add = files[i], .nadd = 1, .base_snapshot_id = -1};
     CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
     check_kept_list(t, a, __LINE__);
   }
@@ -1490,8 +1491,12 @@ TEST(kept_manifest_list_equals_the_file) {
   ice_data_file_t *nf = write_data(t, a, "b", 500, 2, &err);
   CHECK_OK(nf ? FL_OK : err.code, &err);
   const char *gone[] = {files[2]->path};
-  ice_change_t o = {.kind = ICE_CHANGE_OVERWRITE, .add = nf, .nadd = 1, .remove = gone,
-                    .nremove = 1, .base_snapshot_id = -1};
+  ice_change_t o = {.kind = ICE_CHANGE_OVERWRITE,
+                    .add = nf,
+                    .nadd = 1,
+                    .remove = gone,
+                    .nremove = 1,
+                    .base_snapshot_id = -1};
   CHECK_OK(ice_commit(t, &o, NULL, &err), &err);
   check_kept_list(t, a, __LINE__);
   /* Another writer commits: this handle's kept list is not the head's any

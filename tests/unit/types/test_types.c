@@ -183,10 +183,12 @@ TEST(vector_exchange_keeps_types_and_children) {
   fl_arena_t *a = fl_arena_new(0);
   fl_err_t err;
   ty_schema_t *s, *o;
-  CHECK_OK(ty_schema_parse(a, "n string, p struct<x: int, t: list<binary>>, ts timestamp", &s, &err),
-           &err);
-  CHECK_OK(ty_schema_parse(a, "n binary, p struct<y: int, u: list<string>>, ts timestamptz, "
-                              "q struct<x: int>, l long, i int",
+  CHECK_OK(
+      ty_schema_parse(a, "n string, p struct<x: int, t: list<binary>>, ts timestamp", &s, &err),
+      &err);
+  CHECK_OK(ty_schema_parse(a,
+                           "n binary, p struct<y: int, u: list<string>>, ts timestamptz, "
+                           "q struct<x: int>, l long, i int",
                            &o, &err),
            &err);
   /* Same storage under other names and annotations; a different shape is not. */
