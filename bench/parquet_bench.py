@@ -137,37 +137,38 @@ def pa_main(argv):
         with pa.OSFile(a.inp, "rb") as f:  # into process memory, not memory-mapped
             t = pa.ipc.open_file(f).read_all()
         loaded = _current_rss_kb()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         pq.write_table(t, a.out, compression=a.compression, row_group_size=a.row_group_rows,
                        compression_level=a.compression_level or None)
-        secs = time.perf_counter() - t0
-        r = _result("write", t.num_rows, secs, 0, _size(a.out), loaded, compression=a.compression)
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
+        r = _result("write", t.num_rows, secs, 0, _size(a.out), loaded, compression=a.compression,
+                    cpu_seconds=cpu)
     elif p == "read":
         loaded = _current_rss_kb()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         t = pq.read_table(a.inp, use_threads=False)
         t1 = time.perf_counter()
         cs = _checksum(pa, t)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         r = _result("read", t.num_rows, secs, _size(a.inp), 0, loaded,
-                    read_only_seconds=t1 - t0, checksum=cs)
+                    read_only_seconds=t1 - t0, checksum=cs, cpu_seconds=cpu)
     elif p == "convert":
         loaded = _current_rss_kb()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         t = _read_json(a.inp, schema)
         pq.write_table(t, a.out, compression=a.compression, row_group_size=a.row_group_rows,
                        compression_level=a.compression_level or None)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         r = _result("convert_infer" if a.infer else "convert", t.num_rows, secs, _size(a.inp),
-                    _size(a.out), loaded, compression=a.compression)
+                    _size(a.out), loaded, compression=a.compression, cpu_seconds=cpu)
     elif p == "decode":
         loaded = _current_rss_kb()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         t = _read_json(a.inp, schema)
         cs = _checksum(pa, t)
-        secs = time.perf_counter() - t0
+        secs, cpu = time.perf_counter() - t0, time.process_time() - c0
         r = _result("decode_infer" if a.infer else "decode", t.num_rows, secs, _size(a.inp), 0,
-                    loaded, checksum=cs)
+                    loaded, checksum=cs, cpu_seconds=cpu)
     elif p == "verify":
         r = _verify(pa, pq, a.inp, a.ref)
     print(json.dumps(r))
@@ -254,28 +255,46 @@ class Runner:
                 res["child_maxrss_kb"] = ru.ru_maxrss
         return p.returncode, res, etext.strip(), ru.ru_maxrss
 
-    def measured(self, cmd):
-        """Runs a phase --repeat times; keeps the run with the median time."""
-        runs = []
+    def measured(self, fcmd, pcmd):
+        """Runs floe's and pyarrow's command of one phase --repeat times each,
+        taking turns (floe, pyarrow, floe, ...) so that a busy spell of the
+        machine falls on both sides alike; keeps each side's run with the
+        median time. Returns ((rc, result or None, stderr) for floe, the
+        same for pyarrow)."""
+        runs, failed = ([], []), [None, None]
         for _ in range(self.args.repeat):
-            rc, res, err, _ = self.run(cmd)
-            if rc != 0 or res is None:
-                return rc, None, err
-            runs.append(res)
+            for side, cmd in enumerate((fcmd, pcmd)):
+                if failed[side]:
+                    continue
+                # Untimed: flush what earlier steps wrote (the set-up's JSON
+                # lines and Arrow file, several GB at full size, or the other
+                # side's Parquet file), so that the kernel's write-back of it
+                # does not run inside this phase and slow whichever side
+                # comes first.
+                os.sync()
+                rc, res, err, _ = self.run(cmd)
+                if rc != 0 or res is None:
+                    failed[side] = (rc, None, err)
+                else:
+                    runs[side].append(res)
+        return tuple(failed[side] or (0, self._median(runs[side]), "") for side in (0, 1))
+
+    @staticmethod
+    def _median(runs):
         runs.sort(key=lambda r: r["seconds"])
         best = runs[len(runs) // 2]
         if len(runs) > 1:
             best["all_seconds"] = [r["seconds"] for r in runs]
         best["self_peak_rss_kb"] = best["peak_rss_kb"]  # as the child itself saw it
         best["peak_rss_kb"] = max(r["child_maxrss_kb"] for r in runs)
-        return 0, best, ""
+        return best
 
-    def floe(self, sub, *extra):
-        return self.measured([self.args.floe_bench, sub] + [str(x) for x in extra])
-
-    def pa(self, sub, *extra):
-        return self.measured([sys.executable, os.path.abspath(__file__), "_pa", sub]
-                             + [str(x) for x in extra])
+    def both(self, floe_args, pa_args):
+        """One phase on both sides: floe_bench with floe_args, this script's
+        _pa entry point with pa_args."""
+        return self.measured([self.args.floe_bench] + [str(x) for x in floe_args],
+                             [sys.executable, os.path.abspath(__file__), "_pa"]
+                             + [str(x) for x in pa_args])
 
     def helper(self, cmd, what):
         rc, res, err, _ = self.run(cmd)
@@ -377,8 +396,10 @@ def main():
         print("parquet %s ..." % codec, file=sys.stderr)
         ff, pf = w("floe.%s.parquet" % codec), w("pyarrow.%s.parquet" % codec)
         lvl = ["--compression-level", str(args.zstd_level)] if codec == "zstd" else []
-        rc, f, err = R.floe("write", "--generate", args.rows, "--seed", args.seed, "--out", ff,
-                            "--compression", codec, *lvl, *rg)
+        (rc, f, err), (_, p, perr) = R.both(
+            ["write", "--generate", args.rows, "--seed", args.seed, "--out", ff,
+             "--compression", codec, *lvl, *rg],
+            ["write", "--in", w("data.arrow"), "--out", pf, "--compression", codec, *lvl, *rg])
         fst = "ok" if f else floe_status(rc, err)
         if f:
             v = R.verify(ff, w("data.arrow"))
@@ -386,8 +407,6 @@ def main():
             if not v.get("ok"):
                 fst = "invalid: " + "; ".join(v.get("problems", []))
                 f = None
-        rc, p, perr = R.pa("write", "--in", w("data.arrow"), "--out", pf, "--compression", codec,
-                           *lvl, *rg)
         pst = "ok" if p else "failed: " + perr[-300:]
         if p:
             files.append({"writer": "pyarrow", "codec": codec, **R.verify(pf, None)})
@@ -396,9 +415,9 @@ def main():
         for label, path, exists in (("pyarrow", pf, p is not None), ("floe", ff, f is not None)):
             if not exists:
                 continue
-            rc, fr, err = R.floe("read", "--in", path)
+            (rc, fr, err), (_, prr, perr) = R.both(["read", "--in", path],
+                                                   ["read", "--in", path])
             frs = "ok" if fr else floe_status(rc, err)
-            rc, prr, perr = R.pa("read", "--in", path)
             prs = "ok" if prr else "failed: " + perr[-300:]
             if fr and prr:
                 bad = compare_checksums(fr.get("checksum", {}), prr.get("checksum", {}))
@@ -425,7 +444,8 @@ def main():
         suffix = " (inferred schema)" if infer else " (given schema)"
         flag = ["--infer"] if infer else []
         fo, po = w("floe.json%s.parquet" % ("-infer" if infer else "")), w("pyarrow.json.parquet")
-        rc, f, err = R.floe("convert", "--in", jin, "--out", fo, *jc, *rg, *flag)
+        (rc, f, err), (_, p, perr) = R.both(["convert", "--in", jin, "--out", fo, *jc, *rg, *flag],
+                                            ["convert", "--in", jin, "--out", po, *jc, *rg, *flag])
         fst = "ok" if f else floe_status(rc, err)
         if f:
             v = R.verify(fo, None if infer else jin)
@@ -434,16 +454,14 @@ def main():
             files.append({"writer": "floe", "codec": args.json_codec, "what": "json" + suffix, **v})
             if not v.get("ok"):
                 fst, f = "invalid: " + "; ".join(v.get("problems", [])), None
-        rc, p, perr = R.pa("convert", "--in", jin, "--out", po, *jc, *rg, *flag)
         pst = "ok" if p else "failed: " + perr[-300:]
         if p:
             files.append({"writer": "pyarrow", "codec": args.json_codec, "what": "json" + suffix,
                           **R.verify(po, None)})
         add("json -> parquet %s%s" % (args.json_codec, suffix), "JSON bytes consumed", f, fst, p,
             pst)
-    rc, f, err = R.floe("decode", "--in", jin)
+    (rc, f, err), (_, p, perr) = R.both(["decode", "--in", jin], ["decode", "--in", jin])
     fst = "ok" if f else floe_status(rc, err)
-    rc, p, perr = R.pa("decode", "--in", jin)
     pst = "ok" if p else "failed: " + perr[-300:]
     if f and p:
         bad = compare_checksums(f.get("checksum", {}), p.get("checksum", {}))
@@ -546,6 +564,17 @@ def render_markdown(res):
               "Speed ratio = pyarrow seconds / floe seconds (above 1: floe faster). "
               "RSS ratio = floe peak / pyarrow peak; pyarrow's includes the Python interpreter "
               "(%s idle)." % mib(c["pyarrow_idle_rss_kb"])]
+    cpu = [(r["phase"], (r["floe"] or {}).get("cpu_seconds"), (r["pyarrow"] or {}).get("cpu_seconds"))
+           for r in res["phases"]]
+    if any(f is not None and p is not None for _, f, p in cpu):
+        # On a shared machine wall-clock time also counts the time another
+        # process held the core; CPU time of the same section counts less of it.
+        lines += ["", "| phase | floe CPU s | pyarrow CPU s | CPU time pyarrow/floe |",
+                  "|---|---:|---:|---:|"]
+        for phase, f, p in cpu:
+            ratio = p / f if f and p is not None else None
+            lines.append("| %s | %s | %s | %s |" % (phase, num(f, "{:.3f}"), num(p, "{:.3f}"),
+                                                   num(ratio, "{:.2f}x")))
     if res["files"]:
         lines += ["", "| file | codec | MiB | row groups | codecs in file | checked by pyarrow |",
                   "|---|---|---:|---:|---|---|"]

@@ -352,6 +352,7 @@ static const struct {
     {"partitions", cli_table_partitions}, {"refs", cli_table_refs},
     {"rollback", cli_table_rollback},   {"branch", cli_table_branch},
     {"tag", cli_table_tag},             {"fast-forward", cli_table_fast_forward},
+    {"set-current", cli_table_set_current}, {"cherry-pick", cli_table_cherry_pick},
     {"expire", cli_table_expire},       {"remove-orphans", cli_table_remove_orphans},
 };
 
@@ -397,6 +398,8 @@ const cli_command_t cli_cmd_table = {
         "       [--columns a,b] [--limit N] [--format table|csv|jsonl] [--stats]\n\n"
         "  snapshots|history|files|manifests|partitions|refs NAME [--format F]\n\n"
         "  rollback NAME SNAPSHOT_ID | rollback NAME --to-time TIME\n"
+        "  set-current NAME SNAPSHOT_ID        main to any snapshot (also a non-ancestor)\n"
+        "  cherry-pick NAME SNAPSHOT_ID        apply an append (or a fast-forward) to main\n"
         "  branch NAME BRANCH [--snapshot ID] [--replace] [--drop]\n"
         "  tag NAME TAG [--snapshot ID] [--replace] [--drop]\n"
         "  fast-forward NAME BRANCH TO\n"

@@ -31,6 +31,8 @@ int cli_table_manifests(cat_catalog_t *c, int argc, char **argv);
 int cli_table_partitions(cat_catalog_t *c, int argc, char **argv);
 int cli_table_refs(cat_catalog_t *c, int argc, char **argv);
 int cli_table_rollback(cat_catalog_t *c, int argc, char **argv);
+int cli_table_set_current(cat_catalog_t *c, int argc, char **argv);
+int cli_table_cherry_pick(cat_catalog_t *c, int argc, char **argv);
 int cli_table_branch(cat_catalog_t *c, int argc, char **argv);
 int cli_table_tag(cat_catalog_t *c, int argc, char **argv);
 int cli_table_fast_forward(cat_catalog_t *c, int argc, char **argv);

@@ -1,6 +1,7 @@
 /*
  * table_manage.c - snapshot management and maintenance of a table:
- * rollback, branch, tag, fast-forward, expire, remove-orphans (layer 12).
+ * rollback, set-current, cherry-pick, branch, tag, fast-forward, expire,
+ * remove-orphans (layer 12).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,6 +44,35 @@ int cli_table_rollback(cat_catalog_t *c, int argc, char **argv) {
   else printf("%s is at snapshot %" PRId64 "\n", t->ident, t->meta->current_snapshot_id);
   ice_table_free(t);
   return status;
+}
+
+/* set-current and cherry-pick: NAME SNAPSHOT_ID, one ref operation each. */
+static int snapshot_command(const char *cmd, int (*op)(ice_table_t *, int64_t, fl_err_t *),
+                            cat_catalog_t *c, int argc, char **argv) {
+  static const cli_opt_spec_t specs[] = {{0, false}};
+  const char *sub = cmd + strlen("table ");
+  cli_args_t a;
+  if (cli_args_parse(cmd, argc, argv, specs, &a)) return 2;
+  int64_t id;
+  if (a.npos != 2) return cli_table_usage(sub, "expected NAME SNAPSHOT_ID");
+  if (!parse_id(a.pos[1], &id)) return cli_table_usage(sub, "'%s' is not a snapshot id", a.pos[1]);
+  ice_table_t *t;
+  if (cli_session_table(cmd, c, a.pos[0], &t)) return 1;
+  fl_err_t err;
+  fl_err_clear(&err);
+  int status = 0;
+  if (op(t, id, &err)) status = cli_fail(cmd, "%s", err.msg);
+  else printf("%s is at snapshot %" PRId64 "\n", t->ident, t->meta->current_snapshot_id);
+  ice_table_free(t);
+  return status;
+}
+
+int cli_table_set_current(cat_catalog_t *c, int argc, char **argv) {
+  return snapshot_command("table set-current", ice_set_current_snapshot, c, argc, argv);
+}
+
+int cli_table_cherry_pick(cat_catalog_t *c, int argc, char **argv) {
+  return snapshot_command("table cherry-pick", ice_cherry_pick, c, argc, argv);
 }
 
 static int ref_command(const char *sub, bool tag, cat_catalog_t *c, int argc, char **argv) {

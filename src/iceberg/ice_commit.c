@@ -299,10 +299,15 @@ static int attempt(ice_commit_state_t *st, ice_meta_t **out_meta, fl_err_t *err)
                        st->snapshot_id, st->attempt + 1, uuid);
   st->list_path = list_path;
   ice__commit_note_written(st, list_path);
+  /* v3 row lineage: the snapshot's rows get ids from the table's
+   * next-row-id on, through the manifests' first_row_id. */
+  int64_t first_row_id = -1, added_rows = -1;
+  if (base->format_version >= 3) first_row_id = base->next_row_id >= 0 ? base->next_row_id : 0;
   rc = ice_manifest_list_write(t->fs, ice_table_path(t, st->a, list_path), base->format_version,
                                st->snapshot_id, st->head ? st->head->snapshot_id : -1, st->seq,
-                               st->mfs, st->nmfs, err);
+                               first_row_id, st->mfs, st->nmfs, &added_rows, err);
   if (rc) return rc;
+  if (first_row_id < 0) added_rows = -1;
 
   ice_snapshot_t snap = {
       .snapshot_id = st->snapshot_id,
@@ -311,14 +316,15 @@ static int attempt(ice_commit_state_t *st, ice_meta_t **out_meta, fl_err_t *err)
       .timestamp_ms = ice__now_ms(),
       .manifest_list = list_path,
       .schema_id = base->current_schema_id,
-      .first_row_id = -1,
-      .added_rows = -1,
+      .first_row_id = first_row_id,
+      .added_rows = added_rows,
   };
   if (st->head && snap.timestamp_ms <= st->head->timestamp_ms)
     snap.timestamp_ms = st->head->timestamp_ms + 1; /* the snapshot log must not go back in time */
   build_summary(st, &snap.summary, &snap.nsummary);
 
   ice_meta_t *m = ice_meta_clone(base);
+  if (m->format_version >= 3 && m->next_row_id < 0) m->next_row_id = 0; /* required in v3 */
   rc = ice_meta_add_snapshot(m, &snap, err);
   if (rc == FL_OK) {
     ice_ref_t nref = ref ? *ref
@@ -376,9 +382,10 @@ int ice_commit(ice_table_t *t, const ice_change_t *c, ice_commit_result_t *res, 
       break;
     }
   }
-  /* The next commit through this handle builds on this list: keep it
-   * (v1 lists read back with other defaults, so they are read). */
-  if (rc == FL_OK && t->meta->format_version >= 2)
+  /* The next commit through this handle builds on this list: keep it.
+   * v2 only: v1 lists read back with other defaults, and v3 lists are
+   * given first row ids as they are written, so those are read back. */
+  if (rc == FL_OK && t->meta->format_version == 2)
     ice__list_cache_put(t, st.list_path, st.snapshot_id, st.seq, st.mfs, st.nmfs);
   if (rc == FL_OK && res) {
     res->snapshot_id = st.snapshot_id;

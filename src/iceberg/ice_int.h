@@ -22,7 +22,7 @@ typedef struct ice_list_cache {
   size_t n;
 } ice_list_cache_t;
 
-/* Replaces t's cached list with mfs[0..n) of the list written at
+/* Replaces t's cached list with mfs[0..n) of the v2 list written at
  * list_path for snapshot_id (sequence number seq), in the form
  * ice_manifest_list_read gives back. */
 void ice__list_cache_put(ice_table_t *t, const char *list_path, int64_t snapshot_id, int64_t seq,

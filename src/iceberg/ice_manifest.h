@@ -150,10 +150,19 @@ int ice_manifest_read(io_fs_t *fs, fl_arena_t *a, const ice_manifest_file_t *mf,
  * Writes the manifest list of snapshot snapshot_id (parent -1: none) with
  * sequence number seq. Manifests whose sequence numbers are -1 (new in
  * this commit) get seq, and their min_sequence_number seq unless set.
+ *
+ * v3 row lineage: with first_row_id >= 0 (the table's next-row-id), each
+ * data manifest without a first_row_id is given the next free id, and the
+ * ids move on by its added and existing rows (existing files of an
+ * upgraded table may lack ids of their own), as Java's writer does. The
+ * list's header records first-row-id; *assigned_rows (may be NULL) gets
+ * the ids handed out, the snapshot's added-rows. files is not changed, so
+ * a retried commit assigns afresh from the new base.
  */
 int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version,
                             int64_t snapshot_id, int64_t parent_id, int64_t seq,
-                            const ice_manifest_file_t *files, size_t n, fl_err_t *err);
+                            int64_t first_row_id, const ice_manifest_file_t *files, size_t n,
+                            int64_t *assigned_rows, fl_err_t *err);
 
 /* Reads a manifest list (v1: sequence numbers 0, content data). */
 int ice_manifest_list_read(io_fs_t *fs, fl_arena_t *a, const char *path,

@@ -33,7 +33,7 @@ static av_value_t *bytes_or_null(fl_arena_t *a, ice_bytes_t b) {
 }
 
 static av_value_t *file_record(fl_arena_t *a, const av_schema_t *s, int fv, int64_t snapshot_id,
-                               int64_t seq, const ice_manifest_file_t *m) {
+                               int64_t seq, int64_t first_row_id, const ice_manifest_file_t *m) {
   av_value_t *r = av_value_record(a, s);
   int64_t mseq = m->sequence_number >= 0 ? m->sequence_number : seq;
   int64_t mmin = m->min_sequence_number >= 0 ? m->min_sequence_number : mseq;
@@ -65,10 +65,13 @@ static av_value_t *file_record(fl_arena_t *a, const av_schema_t *s, int fv, int6
       set(r, rn[k], av_value_long(a, rc));
     }
   }
-  if (m->partitions) {
+  /* Always a list, empty for an unpartitioned spec, as Java writes it:
+   * Spark's manifests metadata table fails on a null one. */
+  {
     const av_schema_t *arr = field_schema(s, "partitions");
-    av_value_t *ps = av_value_array(a, m->npartitions);
-    for (uint32_t i = 0; i < m->npartitions; i++) {
+    uint32_t np = m->partitions ? m->npartitions : 0;
+    av_value_t *ps = av_value_array(a, np);
+    for (uint32_t i = 0; i < np; i++) {
       const ice_field_summary_t *fs = &m->partitions[i];
       av_value_t *e = av_value_record(a, arr->items);
       set(e, "contains_null", av_value_bool(a, fs->contains_null));
@@ -81,16 +84,19 @@ static av_value_t *file_record(fl_arena_t *a, const av_schema_t *s, int fv, int6
     set(r, "partitions", ps);
   }
   set(r, "key_metadata", bytes_or_null(a, m->key_metadata));
-  set(r, "first_row_id", opt_long(a, m->first_row_id));
+  set(r, "first_row_id", opt_long(a, first_row_id));
   return r;
 }
 
 int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version, int64_t snapshot_id,
-                            int64_t parent_id, int64_t seq, const ice_manifest_file_t *files,
-                            size_t n, fl_err_t *err) {
+                            int64_t parent_id, int64_t seq, int64_t first_row_id,
+                            const ice_manifest_file_t *files, size_t n, int64_t *assigned_rows,
+                            fl_err_t *err) {
+  if (assigned_rows) *assigned_rows = 0;
   if (format_version < 1 || format_version > 3)
     return fl_err_set(err, FL_EUNSUPPORTED, "manifest list %s: format version %d", path,
                       format_version);
+  bool lineage = format_version >= 3 && first_row_id >= 0;
   fl_arena_t *a = fl_arena_new(0);
   av_schema_t *s;
   int rc = av_schema_from_iceberg(a, ice__manifest_file_schema(a, format_version), "manifest_file",
@@ -101,12 +107,14 @@ int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version, i
       {"parent-snapshot-id",
        parent_id >= 0 ? fl_arena_sprintf(a, "%lld", (long long)parent_id) : "null"},
       {"sequence-number", fl_arena_sprintf(a, "%lld", (long long)seq)},
+      {"first-row-id", fl_arena_sprintf(a, "%lld", (long long)first_row_id)},
       {"format-version", fl_arena_sprintf(a, "%d", format_version)},
   };
-  av_meta_t meta[4];
+  av_meta_t meta[5];
   size_t nmeta = 0;
-  for (size_t i = 0; i < 4; i++) {
+  for (size_t i = 0; i < 5; i++) {
     if (format_version == 1 && !strcmp(kv[i][0], "sequence-number")) continue;
+    if (!lineage && !strcmp(kv[i][0], "first-row-id")) continue;
     meta[nmeta].key = kv[i][0];
     meta[nmeta].value = (const uint8_t *)kv[i][1];
     meta[nmeta].len = strlen(kv[i][1]);
@@ -120,20 +128,28 @@ int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version, i
   rc = av_writer_open(fw, s, &o, &w, err);
   if (rc) goto out;
   fl_arena_t *scratch = fl_arena_new(0);
+  int64_t next_row_id = first_row_id;
   for (size_t i = 0; i < n; i++) {
     fl_arena_reset(scratch);
     const ice_manifest_file_t *m = &files[i];
+    int64_t mfirst = m->first_row_id;
+    if (lineage && m->content == 0 && mfirst < 0) {
+      mfirst = next_row_id;
+      next_row_id += (m->added_rows > 0 ? m->added_rows : 0) +
+                     (m->existing_rows > 0 ? m->existing_rows : 0);
+    }
     if (!m->path) {
       rc = fl_err_set(err, FL_EINVALID, "manifest %zu has no path", i);
     } else if (format_version == 1 && m->content != 0) {
       rc = fl_err_set(err, FL_EINVALID, "delete manifest %s in a v1 list", m->path);
     } else {
-      rc = av_writer_write_value(w, file_record(scratch, s, format_version, snapshot_id, seq, m),
-                                 err);
+      rc = av_writer_write_value(
+          w, file_record(scratch, s, format_version, snapshot_id, seq, mfirst, m), err);
     }
     if (rc) break;
   }
   fl_arena_free(scratch);
+  if (assigned_rows && lineage) *assigned_rows = next_row_id - first_row_id;
   if (rc)
     av_writer_abort(w);
   else

@@ -56,7 +56,7 @@ void ice__list_cache_put(ice_table_t *t, const char *list_path, int64_t snapshot
   c->list_path = fl_arena_strdup(c->a, list_path);
   c->mfs = copy_manifests(c->a, mfs, n);
   c->n = n;
-  /* What ice_manifest_list_write puts into a v2/v3 list for each. */
+  /* What ice_manifest_list_write puts into a v2 list for each. */
   for (size_t i = 0; i < n; i++) {
     ice_manifest_file_t *m = &c->mfs[i];
     if (m->sequence_number < 0) m->sequence_number = seq;
@@ -69,7 +69,10 @@ void ice__list_cache_put(ice_table_t *t, const char *list_path, int64_t snapshot
     if (m->added_rows < 0) m->added_rows = 0;
     if (m->existing_rows < 0) m->existing_rows = 0;
     if (m->deleted_rows < 0) m->deleted_rows = 0;
-    if (!m->partitions) m->npartitions = 0;
+    if (!m->partitions) { /* written as an empty list, as Java writes it */
+      m->partitions = fl_arena_zalloc(c->a, sizeof *m->partitions);
+      m->npartitions = 0;
+    }
   }
   t->list_cache = c;
 }

@@ -267,6 +267,65 @@ def test_refs_rollback_and_metadata_listings(wh, tmp_path):
     assert sum(m["added_rows_count"] + m["existing_rows_count"] for m in mans) == 20
 
 
+def test_cherry_pick_and_set_current(wh, tmp_path):
+    """Staged appends on a branch reach main by cherry-pick (fast-forward and
+    re-applied), a snapshot is never picked twice, and set-current moves main
+    to a snapshot that is not its ancestor; PyIceberg sees each state."""
+    floe_at(wh, "ns", "create", "db")
+    floe_at(wh, "table", "create", "db.t", "--schema", SCHEMA)
+
+    def append(start, n, *extra):
+        p = tmp_path / f"{start}.jsonl"
+        write_jsonl(p, make_rows(start, n, 0))
+        floe_at(wh, "table", "append", "db.t", p, *extra)
+
+    def refs():
+        return {json.loads(l)["name"]: json.loads(l)["snapshot_id"] for l in
+                floe_at(wh, "table", "refs", "db.t", "--format", "jsonl").stdout.splitlines()}
+
+    append(0, 10)
+    floe_at(wh, "table", "branch", "db.t", "dev")
+    append(100, 5, "--branch", "dev")
+    staged = refs()["dev"]
+    # dev's head has main's head as parent: the pick is a fast-forward.
+    floe_at(wh, "table", "cherry-pick", "db.t", str(staged))
+    assert refs()["main"] == staged
+    assert sorted(r["id"] for r in floe_scan(wh, "db.t")) == list(range(10)) + list(range(100, 105))
+
+    append(200, 3)                      # main moves on
+    append(300, 4, "--branch", "dev")   # dev diverges
+    picked = refs()["dev"]
+    floe_at(wh, "table", "cherry-pick", "db.t", str(picked))
+    head = refs()["main"]
+    assert head != picked
+    snaps = {json.loads(l)["snapshot_id"]: json.loads(l) for l in
+             floe_at(wh, "table", "snapshots", "db.t", "--format", "jsonl").stdout.splitlines()}
+    want = list(range(10)) + list(range(100, 105)) + list(range(200, 203)) + list(range(300, 304))
+    assert sorted(r["id"] for r in floe_scan(wh, "db.t")) == want
+    tbl = catalog_for(wh).load_table("db.t")
+    assert tbl.current_snapshot().snapshot_id == head
+    assert tbl.current_snapshot().summary["source-snapshot-id"] == str(picked)
+    assert tbl.current_snapshot().summary["added-records"] == "4"
+    assert sorted(r["id"] for r in py_rows(tbl)) == want
+    assert snaps[head]["operation"] == "append"
+
+    again = floe_at(wh, "table", "cherry-pick", "db.t", str(picked), check=False)
+    assert again.returncode != 0 and "already picked" in again.stderr
+    anc = floe_at(wh, "table", "cherry-pick", "db.t", str(staged), check=False)
+    assert anc.returncode != 0 and "already an ancestor" in anc.stderr
+
+    # set-current may leave the ancestry (rollback may not).
+    bad = floe_at(wh, "table", "rollback", "db.t", str(picked), check=False)
+    assert bad.returncode != 0 and "not an ancestor" in bad.stderr
+    floe_at(wh, "table", "set-current", "db.t", str(picked))
+    tbl = catalog_for(wh).load_table("db.t")
+    assert tbl.current_snapshot().snapshot_id == picked
+    assert sorted(r["id"] for r in py_rows(tbl)) == list(range(10)) + list(range(100, 105)) + \
+        list(range(300, 304))
+    missing = floe_at(wh, "table", "set-current", "db.t", "12345", check=False)
+    assert missing.returncode != 0 and "12345" in missing.stderr
+
+
 def test_delete_and_upsert(wh, tmp_path):
     floe_at(wh, "ns", "create", "db")
     floe_at(wh, "table", "create", "db.t", "--schema", SCHEMA, "--identifier", "id",

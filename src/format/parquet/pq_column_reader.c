@@ -717,6 +717,47 @@ static inline void set_bit(uint8_t *bm, uint32_t i, bool on) {
 }
 
 /*
+ * Validity bits [l0, l0+n) of a column whose every level is a slot
+ * (ctx_def 0): slot i is valid when def[i] reaches max_def. Whole bytes
+ * are assembled 8 levels at a time instead of bit by bit.
+ */
+static void validity_flat(uint8_t *bm, uint32_t l0, const uint16_t *def, uint32_t n, int mx) {
+  uint32_t i = 0;
+  for (; i < n && ((l0 + i) & 7); i++) set_bit(bm, l0 + i, def[i] >= mx);
+  for (; i + 8 <= n; i += 8) {
+    const uint16_t *d = def + i;
+    unsigned b = (unsigned)(d[0] >= mx) | (unsigned)(d[1] >= mx) << 1 |
+                 (unsigned)(d[2] >= mx) << 2 | (unsigned)(d[3] >= mx) << 3 |
+                 (unsigned)(d[4] >= mx) << 4 | (unsigned)(d[5] >= mx) << 5 |
+                 (unsigned)(d[6] >= mx) << 6 | (unsigned)(d[7] >= mx) << 7;
+    bm[(l0 + i) >> 3] = (uint8_t)b;
+  }
+  for (; i < n; i++) set_bit(bm, l0 + i, def[i] >= mx);
+}
+
+/*
+ * Moves the j dense values of width w at base[0..j) out to their slots
+ * among s, back to front (a value only ever moves up), and zeroes the
+ * null slots. Inlined with a constant w for the usual widths.
+ */
+static inline __attribute__((always_inline)) void spread_fixed(uint8_t *base, size_t w,
+                                                               const uint16_t *def, uint32_t ne,
+                                                               int ctx, int mx, uint32_t s,
+                                                               uint32_t j) {
+  for (uint32_t e = ne; e-- > 0 && s > j;) {
+    if (def[e] < ctx) continue;
+    s--;
+    uint8_t *dst = base + (size_t)s * w;
+    if (def[e] >= mx) {
+      j--;
+      if (j != s) memcpy(dst, base + (size_t)j * w, w);
+    } else {
+      memset(dst, 0, w);
+    }
+  }
+}
+
+/*
  * Spreads the nv dense values at [l0, l0+nv) over ns slots: the entries of
  * def[0..ne) with def >= ctx_def are slots; those at max_def hold values.
  */
@@ -734,23 +775,22 @@ static void expand(pq_col_t *c, ty_vec_t *v, uint32_t l0, uint32_t ns, uint32_t 
     v->len = l0 + ns;
     return;
   }
-  uint32_t s = 0;
-  for (uint32_t e = 0; e < ne; e++)
-    if (def[e] >= ctx) set_bit(v->validity, l0 + s++, def[e] >= mx);
-  uint32_t j = nv;
-  s = ns;
+  if (ctx == 0)
+    validity_flat(v->validity, l0, def, ne, mx);
+  else
+    for (uint32_t e = 0, s = 0; e < ne; e++)
+      if (def[e] >= ctx) set_bit(v->validity, l0 + s++, def[e] >= mx);
+  uint32_t j = nv, s = ns;
   if (c->vw && !v->offsets) {
-    size_t w = c->vw;
-    for (uint32_t e = ne; e-- > 0 && s > j;) {
-      if (def[e] < ctx) continue;
-      s--;
-      uint8_t *dst = v->data + (size_t)(l0 + s) * w;
-      if (def[e] >= mx) {
-        j--;
-        if (j != s) memcpy(dst, v->data + (size_t)(l0 + j) * w, w);
-      } else {
-        memset(dst, 0, w);
-      }
+    uint8_t *base = v->data + (size_t)l0 * c->vw;
+    /* A constant width lets the compiler turn each copy into one move. */
+    switch (c->vw) {
+      case 1: spread_fixed(base, 1, def, ne, ctx, mx, s, j); break;
+      case 2: spread_fixed(base, 2, def, ne, ctx, mx, s, j); break;
+      case 4: spread_fixed(base, 4, def, ne, ctx, mx, s, j); break;
+      case 8: spread_fixed(base, 8, def, ne, ctx, mx, s, j); break;
+      case 16: spread_fixed(base, 16, def, ne, ctx, mx, s, j); break;
+      default: spread_fixed(base, c->vw, def, ne, ctx, mx, s, j); break;
     }
   } else {
     int32_t *off = v->offsets;

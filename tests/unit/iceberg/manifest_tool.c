@@ -401,7 +401,7 @@ static int cmd_write(int argc, char **argv, fl_arena_t *a, fl_err_t *err) {
   if (rc) return rc;
   ice_manifest_file_t mf;
   if ((rc = ice_manifest_writer_close(w, a, &mf, err))) return rc;
-  if ((rc = ice_manifest_list_write(io_local_fs(), lpath, fv, snap, parent, seq, &mf, 1, err)))
+  if ((rc = ice_manifest_list_write(io_local_fs(), lpath, fv, snap, parent, seq, -1, &mf, 1, NULL, err)))
     return rc;
   print_json(mf_json(&mf));
   return FL_OK;

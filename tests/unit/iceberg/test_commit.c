@@ -1518,5 +1518,125 @@ TEST(kept_manifest_list_equals_the_file) {
   ice_table_free(t2);
   ice_table_free(t);
   fl_free(mc.current);
+
+  /* Unpartitioned: the manifests' partition summaries are empty lists. */
+  mem_cat_t mc3 = {0};
+  t = new_table(&mc3, false, NULL, 0, &err);
+  CHECK_OK(t ? FL_OK : err.code, &err);
+  for (int i = 0; i < 3; i++) {
+    ice_data_file_t *f = write_data(t, a, "u", i * 10, 2, &err);
+    CHECK_OK(f ? FL_OK : err.code, &err);
+    ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = f, .nadd = 1, .base_snapshot_id = -1};
+    CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
+    check_kept_list(t, a, __LINE__);
+  }
+  ice_table_free(t);
+  fl_free(mc3.current);
+  fl_arena_free(a);
+}
+
+/* ---- v3 row lineage ---- */
+
+/* Checks that the live data files of the current snapshot hold disjoint
+ * row id ranges below the table's next-row-id; *found gets the
+ * first_row_id of path (-1: absent). */
+static void check_ids(const ice_table_t *t, fl_arena_t *a, const char *path, int64_t *found) {
+  ice_manifest_entry_t *es;
+  size_t n;
+  fl_err_t err;
+  *found = -2;
+  CHECK_OK(ice_snapshot_entries(t, a, head(t), &es, &n, &err), &err);
+  *found = -1;
+  for (size_t i = 0; i < n; i++) {
+    const ice_data_file_t *f = &es[i].file;
+    if (f->content != ICE_CONTENT_DATA) continue;
+    CHECK(f->first_row_id >= 0);
+    CHECK(f->first_row_id + f->record_count <= t->meta->next_row_id);
+    for (size_t j = 0; j < i; j++) {
+      const ice_data_file_t *g = &es[j].file;
+      if (g->content != ICE_CONTENT_DATA) continue;
+      CHECK(f->first_row_id + f->record_count <= g->first_row_id ||
+            g->first_row_id + g->record_count <= f->first_row_id);
+    }
+    if (path && strcmp(f->path, path) == 0) *found = f->first_row_id;
+  }
+}
+
+static int64_t check_row_ids(const ice_table_t *t, fl_arena_t *a, const char *path) {
+  int64_t found;
+  check_ids(t, a, path, &found);
+  return found;
+}
+
+TEST(v3_commits_assign_row_ids_from_next_row_id) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  static const ice_kv_t V3[] = {{"commit.retry.min-wait-ms", "0"},
+                                {"commit.retry.max-wait-ms", "1"},
+                                {"format-version", "3"}};
+  fixture_t fx;
+  CHECK_OK(fixture_init(&fx, a, V3, 3, &err), &err);
+  ice_table_t *t = fx.t;
+  CHECK_EQ(t->meta->format_version, 3);
+  const ice_snapshot_t *s0 = head(t);
+  CHECK_EQ(s0->first_row_id, 0);
+  CHECK_EQ(s0->added_rows, 30);
+  CHECK_EQ(t->meta->next_row_id, 30);
+  int64_t a2_id = check_row_ids(t, a, fx.a2->path);
+  CHECK(a2_id >= 0);
+  ice_manifest_file_t *mfs;
+  size_t nm;
+  CHECK_OK(ice_snapshot_manifests(t, a, s0, &mfs, &nm, &err), &err);
+  CHECK_EQ(nm, 1);
+  CHECK_EQ(mfs[0].first_row_id, 0);
+
+  /* A rival commits first: the retry takes its ids after the rival's. */
+  ice_data_file_t *mine = write_data(t, a, "a", 100, 4, &err);
+  ice_data_file_t *theirs = write_data(t, a, "b", 200, 6, &err);
+  CHECK(mine && theirs);
+  rival_t r = {
+      .change = {.kind = ICE_CHANGE_APPEND, .add = theirs, .nadd = 1, .base_snapshot_id = -1}};
+  arm(&fx.mc, &r, 1);
+  ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = mine, .nadd = 1, .base_snapshot_id = -1};
+  ice_commit_result_t res;
+  CHECK_OK(ice_commit(t, &c, &res, &err), &err);
+  CHECK_OK(r.rc, &r.err);
+  CHECK_EQ(res.attempts, 2);
+  const ice_snapshot_t *rs = ice_meta_snapshot(t->meta, r.snapshot_id);
+  CHECK_EQ(rs->first_row_id, 30);
+  CHECK_EQ(rs->added_rows, 6);
+  CHECK_EQ(head(t)->first_row_id, 36);
+  CHECK_EQ(head(t)->added_rows, 4);
+  CHECK_EQ(t->meta->next_row_id, 40);
+  CHECK_EQ(check_row_ids(t, a, mine->path), 36);
+  CHECK_EQ(check_row_ids(t, a, fx.a2->path), a2_id);
+
+  /* A copy-on-write delete rewrites a1 and the manifest around a2: the
+   * rewritten manifest's range covers its rows, a2 keeps its ids. */
+  ice_data_file_t *rest = write_data(t, a, "a", 5, 5, &err);
+  CHECK_OK(rest ? FL_OK : err.code, &err);
+  const char *rm[] = {fx.a1->path};
+  ice_change_t d = {.kind = ICE_CHANGE_OVERWRITE,
+                    .remove = rm,
+                    .nremove = 1,
+                    .add = rest,
+                    .nadd = 1,
+                    .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &d, NULL, &err), &err);
+  CHECK_EQ(head(t)->first_row_id, 40);
+  /* The new file's manifest and the rewritten one (a2, b1 existing). */
+  CHECK_EQ(head(t)->added_rows, 5 + 20);
+  CHECK(check_row_ids(t, a, rest->path) >= 40);
+  CHECK_EQ(t->meta->next_row_id, 40 + head(t)->added_rows);
+  CHECK_EQ(check_row_ids(t, a, fx.a2->path), a2_id);
+
+  /* What was written reads back the same. */
+  ice_table_t *again = open_again(&fx.mc, &err);
+  CHECK_OK(again ? FL_OK : err.code, &err);
+  CHECK_EQ(again->meta->next_row_id, t->meta->next_row_id);
+  CHECK_EQ(head(again)->first_row_id, 40);
+  CHECK_EQ(head(again)->added_rows, head(t)->added_rows);
+  ice_table_free(again);
+  fixture_free(&fx);
   fl_arena_free(a);
 }

@@ -230,7 +230,7 @@ TEST(round_trip_v2_every_field_and_inheritance) {
 
   /* The list assigns the commit's sequence number. */
   const char *lpath = tmp("snap-777.avro");
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 777, 555, 7, &mf, 1, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 777, 555, 7, -1, &mf, 1, NULL, &err), &err);
   ice_manifest_file_t *ls;
   size_t nl;
   CHECK_OK(ice_manifest_list_read(io_local_fs(), e.a, lpath, &ls, &nl, &err), &err);
@@ -371,7 +371,7 @@ TEST(v3_first_row_id_inheritance) {
   CHECK(bytes_eq(mf.partitions[0].upper, "\3\0\0\0", 4));
   mf.first_row_id = 1000;
   const char *lpath = tmp("snap-v3.avro");
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 3, 5, -1, 1, &mf, 1, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 3, 5, -1, 1, -1, &mf, 1, NULL, &err), &err);
   ice_manifest_file_t *ls;
   size_t nl;
   CHECK_OK(ice_manifest_list_read(io_local_fs(), e.a, lpath, &ls, &nl, &err), &err);
@@ -407,7 +407,7 @@ TEST(v1_round_trip_sequence_numbers_zero) {
   ice_manifest_file_t mf;
   CHECK_OK(ice_manifest_writer_close(w, e.a, &mf, &err), &err);
   const char *lpath = tmp("snap-v1.avro");
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 1, 31, -1, 1, &mf, 1, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 1, 31, -1, 1, -1, &mf, 1, NULL, &err), &err);
   ice_manifest_file_t *ls;
   size_t nl;
   CHECK_OK(ice_manifest_list_read(io_local_fs(), e.a, lpath, &ls, &nl, &err), &err);
@@ -557,7 +557,7 @@ TEST(written_schema_and_header_keys) {
   /* The manifest list's header and schema. */
   const char *lpath = tmp("hdr-list.avro");
   mf.sequence_number = -1;
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 123, -1, 4, &mf, 1, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 123, -1, 4, -1, &mf, 1, NULL, &err), &err);
   CHECK_OK(io_local_fs()->open_read(io_local_fs(), lpath, &in, &err), &err);
   CHECK_OK(av_reader_open(in, &r, &err), &err);
   CHECK_STR(meta_str(e.a, r, "snapshot-id"), "123");
@@ -791,7 +791,7 @@ TEST(truncated_and_corrupt_files_give_errors) {
   CHECK_OK(ice_manifest_writer_close(w, e.a, &mf, &err), &err);
   mf.sequence_number = 1;
   const char *lpath = tmp("good-list.avro");
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 9, -1, 1, &mf, 1, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 9, -1, 1, -1, &mf, 1, NULL, &err), &err);
 
   const char *bad = tmp("bad.avro");
   ice_manifest_file_t bm = mf;
@@ -1029,5 +1029,52 @@ TEST(minimal_and_invalid_entries) {
   CHECK_OK(write_custom(p, st, 1, false, &err), &err);
   CHECK_ERR(ice_manifest_read(io_local_fs(), a, &mf, NULL, &es, &n, &err), FL_ECORRUPT);
   CHECK(strstr(err.msg, "entry 0") && strstr(err.msg, "record_count"));
+  fl_arena_free(a);
+}
+
+TEST(v3_list_assigns_first_row_ids_to_new_data_manifests) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  ice_manifest_file_t mf[4];
+  memset(mf, 0, sizeof mf);
+  for (int i = 0; i < 4; i++) {
+    mf[i].path = fl_arena_sprintf(a, "/t/m%d.avro", i);
+    mf[i].length = 100;
+    mf[i].sequence_number = -1;
+    mf[i].min_sequence_number = -1;
+    mf[i].added_snapshot_id = -1;
+    mf[i].first_row_id = -1;
+  }
+  mf[0].added_rows = 10, mf[0].existing_rows = 5;  /* new: 100 .. 114 */
+  mf[1].content = 1, mf[1].added_rows = 7;         /* deletes: no ids */
+  mf[2].first_row_id = 40, mf[2].added_rows = 3;   /* kept as it is */
+  mf[3].added_rows = 7;                            /* new: 115 .. 121 */
+  const char *lpath = tmp("snap-v3-assign.avro");
+  int64_t assigned = -1;
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 3, 8, 7, 2, 100, mf, 4, &assigned, &err),
+           &err);
+  CHECK_EQ(assigned, 22);
+  CHECK_EQ(mf[0].first_row_id, -1); /* the input is left alone for retries */
+  ice_manifest_file_t *ls;
+  size_t nl;
+  CHECK_OK(ice_manifest_list_read(io_local_fs(), a, lpath, &ls, &nl, &err), &err);
+  CHECK_EQ(nl, 4);
+  CHECK_EQ(ls[0].first_row_id, 100);
+  CHECK_EQ(ls[1].first_row_id, -1);
+  CHECK_EQ(ls[2].first_row_id, 40);
+  CHECK_EQ(ls[3].first_row_id, 115);
+  /* Unpartitioned manifests get an empty summary list, not null (Spark's
+   * manifests table fails on null). */
+  for (int i = 0; i < 4; i++) {
+    CHECK(ls[i].partitions != NULL);
+    CHECK_EQ(ls[i].npartitions, 0);
+  }
+  /* v2 lists carry no ids, whatever is asked. */
+  lpath = tmp("snap-v2-assign.avro");
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 8, 7, 2, 100, mf, 4, &assigned, &err),
+           &err);
+  CHECK_EQ(assigned, 0);
+  CHECK_OK(ice_manifest_list_read(io_local_fs(), a, lpath, &ls, &nl, &err), &err);
+  CHECK_EQ(ls[0].first_row_id, -1);
   fl_arena_free(a);
 }

@@ -1,0 +1,164 @@
+/*
+ * ex_compare.c - comparison operators = <> < <= > >=, BETWEEN and
+ * IS [NOT] DISTINCT FROM over every scalar type.
+ *
+ * Each storage layout has one loop that computes a comparison outcome
+ * (less, equal, greater, unordered) per row; a small table maps the
+ * outcome to the operator's answer, so there is one loop per layout, not
+ * per operator. Strings and binaries compare as unsigned bytes (UTF-8
+ * byte order is code point order); decimals of different scales compare
+ * exactly; doubles follow IEEE 754 (NaN is unordered: NaN = NaN is false,
+ * NaN <> NaN true) except for IS DISTINCT FROM, where NaN is not distinct
+ * from NaN and -0.0 equals 0.0, as in Trino.
+ */
+#include <math.h>
+
+#include "exec/ex_func_int.h"
+
+enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_DISTINCT, OP_NOT_DISTINCT };
+enum { C_LT, C_EQ, C_GT, C_UN };
+
+static const uint8_t g_answer[6][4] = {
+    [OP_EQ] = {0, 1, 0, 0}, [OP_NE] = {1, 0, 1, 1}, [OP_LT] = {1, 0, 0, 0},
+    [OP_LE] = {1, 1, 0, 0}, [OP_GT] = {0, 0, 1, 0}, [OP_GE] = {0, 1, 1, 0},
+};
+
+static inline int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_t nb) {
+  size_t n = na < nb ? na : nb;
+  int c = n ? memcmp(a, b, n) : 0;
+  if (c) return c < 0 ? C_LT : C_GT;
+  return na < nb ? C_LT : na > nb ? C_GT : C_EQ;
+}
+
+/*
+ * Fills cmp[i] for every selected row, NULL rows included (their slots
+ * are zeroed; callers mask them with validity). distinct: NaN equals NaN.
+ */
+void ex__compare_rows(const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *va,
+                      const ty_vec_t *vb, const ex_rows_t *rows, bool distinct, uint8_t *cmp) {
+  const uint32_t ma = ex__m(va), mb = ex__m(vb);
+#define NUM_LOOP(T)                                           \
+  do {                                                        \
+    const T *a = TY_VEC_DATA(va, T), *b = TY_VEC_DATA(vb, T); \
+    EX_ROWS(rows, i) {                                        \
+      T x = a[i & ma], y = b[i & mb];                         \
+      cmp[i] = (uint8_t)(x < y ? C_LT : x > y ? C_GT : C_EQ); \
+    }                                                         \
+  } while (0)
+#define FLT_LOOP(T)                                                                        \
+  do {                                                                                     \
+    const T *a = TY_VEC_DATA(va, T), *b = TY_VEC_DATA(vb, T);                              \
+    EX_ROWS(rows, i) {                                                                     \
+      T x = a[i & ma], y = b[i & mb];                                                      \
+      uint8_t c = (uint8_t)(x < y ? C_LT : x > y ? C_GT : x == y ? C_EQ : C_UN);           \
+      if (c == C_UN && distinct) c = isnan(x) && isnan(y) ? C_EQ : isnan(x) ? C_GT : C_LT; \
+      cmp[i] = c;                                                                          \
+    }                                                                                      \
+  } while (0)
+  switch (va->type->kind) {
+    case TY_BOOLEAN: NUM_LOOP(uint8_t); break;
+    case TY_INT:
+    case TY_DATE: NUM_LOOP(int32_t); break;
+    case TY_LONG:
+    case TY_TIME:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ: NUM_LOOP(int64_t); break;
+    case TY_FLOAT: FLT_LOOP(float); break;
+    case TY_DOUBLE: FLT_LOOP(double); break;
+    case TY_DECIMAL: {
+      int sa = ta->scale, sb = tb->scale;
+      EX_ROWS(rows, i) {
+        int c = ex__dec_cmp(ty_vec_get_i128(va, i & ma), sa, ty_vec_get_i128(vb, i & mb), sb);
+        cmp[i] = (uint8_t)(c < 0 ? C_LT : c > 0 ? C_GT : C_EQ);
+      }
+      break;
+    }
+    default: {
+      EX_ROWS(rows, i) {
+        size_t na, nb;
+        const uint8_t *a = ex__str(va, i & ma, &na), *b = ex__str(vb, i & mb, &nb);
+        cmp[i] = (uint8_t)cmp_bytes(a, na, b, nb);
+      }
+    }
+  }
+#undef NUM_LOOP
+#undef FLT_LOOP
+}
+
+static int k_compare(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
+                     const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  if (call->r.args[0].kind == EX_UNKNOWN) return FL_OK; /* all null */
+  uint8_t *o = out->data;
+  ex__compare_rows(&call->r.args[0], &call->r.args[1], args[0], args[1], rows, false, o);
+  const uint8_t *ans = g_answer[call->r.fn->op];
+  EX_ROWS(rows, i) o[i] = ans[o[i]];
+  return FL_OK;
+}
+
+static int k_distinct(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
+                      const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  uint8_t *o = out->data;
+  bool want_distinct = call->r.fn->op == OP_DISTINCT;
+  if (call->r.args[0].kind != EX_UNKNOWN)
+    ex__compare_rows(&call->r.args[0], &call->r.args[1], args[0], args[1], rows, true, o);
+  const uint32_t ma = ex__m(args[0]), mb = ex__m(args[1]);
+  EX_ROWS(rows, i) {
+    bool na = !ex__valid(args[0], i & ma), nb = !ex__valid(args[1], i & mb);
+    bool distinct = (na || nb) ? na != nb : o[i] != C_EQ;
+    o[i] = distinct == want_distinct;
+    ex__set_valid(out, i);
+  }
+  return FL_OK;
+}
+
+/* x BETWEEN lo AND hi: lo <= x AND x <= hi, one pass. */
+static int k_between(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
+                     const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  if (call->r.args[0].kind == EX_UNKNOWN) return FL_OK;
+  uint8_t *o = out->data;
+  uint8_t *hi = ex__scratch(call, rows->nrows, 0);
+  ex__compare_rows(&call->r.args[1], &call->r.args[0], args[1], args[0], rows, false, o);
+  ex__compare_rows(&call->r.args[0], &call->r.args[2], args[0], args[2], rows, false, hi);
+  EX_ROWS(rows, i) o[i] = g_answer[OP_LE][o[i]] && g_answer[OP_LE][hi[i]];
+  return FL_OK;
+}
+
+void ex__reg_compare(void) {
+  static const char *const names[] = {"=", "<>", "<", "<=", ">", ">="};
+  const uint32_t fl = EX_FN_UNIFY | EX_FN_KEEP_DEC | EX_FN_ORDERABLE;
+  for (int op = OP_EQ; op <= OP_GE; op++)
+    ex__reg(&(ex_func_t){.name = names[op],
+                         .nparams = 2,
+                         .params = {EX_T(ANY), EX_T(ANY)},
+                         .ret = EX_T(BOOLEAN),
+                         .kernel = k_compare,
+                         .flags = fl,
+                         .op = op});
+  ex__reg(&(ex_func_t){.name = "!=",
+                       .nparams = 2,
+                       .params = {EX_T(ANY), EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_compare,
+                       .flags = fl,
+                       .op = OP_NE});
+  ex__reg(&(ex_func_t){.name = "is_distinct_from",
+                       .nparams = 2,
+                       .params = {EX_T(ANY), EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_distinct,
+                       .flags = fl | EX_FN_NULLS,
+                       .op = OP_DISTINCT});
+  ex__reg(&(ex_func_t){.name = "is_not_distinct_from",
+                       .nparams = 2,
+                       .params = {EX_T(ANY), EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_distinct,
+                       .flags = fl | EX_FN_NULLS,
+                       .op = OP_NOT_DISTINCT});
+  ex__reg(&(ex_func_t){.name = "between",
+                       .nparams = 3,
+                       .params = {EX_T(ANY), EX_T(ANY), EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_between,
+                       .flags = fl});
+}

@@ -1,0 +1,245 @@
+/*
+ * ex_type.c - SQL type names, storage mapping and Trino's implicit
+ * coercion rules.
+ */
+#include "exec/ex_type.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const g_kind_names[] = {
+#define EX__TKIND_NAME(name, text) text,
+    EX_TYPE_MAP(EX__TKIND_NAME)
+#undef EX__TKIND_NAME
+};
+
+const char *ex_tkind_name(ex_tkind_t k) {
+  return (unsigned)k < EX_TKIND_COUNT ? g_kind_names[k] : "?";
+}
+
+static const ex_type_t g_varchar = {.kind = EX_VARCHAR};
+ex_type_t ex_type_array_varchar(void) { return (ex_type_t){.kind = EX_ARRAY, .elem = &g_varchar}; }
+
+void ex_type_format(const ex_type_t *t, fl_buf_t *out) {
+  switch (t->kind) {
+    case EX_DECIMAL:
+      if (t->precision)
+        fl_buf_printf(out, "decimal(%d,%d)", t->precision, t->scale);
+      else
+        fl_buf_append_str(out, "decimal(p,s)");
+      return;
+    case EX_TIMESTAMP: fl_buf_append_str(out, "timestamp(6)"); return;
+    case EX_TIMESTAMPTZ: fl_buf_append_str(out, "timestamp(6) with time zone"); return;
+    case EX_TIME: fl_buf_append_str(out, "time(6)"); return;
+    case EX_ARRAY:
+      fl_buf_append_str(out, "array(");
+      if (t->elem) ex_type_format(t->elem, out);
+      fl_buf_append_str(out, ")");
+      return;
+    default: fl_buf_append_str(out, ex_tkind_name(t->kind));
+  }
+}
+
+const char *ex_type_str(const ex_type_t *t) {
+  static _Thread_local char ring[4][96];
+  static _Thread_local int at;
+  char *b = ring[at++ & 3];
+  fl_buf_t buf;
+  fl_buf_init(&buf);
+  ex_type_format(t, &buf);
+  snprintf(b, 96, "%.*s", (int)buf.len, (const char *)buf.data);
+  fl_buf_free(&buf);
+  return b;
+}
+
+bool ex_type_equal(const ex_type_t *a, const ex_type_t *b) {
+  if (a->kind != b->kind) return false;
+  if (a->kind == EX_DECIMAL) return a->precision == b->precision && a->scale == b->scale;
+  if (a->kind == EX_ARRAY) return a->elem && b->elem && ex_type_equal(a->elem, b->elem);
+  return true;
+}
+
+int64_t ex_type_int_min(ex_tkind_t k) {
+  switch (k) {
+    case EX_TINYINT: return INT8_MIN;
+    case EX_SMALLINT: return INT16_MIN;
+    case EX_INTEGER: return INT32_MIN;
+    default: return INT64_MIN;
+  }
+}
+int64_t ex_type_int_max(ex_tkind_t k) {
+  switch (k) {
+    case EX_TINYINT: return INT8_MAX;
+    case EX_SMALLINT: return INT16_MAX;
+    case EX_INTEGER: return INT32_MAX;
+    default: return INT64_MAX;
+  }
+}
+int ex_type_int_digits(ex_tkind_t k) {
+  switch (k) {
+    case EX_TINYINT: return 3;
+    case EX_SMALLINT: return 5;
+    case EX_INTEGER: return 10;
+    default: return 19;
+  }
+}
+
+static pthread_once_t g_list_once = PTHREAD_ONCE_INIT;
+static fl_arena_t *g_type_arena;
+static const ty_type_t *g_list_of[TY_KIND_COUNT];
+static void make_lists(void) {
+  g_type_arena = fl_arena_new(0);
+  for (int k = 0; k < TY_KIND_COUNT; k++)
+    if (k != TY_DECIMAL && k != TY_FIXED && k != TY_STRUCT && k != TY_LIST && k != TY_MAP)
+      g_list_of[k] = ty_list_new(g_type_arena, 1, false, ty_primitive((ty_kind_t)k));
+}
+
+const ty_type_t *ex_type_storage(const ex_type_t *t, fl_arena_t *a) {
+  switch (t->kind) {
+    case EX_UNKNOWN:
+    case EX_BOOLEAN: return ty_primitive(TY_BOOLEAN);
+    case EX_TINYINT:
+    case EX_SMALLINT:
+    case EX_INTEGER:
+    case EX_INTERVAL_YM: return ty_primitive(TY_INT);
+    case EX_BIGINT:
+    case EX_INTERVAL_DS: return ty_primitive(TY_LONG);
+    case EX_REAL: return ty_primitive(TY_FLOAT);
+    case EX_DOUBLE: return ty_primitive(TY_DOUBLE);
+    case EX_DECIMAL: return ty_decimal(a, t->precision ? t->precision : 38, t->scale);
+    case EX_VARCHAR: return ty_primitive(TY_STRING);
+    case EX_VARBINARY: return ty_primitive(TY_BINARY);
+    case EX_DATE: return ty_primitive(TY_DATE);
+    case EX_TIME: return ty_primitive(TY_TIME);
+    case EX_TIMESTAMP: return ty_primitive(TY_TIMESTAMP);
+    case EX_TIMESTAMPTZ: return ty_primitive(TY_TIMESTAMPTZ);
+    case EX_UUID: return ty_primitive(TY_UUID);
+    case EX_ARRAY: {
+      const ty_type_t *e = ex_type_storage(t->elem ? t->elem : &g_varchar, a);
+      if (e->kind != TY_DECIMAL && !ty_is_nested(e)) {
+        pthread_once(&g_list_once, make_lists);
+        return g_list_of[e->kind];
+      }
+      return ty_list_new(a, 1, false, e);
+    }
+    default: return ty_primitive(TY_BOOLEAN);
+  }
+}
+
+int ex_type_from_storage(const ty_type_t *t, ex_type_t *out, fl_err_t *err) {
+  switch (t->kind) {
+    case TY_BOOLEAN: *out = ex_type(EX_BOOLEAN); return FL_OK;
+    case TY_INT: *out = ex_type(EX_INTEGER); return FL_OK;
+    case TY_LONG: *out = ex_type(EX_BIGINT); return FL_OK;
+    case TY_FLOAT: *out = ex_type(EX_REAL); return FL_OK;
+    case TY_DOUBLE: *out = ex_type(EX_DOUBLE); return FL_OK;
+    case TY_DECIMAL: *out = ex_type_decimal(t->precision, t->scale); return FL_OK;
+    case TY_DATE: *out = ex_type(EX_DATE); return FL_OK;
+    case TY_TIME: *out = ex_type(EX_TIME); return FL_OK;
+    case TY_TIMESTAMP: *out = ex_type(EX_TIMESTAMP); return FL_OK;
+    case TY_TIMESTAMPTZ: *out = ex_type(EX_TIMESTAMPTZ); return FL_OK;
+    case TY_STRING: *out = ex_type(EX_VARCHAR); return FL_OK;
+    case TY_UUID: *out = ex_type(EX_UUID); return FL_OK;
+    case TY_FIXED:
+    case TY_BINARY: *out = ex_type(EX_VARBINARY); return FL_OK;
+    case TY_LIST:
+      if (t->fields[0].type->kind == TY_STRING) {
+        *out = ex_type_array_varchar();
+        return FL_OK;
+      }
+      break;
+    default: break;
+  }
+  return fl_err_set(err, FL_EUNSUPPORTED, "column type %s is not supported in SQL expressions yet",
+                    ty_kind_name(t->kind));
+}
+
+/* Position on the numeric chain tinyint -> ... -> double. */
+static int num_rank(ex_tkind_t k) {
+  switch (k) {
+    case EX_TINYINT: return 0;
+    case EX_SMALLINT: return 1;
+    case EX_INTEGER: return 2;
+    case EX_BIGINT: return 3;
+    case EX_DECIMAL: return 4;
+    case EX_REAL: return 5;
+    case EX_DOUBLE: return 6;
+    default: return -1;
+  }
+}
+
+static ex_type_t as_decimal(const ex_type_t *t) {
+  if (t->kind == EX_DECIMAL) return *t;
+  return ex_type_decimal(ex_type_int_digits(t->kind), 0);
+}
+
+static ex_type_t decimal_common(const ex_type_t *a, const ex_type_t *b) {
+  ex_type_t x = as_decimal(a), y = as_decimal(b);
+  int s = x.scale > y.scale ? x.scale : y.scale;
+  int ix = x.precision - x.scale, iy = y.precision - y.scale;
+  int p = (ix > iy ? ix : iy) + s;
+  if (p > 38) p = 38;
+  return ex_type_decimal(p, s);
+}
+
+static int temporal_rank(ex_tkind_t k) {
+  return k == EX_DATE ? 0 : k == EX_TIMESTAMP ? 1 : k == EX_TIMESTAMPTZ ? 2 : -1;
+}
+
+bool ex_type_common(const ex_type_t *a, const ex_type_t *b, ex_type_t *out) {
+  if (a->kind == EX_UNKNOWN) {
+    *out = *b;
+    return true;
+  }
+  if (b->kind == EX_UNKNOWN) {
+    *out = *a;
+    return true;
+  }
+  int ra = num_rank(a->kind), rb = num_rank(b->kind);
+  if (ra >= 0 && rb >= 0) {
+    int r = ra > rb ? ra : rb;
+    if (r == 4) {
+      *out = decimal_common(a, b);
+    } else {
+      *out = ex_type(ra > rb ? a->kind : b->kind);
+    }
+    return true;
+  }
+  int ta = temporal_rank(a->kind), tb = temporal_rank(b->kind);
+  if (ta >= 0 && tb >= 0) {
+    *out = ta >= tb ? *a : *b;
+    if (a->kind == EX_TIMESTAMPTZ && b->kind == EX_TIMESTAMPTZ && a->zone != b->zone)
+      out->zone = NULL;
+    return true;
+  }
+  if (a->kind == EX_ARRAY && b->kind == EX_ARRAY) {
+    if (!a->elem || !b->elem || !ex_type_equal(a->elem, b->elem)) return false;
+    *out = *a;
+    return true;
+  }
+  if (a->kind != b->kind) return false;
+  *out = *a;
+  return true;
+}
+
+int ex_type_coercion_cost(const ex_type_t *from, const ex_type_t *to) {
+  if (to->kind == EX_ANY) return 0;
+  if (from->kind == EX_UNKNOWN) return to->kind == EX_UNKNOWN ? 0 : 1;
+  int rf = num_rank(from->kind), rt = num_rank(to->kind);
+  if (rf >= 0 && rt >= 0) {
+    if (rt < rf) return -1;
+    if (to->kind == EX_DECIMAL) {
+      ex_type_t d = as_decimal(from);
+      if (!to->precision) return rt - rf; /* any decimal */
+      if (to->precision - to->scale < d.precision - d.scale || to->scale < d.scale) return -1;
+      return rt - rf + (ex_type_equal(&d, to) ? 0 : 1);
+    }
+    return rt - rf;
+  }
+  int tf = temporal_rank(from->kind), tt = temporal_rank(to->kind);
+  if (tf >= 0 && tt >= 0) return tt >= tf ? tt - tf : -1;
+  if (from->kind == EX_ARRAY && to->kind == EX_ARRAY)
+    return (from->elem && to->elem && ex_type_equal(from->elem, to->elem)) ? 0 : -1;
+  return from->kind == to->kind ? 0 : -1;
+}

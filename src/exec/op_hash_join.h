@@ -1,0 +1,50 @@
+/*
+ * op_hash_join.h - the hash join: equi-joins on one or more key columns,
+ * every join type of ex_join.h, an optional residual condition, and a
+ * grace hash join through spill files beyond the memory budget (layer 8,
+ * exec). The algorithm and its states are described in op_hash_join.c.
+ */
+#ifndef FL_EXEC_OP_HASH_JOIN_H
+#define FL_EXEC_OP_HASH_JOIN_H
+
+#include "base/arena.h"
+#include "exec/ex_join.h"
+#include "exec/ex_operator.h"
+
+typedef struct ex_hash_join_opts {
+  ex_join_spec_t join;
+  /* probe_keys[i] = build_keys[i], for i < nkeys (at least one). The key
+   * columns of a pair must have equal types: the planner casts keys of
+   * differing comparable types to their common type first. */
+  const uint32_t *probe_keys;
+  const uint32_t *build_keys;
+  uint32_t nkeys;
+} ex_hash_join_opts_t;
+
+/* Statistics of one run, for tests and EXPLAIN ANALYZE. */
+typedef struct ex_hash_join_stats {
+  uint64_t build_rows;
+  uint64_t probe_rows;
+  uint64_t rows_out;
+  uint64_t partitions;        /* spilled partitions joined (0: in memory) */
+  uint32_t max_level;         /* deepest repartitioning level reached */
+  uint64_t forced_partitions; /* joined over the budget (skew no split could fix) */
+} ex_hash_join_stats_t;
+
+/*
+ * Builds the join. The returned operator takes the probe side; the build
+ * side is pushed to ex_hash_join_build_side(op), and its finish() must
+ * come before the first probe batch. finish() of the probe side emits
+ * what is left (unmatched build rows of RIGHT and FULL joins, spilled
+ * partitions) and finishes the consumer. Output columns are
+ * opts->join.probe_out then build_out. Schemas live in arena, which must
+ * outlive the operator. Fails when a column index or type is wrong.
+ */
+int ex_hash_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts_t *opts,
+                     ex_op_t *next, ex_op_t **out, fl_err_t *err);
+/* The consumer of the build side, owned by the join (destroying it is a
+ * no-op; destroy the join). */
+ex_op_t *ex_hash_join_build_side(ex_op_t *join);
+const ex_hash_join_stats_t *ex_hash_join_stats(const ex_op_t *join);
+
+#endif

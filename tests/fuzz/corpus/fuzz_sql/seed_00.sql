@@ -1,0 +1,18 @@
+SELECT a || b || c, -a, +b, - -c, a - -b, a % b / c, NOT NOT a;
+SELECT a FROM "Cat"."NS"."T";
+SELECT * FROM a INNER JOIN b ON a.id = b.id;
+SELECT a, count(*) FROM t GROUP BY 1;
+SELECT a FROM t LIMIT 10 OFFSET 5;
+(SELECT a FROM t ORDER BY a LIMIT 1) UNION ALL (SELECT b FROM u ORDER BY b LIMIT 1);
+SELECT "from", "Select", "a b" FROM "table";
+ALTER TABLE t ADD COLUMN IF NOT EXISTS c varchar COMMENT 'c';
+DELETE FROM t WHERE a = 1;
+SELECT 1;
+MERGE INTO t USING (VALUES (1, 'a')) AS s (id, v) ON t.id = s.id WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v);
+a / b / c;
+a NOT LIKE 'x\_%' ESCAPE '\';
+array_agg(a ORDER BY b DESC);
+t.s.f;
+.5;
+INTERVAL '3' DAY;
+grouping(a, b);

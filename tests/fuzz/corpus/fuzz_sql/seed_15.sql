@@ -1,0 +1,18 @@
+SELECT * FROM (VALUES (1, 2)) AS v (a, b);
+SELECT DISTINCT a, b FROM t;
+SELECT * FROM TABLE(TUMBLE(DATA => TABLE src, TIMECOL => DESCRIPTOR(ts), SIZE => INTERVAL '1' HOUR));
+SELECT * FROM (SELECT 1) AS s;
+SELECT a FROM t ORDER BY a ASC, b DESC;
+SELECT 1 INTERSECT SELECT 2;
+SELECT * FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.id = t.id);
+CREATE TABLE IF NOT EXISTS t (id bigint NOT NULL COMMENT 'the id', name varchar(20), ts timestamp(6) with time zone, "date" date) COMMENT 'tbl' WITH (format = 'PARQUET', partitioning = ARRAY['day(ts)', 'bucket(id, 16)'], 'write.format.default' = 'parquet');
+ALTER TABLE t DROP BRANCH IF EXISTS dev;
+DESC t;
+ALTER TABLE t CREATE TAG IF NOT EXISTS t1;
+a OR b AND c;
+a BETWEEN 1 AND 2 AND b;
+TRY_CAST(a AS double);
+ts AT TIME ZONE 'America/New_York';
+transform(a, x -> x * 2);
+DATE '2026-01-01';
+data;

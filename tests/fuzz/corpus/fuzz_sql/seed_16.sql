@@ -1,0 +1,18 @@
+SELECT a FROM t ORDER BY a OFFSET 10 ROWS FETCH FIRST 5 ROWS ONLY;
+SELECT * FROM t;
+SELECT * FROM TABLE(TUMBLE(TABLE(src), DESCRIPTOR(ts), INTERVAL '5' SECOND));
+SELECT * FROM (SELECT 1) s (x);
+SELECT a FROM t ORDER BY a NULLS FIRST, b DESC NULLS LAST;
+SELECT 1 INTERSECT ALL SELECT 2;
+SELECT * FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = t.id);
+CREATE TABLE orders (order_id BIGINT, price DECIMAL(10, 2), ts TIMESTAMP(3), cost AS price * 2, part INT METADATA FROM 'partition' VIRTUAL, off BIGINT METADATA, WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, PRIMARY KEY (order_id) NOT ENFORCED) WITH ('connector' = 'kafka', 'topic' = 'orders');
+ALTER TABLE t DROP TAG v1;
+USE cat.ns;
+ALTER TABLE t SET PROPERTIES "write.format.default" = 'avro';
+a AND b OR c AND d;
+a NOT BETWEEN b + 1 AND c * 2;
+CAST(NULL AS array(integer));
+ts AT TIME ZONE 'UTC' AT TIME ZONE 'Europe/Paris';
+reduce(a, 0, (s, x) -> s + x, s -> s);
+TIME '12:34:56.789';
+comment;

@@ -1,0 +1,18 @@
+SELECT a FROM t LIMIT 10 OFFSET 5;
+SELECT t.* FROM t;
+SELECT * FROM TABLE(f(TABLE(SELECT * FROM src)));
+SELECT * FROM ((SELECT 1)) s;
+SELECT a FROM t ORDER BY a + b;
+SELECT 1 UNION SELECT 2 UNION SELECT 3;
+SELECT * FROM t WHERE a IN (SELECT a FROM u);
+CREATE TABLE t2 (id INT PRIMARY KEY NOT ENFORCED, v STRING) PARTITIONED BY (v);
+ALTER TABLE t SET PARTITIONING ARRAY['day(ts)'];
+SET 'execution.checkpointing.interval' = '10s';
+CALL system.remove_orphan_files(table => 'db.t', dry_run => TRUE);
+NOT a AND b;
+a BETWEEN 1 AND 2 OR a BETWEEN 3 AND 4;
+coalesce(a, b, 0);
+ts AT TIME ZONE INTERVAL '1' HOUR;
+filter(a, x -> x IS NOT NULL);
+TIMESTAMP '2026-01-01 00:00:00';
+"select";

@@ -1,0 +1,18 @@
+SELECT CASE WHEN a THEN 1 WHEN b THEN 2 ELSE 3 END, CASE x WHEN 1 THEN 'a' END FROM t;
+SELECT cat.ns.t.*, x FROM cat.ns.t;
+SELECT window_start, window_end, sum(price) FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES)) GROUP BY window_start, window_end;
+SELECT * FROM ((SELECT 1) AS a CROSS JOIN (SELECT 2) AS b);
+SELECT a FROM t LIMIT 10;
+SELECT 1 UNION SELECT 2 INTERSECT SELECT 3;
+SELECT * FROM t WHERE a IN ((SELECT 1), 2);
+CREATE TABLE t3 AS SELECT * FROM t WITH NO DATA;
+CALL system.rollback_to_snapshot('db', 't', 123);
+SET table.exec.state.ttl = 1000;
+CALL catalog.system.create_branch('db', 't', 'dev');
+NOT a = b;
+a IN (1);
+nullif(a, '');
+ts AT LOCAL;
+42;
+TIMESTAMP '2026-01-01 00:00:00 UTC';
+"Mixed Case";

@@ -1,0 +1,18 @@
+SELECT CAST(a AS decimal(10,2)), TRY_CAST(b AS varchar), coalesce(a, b), nullif(a, b), if(a, b, c);
+SELECT a AS x, b y, c AS "Z" FROM t;
+SELECT * FROM UNNEST(ARRAY[1, 2, 3]);
+SELECT * FROM a LEFT JOIN LATERAL (SELECT * FROM b WHERE b.k = a.k) AS l ON TRUE;
+SELECT a FROM t LIMIT ALL;
+SELECT 1 INTERSECT SELECT 2 UNION SELECT 3;
+SELECT * FROM t WHERE (a, b) IN (VALUES (1, 2));
+CREATE TABLE t4 (a, b) WITH (format = 'ORC') AS SELECT 1, 2 WITH DATA;
+CALL system.expire_snapshots(table => 'db.t', older_than => TIMESTAMP '2020-01-01 00:00:00');
+SET SESSION query_max_memory = '1GB';
+INSERT INTO cat.ns.t SELECT * FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' MINUTE));
+a = b AND c <> d OR e != f;
+a IN (1, 2, 3);
+if(a > 0, 'pos', 'neg');
+a[1];
+0;
+TIMESTAMP '2026-01-01 00:00:00.123456+02:00';
+"a""b";

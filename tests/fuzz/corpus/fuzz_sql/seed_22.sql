@@ -1,0 +1,18 @@
+SELECT EXTRACT(YEAR FROM ts), ts AT TIME ZONE 'UTC', a[1], m['k'], s.f, (s).f, (a.b).c, ARRAY[1,2], ROW(1, 'a'), MAP(ARRAY['a'], ARRAY[1]);
+SELECT a FROM t AS u (x, y);
+SELECT * FROM t CROSS JOIN UNNEST(t.arr) AS u (x);
+SELECT * FROM t WHERE a = 1 AND (b = 2 OR c = 3);
+SELECT a FROM t OFFSET 5 ROWS;
+SELECT 1 UNION (SELECT 2 UNION SELECT 3);
+SELECT a, ? FROM t WHERE b = ? LIMIT ?;
+DROP VIEW v;
+INSERT INTO t (SELECT 1);
+RESET 'a.b';
+DELETE FROM t AS x WHERE x.a IN (SELECT a FROM u);
+(a + b) * c;
+a NOT IN (SELECT b FROM t WHERE c);
+count(ALL a);
+a[i + 1];
+123456789012345678901234567890;
+INTERVAL '5' SECOND;
+a.b.c.d.e;
