@@ -13,10 +13,16 @@ are its own:
      same files;
   4. a scan of a day-partitioned table pruned to one day.
 
+The read phases (3 and 4) run --repeat times (default 3), the floe, bare
+and PyIceberg measurements interleaved, and report medians, so that one
+slow run on a shared machine does not decide a ratio; the full scan and
+the bare reads are also timed in alternating pairs inside one process
+(ice_bench scanpair), the steadiest form of that comparison.
+
 Every result is checked (row counts agree across both sides) before any
 number is shown.
 
-    build/venv/bin/python bench/iceberg_bench.py --build build [--quick]
+    build/venv/bin/python bench/iceberg_bench.py --build build [--quick] [--repeat K]
 """
 import argparse
 import json
@@ -80,14 +86,15 @@ def py_main(argv):
         emit({"seconds": time.monotonic() - t0, "rows": data.num_rows})
     elif op == "commits":
         n, rows = int(argv[3]), int(argv[4])
-        lat = []
+        lat, cpu = [], []
         t0 = time.monotonic()
         for k in range(n):
-            s = time.monotonic()
+            s, c = time.monotonic(), time.process_time()
             batch = small_batch(k * rows, rows, k % 28, tbl.schema().as_arrow())
             tbl.append(batch)
             lat.append(time.monotonic() - s)
-        emit({"seconds": time.monotonic() - t0, "commits": n, "latencies": lat})
+            cpu.append(time.process_time() - c)
+        emit({"seconds": time.monotonic() - t0, "commits": n, "latencies": lat, "cpu": cpu})
     elif op == "plan":
         flt = argv[3] if len(argv) > 3 else None
         times = []
@@ -149,6 +156,19 @@ def make_big_file(path, rows):
     pq.write_table(t, path, row_group_size=1 << 20)
 
 
+def median_run(runs):
+    """The run whose seconds are the median of runs (the lower middle one
+    for an even count), with the spread of all runs attached."""
+    runs = sorted(runs, key=lambda r: r["seconds"])
+    mid = dict(runs[(len(runs) - 1) // 2])
+    mid["all_seconds"] = [r["seconds"] for r in runs]
+    return mid
+
+
+def median_of(runs, key):
+    return statistics.median(r[key] for r in runs)
+
+
 def pct(xs, p):
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(p / 100.0 * (len(xs) - 1))))]
@@ -163,6 +183,8 @@ def main():
     ap.add_argument("--rows", type=int)
     ap.add_argument("--commits", type=int)
     ap.add_argument("--files", type=int)
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of each read measurement, interleaved; medians are shown")
     ap.add_argument("--workdir")
     args = ap.parse_args()
     rows = args.rows or (1_000_000 if args.quick else 10_000_000)
@@ -200,22 +222,49 @@ def main():
     print("== 3. a table of %d data files" % nfiles, flush=True)
     mk = measured([ice, "files", "--warehouse", wh, "--table", "b.files", "--n", str(nfiles),
                    "--rows", "2000"])
-    fplan = measured([ice, "plan", "--warehouse", wh, "--table", "b.files"])
-    pplan = measured(me + ["plan", wh, "b.files"])
-    assert fplan["tasks"] == pplan["tasks"] == nfiles, (fplan, pplan)
-    fscan = measured([ice, "scan", "--warehouse", wh, "--table", "b.files"])
-    pscan = measured(me + ["scan", wh, "b.files"])
-    bare = measured([ice, "parquet", "--warehouse", wh, "--table", "b.files"])
-    assert fscan["rows"] == pscan["rows"] == bare["rows"] == nfiles * 2000
+    reps = max(1, args.repeat)
+    runs = {k: [] for k in ("floe_plan", "py_plan", "floe_scan", "bare_parquet", "py_scan")}
+    for _ in range(reps):
+        runs["floe_plan"].append(measured([ice, "plan", "--warehouse", wh, "--table", "b.files"]))
+        runs["py_plan"].append(measured(me + ["plan", wh, "b.files"]))
+        runs["floe_scan"].append(measured([ice, "scan", "--warehouse", wh, "--table", "b.files"]))
+        runs["bare_parquet"].append(measured([ice, "parquet", "--warehouse", wh,
+                                              "--table", "b.files"]))
+        runs["py_scan"].append(measured(me + ["scan", wh, "b.files"]))
+    for k, rs in runs.items():
+        for r in rs:
+            want = "tasks" if k.endswith("plan") else "rows"
+            assert r[want] == (nfiles if want == "tasks" else nfiles * 2000), (k, r)
+    fplan, pplan = median_run(runs["floe_plan"]), median_run(runs["py_plan"])
+    fscan, pscan = median_run(runs["floe_scan"]), median_run(runs["py_scan"])
+    bare = median_run(runs["bare_parquet"])
+    # The bare reader is handed the file list; the floe side it is set
+    # beside is planning plus reading (read_seconds), the table load not
+    # included. Each repetition's own pair gives one ratio; the median
+    # ratio is shown.
+    scan_vs_bare = statistics.median(
+        b["seconds"] / f["read_seconds"] for f, b in zip(runs["floe_scan"], runs["bare_parquet"]))
+    # The same comparison in pairs inside one process, alternating, which
+    # a loaded machine disturbs far less than separate runs.
+    npairs = max(5, 2 * reps + 1)
+    pair = measured([ice, "scanpair", "--warehouse", wh, "--table", "b.files",
+                     "--repeat", str(npairs)])
+    assert pair["rows"] == pair["bare_rows"] == nfiles * 2000, pair
     results["files"] = {"make": mk, "floe_plan": fplan, "py_plan": pplan, "floe_scan": fscan,
-                        "py_scan": pscan, "bare_parquet": bare}
+                        "py_scan": pscan, "bare_parquet": bare, "runs": runs,
+                        "scan_vs_bare": scan_vs_bare, "scan_pairs": pair}
 
     print("== 4. a scan pruned to one day", flush=True)
     flt_floe = "ts >= TIMESTAMP '2026-11-05T00:00:00+00:00' AND ts < TIMESTAMP '2026-11-06T00:00:00+00:00'"
     flt_py = "ts >= '2026-11-05T00:00:00+00:00' and ts < '2026-11-06T00:00:00+00:00'"
-    fday = measured([ice, "scan", "--warehouse", wh, "--table", "b.files", "--filter", flt_floe])
-    pday = measured(me + ["scan", wh, "b.files", flt_py])
-    assert fday["rows"] == pday["rows"] > 0, (fday, pday)
+    fdays, pdays = [], []
+    for _ in range(reps):
+        fdays.append(measured([ice, "scan", "--warehouse", wh, "--table", "b.files",
+                               "--filter", flt_floe]))
+        pdays.append(measured(me + ["scan", wh, "b.files", flt_py]))
+    for f, p in zip(fdays, pdays):
+        assert f["rows"] == p["rows"] > 0, (f, p)
+    fday, pday = median_run(fdays), median_run(pdays)
     results["pruned"] = {"floe": fday, "pyiceberg": pday}
 
     def mb(kb):
@@ -245,8 +294,23 @@ def main():
     print("commit latency p50, first %d vs last %d: floe %.2f -> %.2f ms, pyiceberg %.2f -> %.2f ms"
           % (k, k, 1e3 * pct(fc[:k], 50), 1e3 * pct(fc[-k:], 50), 1e3 * pct(pc[:k], 50),
              1e3 * pct(pc[-k:], 50)))
-    print("full scan vs bare Parquet reader over the same files: %.4f s vs %.4f s (%.0f%%)"
-          % (fscan["seconds"], bare["seconds"], 100.0 * bare["seconds"] / fscan["seconds"]))
+    fu, pu = results["commits"]["floe"]["cpu"], results["commits"]["pyiceberg"]["cpu"]
+    print("commit CPU time p50, first %d vs last %d: floe %.2f -> %.2f ms, pyiceberg %.2f -> %.2f ms"
+          % (k, k, 1e3 * pct(fu[:k], 50), 1e3 * pct(fu[-k:], 50), 1e3 * pct(pu[:k], 50),
+             1e3 * pct(pu[-k:], 50)))
+    print("full scan (plan + read) vs bare Parquet reader over the same files, median of %d: "
+          "%.4f s vs %.4f s (%.0f%% of the bare reader's throughput; per run %s)"
+          % (reps, median_of(runs["floe_scan"], "read_seconds"), bare["seconds"],
+             100.0 * scan_vs_bare,
+             ", ".join("%.0f%%" % (100.0 * b["seconds"] / f["read_seconds"])
+                       for f, b in zip(runs["floe_scan"], runs["bare_parquet"]))))
+    print("full scan vs bare Parquet reader, %d pairs in one process: median %.0f%% of the bare "
+          "reader's throughput in wall time, %.0f%% in CPU time (floe %s s, bare %s s)"
+          % (npairs, 100.0 * pair["median_ratio"], 100.0 * pair["median_cpu_ratio"],
+             "/".join("%.3f" % x for x in pair["floe_seconds"]),
+             "/".join("%.3f" % x for x in pair["bare_seconds"])))
+    if reps > 1:
+        print("read phases: medians of %d interleaved runs" % reps)
     with open(os.path.join(work, "results.json"), "w") as fp:
         json.dump(results, fp, indent=1)
 

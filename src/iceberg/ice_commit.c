@@ -297,6 +297,7 @@ static int attempt(ice_commit_state_t *st, ice_meta_t **out_meta, fl_err_t *err)
   const char *list_path =
       fl_arena_sprintf(st->a, "%s/snap-%" PRId64 "-%d-%s.avro", ice__metadata_dir(base, st->a),
                        st->snapshot_id, st->attempt + 1, uuid);
+  st->list_path = list_path;
   ice__commit_note_written(st, list_path);
   /* v3 row lineage: the snapshot's rows get ids from the table's
    * next-row-id on, through the manifests' first_row_id. */
@@ -381,6 +382,11 @@ int ice_commit(ice_table_t *t, const ice_change_t *c, ice_commit_result_t *res, 
       break;
     }
   }
+  /* The next commit through this handle builds on this list: keep it.
+   * v2 only: v1 lists read back with other defaults, and v3 lists are
+   * given first row ids as they are written, so those are read back. */
+  if (rc == FL_OK && t->meta->format_version == 2)
+    ice__list_cache_put(t, st.list_path, st.snapshot_id, st.seq, st.mfs, st.nmfs);
   if (rc == FL_OK && res) {
     res->snapshot_id = st.snapshot_id;
     res->sequence_number = st.seq;

@@ -26,6 +26,7 @@ typedef struct ice_commit_state {
   const ice_snapshot_t *head; /* the branch head it builds on (NULL: none) */
   int64_t snapshot_id, seq;
   ice_manifest_file_t *mfs; /* the new snapshot's manifests */
+  const char *list_path;    /* and the list naming them */
   size_t nmfs, mfs_cap;
   const char **written; /* manifests and lists this attempt wrote */
   size_t nwritten, written_cap;

@@ -293,7 +293,7 @@ int ice__commit_build_manifests(ice_commit_state_t *st, fl_err_t *err) {
   if (st->head) {
     ice_manifest_file_t *mfs;
     size_t nm;
-    rc = ice_snapshot_manifests(t, st->a, st->head, &mfs, &nm, err);
+    rc = ice__commit_base_manifests(t, st->a, st->head, &mfs, &nm, err);
     for (size_t i = 0; rc == FL_OK && i < nm; i++) {
       if (mfs[i].spec_id < 0 || mfs[i].length < 0) {
         /* A v1 inline manifest: read it to learn its spec. */

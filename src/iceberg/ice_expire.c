@@ -107,6 +107,7 @@ static ice_snapshot_t copy_snapshot(fl_arena_t *a, const ice_snapshot_t *s) {
   }
   c.nsummary = 0; /* not needed for file cleanup */
   c.summary = NULL;
+  c.json = NULL;
   return c;
 }
 

@@ -41,6 +41,11 @@ typedef struct ice_snapshot {
   ice_kv_t *summary; /* "operation" first */
   int64_t first_row_id, added_rows; /* v3 row lineage; -1 when absent */
   json_t *extra; /* object of keys floe does not model ("key-id"), or NULL; arena-held */
+  /* Its JSON text as the metadata file holds it (indented for its place
+   * in the snapshots array), rendered for json_format_version; NULL until
+   * ice_meta_render_snapshots. */
+  const char *json;
+  int json_format_version;
 } ice_snapshot_t;
 
 typedef struct ice_ref {
@@ -115,6 +120,10 @@ int ice_meta_parse(const char *json, size_t len, const char *what, ice_meta_t **
 int ice_meta_read(io_fs_t *fs, const char *path, ice_meta_t **out, fl_err_t *err);
 /* Appends the JSON text (format v2 layout with every required field). */
 int ice_meta_to_json(const ice_meta_t *m, fl_buf_t *out, fl_err_t *err);
+/* Renders (once) the JSON text of m's snapshots and keeps it with them, so
+ * that writing m and the clones made from it later copy that text instead
+ * of rebuilding it: call it on metadata about to be written. */
+void ice_meta_render_snapshots(ice_meta_t *m);
 /* Writes the metadata to path atomically and exclusively (FL_EEXISTS when taken),
  * gzip-compressed when path ends in ".gz.metadata.json". */
 int ice_meta_write(io_fs_t *fs, const char *path, const ice_meta_t *m, fl_err_t *err);

@@ -161,6 +161,7 @@ void ice__snapshot_copy(fl_arena_t *a, ice_snapshot_t *dst, const ice_snapshot_t
       dst->summary[dst->nsummary++] =
           (ice_kv_t){sdup(a, src->summary[i].key), sdup(a, src->summary[i].value)};
   dst->extra = arena_json_copy(a, src->extra);
+  dst->json = sdup(a, src->json);
 }
 
 static void *grow(fl_arena_t *a, const void *old, size_t n, size_t extra, size_t elem) {

@@ -14,6 +14,11 @@
  * published atomically and exclusively through the io_fs_t back end,
  * gzip-compressed when its name ends in ".gz.metadata.json" (the name
  * Java gives files under write.metadata.compression-codec=gzip).
+ *
+ * A commit rewrites the whole file, snapshots and all, so its cost would
+ * grow with the table's history; snapshots never change once written, so
+ * their text is rendered once and kept with them (ice_meta_render_snapshots)
+ * and later commits copy it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,69 +128,237 @@ static json_t *extra_or_empty(const ice_meta_t *m, const char *key) {
   return v ? json_incref(v) : json_array();
 }
 
-static json_t *meta_json(const ice_meta_t *m) {
-  json_t *o = json_object();
-  json_object_set_new(o, "format-version", json_integer(m->format_version));
+/*
+ * The file is written as jansson's JSON_INDENT(2) | JSON_PRESERVE_ORDER
+ * dump of the whole object would write it, but one top-level key at a
+ * time: each value is dumped alone and indented to its depth (JSON text
+ * has no raw newlines inside strings, so every newline starts a line).
+ * That lets the snapshots - most of the file once a table has history -
+ * come from text rendered once per snapshot (ice_meta_render_snapshots)
+ * instead of being rebuilt and dumped on every commit.
+ */
+typedef struct jw {
+  fl_buf_t *out;
+  bool first;
+  int rc;
+  const char *keys[32]; /* the keys written so far (valid while writing) */
+  uint32_t nkeys;
+} jw_t;
+
+/* Appends text with depth * 2 spaces after each newline. */
+static void put_indented(fl_buf_t *out, const char *text, size_t n, int depth) {
+  const char *p = text, *end = text + n;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) {
+      fl_buf_append(out, p, (size_t)(end - p));
+      return;
+    }
+    fl_buf_append(out, p, (size_t)(nl + 1 - p));
+    for (int i = 0; i < depth; i++) fl_buf_append(out, "  ", 2);
+    p = nl + 1;
+  }
+}
+
+/* Appends v dumped as at depth (v's reference is taken); false when its
+ * text is not valid UTF-8. */
+static bool put_json(fl_buf_t *out, json_t *v, int depth) {
+  char *text = v ? json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
+  json_decref(v);
+  if (!text) return false;
+  put_indented(out, text, strlen(text), depth);
+  free(text);
+  return true;
+}
+
+/* Appends s as a JSON string: printable ASCII without quotes or
+ * backslashes as it is, anything else through jansson (its escapes and
+ * its UTF-8 check). False when s is not valid UTF-8. */
+static bool put_str(fl_buf_t *out, const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++) {
+    unsigned char c = (unsigned char)s[n];
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return put_json(out, json_string(s), 0);
+  }
+  fl_buf_append(out, "\"", 1);
+  fl_buf_append(out, s, n);
+  fl_buf_append(out, "\"", 1);
+  return true;
+}
+
+/* Appends v in decimal (what jansson and printf's %lld write). */
+static void put_i64(fl_buf_t *out, int64_t v) {
+  char tmp[24], *p = tmp + sizeof tmp;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do {
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0) *--p = '-';
+  fl_buf_append(out, p, (size_t)(tmp + sizeof tmp - p));
+}
+
+static void jw_key(jw_t *w, const char *key) {
+  fl_buf_append_str(w->out, w->first ? "{\n  " : ",\n  ");
+  w->first = false;
+  if (w->nkeys < sizeof w->keys / sizeof w->keys[0]) w->keys[w->nkeys++] = key;
+  if (!put_str(w->out, key)) w->rc = FL_EINVALID;
+  fl_buf_append(w->out, ": ", 2);
+}
+
+/* key: v (v's reference is taken). */
+static void jw_set(jw_t *w, const char *key, json_t *v) {
+  jw_key(w, key);
+  if (!put_json(w->out, v, 1)) w->rc = FL_EINVALID;
+}
+
+static void jw_int(jw_t *w, const char *key, int64_t v) {
+  jw_key(w, key);
+  put_i64(w->out, v);
+}
+
+/* A snapshot's text at depth 0 (a new string to free; NULL: not UTF-8). */
+static char *snapshot_text(const ice_meta_t *m, const ice_snapshot_t *s) {
+  json_t *j = snapshot_json(m, s);
+  char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+  json_decref(j);
+  return text;
+}
+
+void ice_meta_render_snapshots(ice_meta_t *m) {
+  for (uint32_t i = 0; i < m->nsnapshots; i++) {
+    ice_snapshot_t *s = &m->snapshots[i];
+    if (s->json && s->json_format_version == m->format_version) continue;
+    char *text = snapshot_text(m, s);
+    if (!text) continue; /* ice_meta_to_json reports it */
+    fl_buf_t b;
+    fl_buf_init(&b);
+    put_indented(&b, text, strlen(text), 2);
+    free(text);
+    s->json = fl_arena_strndup(m->arena, (const char *)b.data, b.len);
+    s->json_format_version = m->format_version;
+    fl_buf_free(&b);
+  }
+}
+
+static void put_snapshots(jw_t *w, const ice_meta_t *m) {
+  jw_key(w, "snapshots");
+  if (!m->nsnapshots) {
+    fl_buf_append(w->out, "[]", 2);
+    return;
+  }
+  fl_buf_append(w->out, "[", 1);
+  for (uint32_t i = 0; i < m->nsnapshots; i++) {
+    const ice_snapshot_t *s = &m->snapshots[i];
+    fl_buf_append_str(w->out, i ? ",\n    " : "\n    ");
+    if (s->json && s->json_format_version == m->format_version) {
+      fl_buf_append_str(w->out, s->json);
+      continue;
+    }
+    char *text = snapshot_text(m, s);
+    if (!text) {
+      w->rc = FL_EINVALID;
+      return;
+    }
+    put_indented(w->out, text, strlen(text), 2);
+    free(text);
+  }
+  fl_buf_append(w->out, "\n  ]", 4);
+}
+
+static void put_snapshot_log(jw_t *w, const ice_meta_t *m) {
+  jw_key(w, "snapshot-log");
+  if (!m->nsnapshot_log) {
+    fl_buf_append(w->out, "[]", 2);
+    return;
+  }
+  fl_buf_append(w->out, "[", 1);
+  for (uint32_t i = 0; i < m->nsnapshot_log; i++) {
+    fl_buf_append_str(
+        w->out, i ? ",\n    {\n      \"timestamp-ms\": " : "\n    {\n      \"timestamp-ms\": ");
+    put_i64(w->out, m->snapshot_log[i].timestamp_ms);
+    fl_buf_append_str(w->out, ",\n      \"snapshot-id\": ");
+    put_i64(w->out, m->snapshot_log[i].snapshot_id);
+    fl_buf_append_str(w->out, "\n    }");
+  }
+  fl_buf_append(w->out, "\n  ]", 4);
+}
+
+static void put_metadata_log(jw_t *w, const ice_meta_t *m) {
+  jw_key(w, "metadata-log");
+  if (!m->nmetadata_log) {
+    fl_buf_append(w->out, "[]", 2);
+    return;
+  }
+  fl_buf_append(w->out, "[", 1);
+  for (uint32_t i = 0; i < m->nmetadata_log; i++) {
+    fl_buf_append_str(
+        w->out, i ? ",\n    {\n      \"timestamp-ms\": " : "\n    {\n      \"timestamp-ms\": ");
+    put_i64(w->out, m->metadata_log[i].timestamp_ms);
+    fl_buf_append_str(w->out, ",\n      \"metadata-file\": ");
+    if (!put_str(w->out, m->metadata_log[i].file)) w->rc = FL_EINVALID;
+    fl_buf_append_str(w->out, "\n    }");
+  }
+  fl_buf_append(w->out, "\n  ]", 4);
+}
+
+static int meta_text(const ice_meta_t *m, fl_buf_t *out) {
+  jw_t w = {.out = out, .first = true};
+  jw_int(&w, "format-version", m->format_version);
   if (m->table_uuid[0] || m->format_version >= 2)
-    json_object_set_new(o, "table-uuid", json_string(m->table_uuid));
-  json_object_set_new(o, "location", json_string(m->location));
-  if (m->format_version >= 2)
-    json_object_set_new(o, "last-sequence-number", json_integer(m->last_sequence_number));
-  json_object_set_new(o, "last-updated-ms", json_integer(m->last_updated_ms));
-  json_object_set_new(o, "last-column-id", json_integer(m->last_column_id));
+    jw_set(&w, "table-uuid", json_string(m->table_uuid));
+  jw_set(&w, "location", json_string(m->location));
+  if (m->format_version >= 2) jw_int(&w, "last-sequence-number", m->last_sequence_number);
+  jw_int(&w, "last-updated-ms", m->last_updated_ms);
+  jw_int(&w, "last-column-id", m->last_column_id);
   if (m->format_version == 1 && ice_meta_schema(m))
-    json_object_set_new(o, "schema", ice_schema_to_json(ice_meta_schema(m)));
-  json_object_set_new(o, "current-schema-id", json_integer(m->current_schema_id));
+    jw_set(&w, "schema", ice_schema_to_json(ice_meta_schema(m)));
+  jw_int(&w, "current-schema-id", m->current_schema_id);
   json_t *arr = json_array();
   for (uint32_t i = 0; i < m->nschemas; i++)
     json_array_append_new(arr, ice_schema_to_json(m->schemas[i]));
-  json_object_set_new(o, "schemas", arr);
+  jw_set(&w, "schemas", arr);
   if (m->format_version == 1 && ice_meta_spec(m))
-    json_object_set_new(o, "partition-spec", ice_spec_fields_to_json(ice_meta_spec(m)));
-  json_object_set_new(o, "default-spec-id", json_integer(m->default_spec_id));
+    jw_set(&w, "partition-spec", ice_spec_fields_to_json(ice_meta_spec(m)));
+  jw_int(&w, "default-spec-id", m->default_spec_id);
   arr = json_array();
   for (uint32_t i = 0; i < m->nspecs; i++)
     json_array_append_new(arr, ice_spec_to_json(m->specs[i]));
-  json_object_set_new(o, "partition-specs", arr);
-  json_object_set_new(o, "last-partition-id", json_integer(m->last_partition_id));
-  json_object_set_new(o, "default-sort-order-id", json_integer(m->default_sort_order_id));
+  jw_set(&w, "partition-specs", arr);
+  jw_int(&w, "last-partition-id", m->last_partition_id);
+  jw_int(&w, "default-sort-order-id", m->default_sort_order_id);
   arr = json_array();
   for (uint32_t i = 0; i < m->nsort_orders; i++)
     json_array_append_new(arr, ice_sort_order_to_json(m->sort_orders[i]));
-  json_object_set_new(o, "sort-orders", arr);
+  jw_set(&w, "sort-orders", arr);
   json_t *props = json_object();
   for (uint32_t i = 0; i < m->nproperties; i++)
     json_object_set_new(props, m->properties[i].key, json_string(m->properties[i].value));
-  json_object_set_new(o, "properties", props);
+  jw_set(&w, "properties", props);
   const ice_snapshot_t *cur = ice_meta_current_snapshot(m);
-  json_object_set_new(o, "current-snapshot-id", json_integer(cur ? cur->snapshot_id : -1));
-  json_object_set_new(o, "refs", refs_json(m));
-  arr = json_array();
-  for (uint32_t i = 0; i < m->nsnapshots; i++)
-    json_array_append_new(arr, snapshot_json(m, &m->snapshots[i]));
-  json_object_set_new(o, "snapshots", arr);
-  json_object_set_new(o, "statistics", extra_or_empty(m, "statistics"));
-  json_object_set_new(o, "partition-statistics", extra_or_empty(m, "partition-statistics"));
-  arr = json_array();
-  for (uint32_t i = 0; i < m->nsnapshot_log; i++) {
-    json_t *e = json_object();
-    json_object_set_new(e, "timestamp-ms", json_integer(m->snapshot_log[i].timestamp_ms));
-    json_object_set_new(e, "snapshot-id", json_integer(m->snapshot_log[i].snapshot_id));
-    json_array_append_new(arr, e);
-  }
-  json_object_set_new(o, "snapshot-log", arr);
-  arr = json_array();
-  for (uint32_t i = 0; i < m->nmetadata_log; i++) {
-    json_t *e = json_object();
-    json_object_set_new(e, "timestamp-ms", json_integer(m->metadata_log[i].timestamp_ms));
-    json_object_set_new(e, "metadata-file", json_string(m->metadata_log[i].file));
-    json_array_append_new(arr, e);
-  }
-  json_object_set_new(o, "metadata-log", arr);
+  jw_int(&w, "current-snapshot-id", cur ? cur->snapshot_id : -1);
+  jw_set(&w, "refs", refs_json(m));
+  put_snapshots(&w, m);
+  jw_set(&w, "statistics", extra_or_empty(m, "statistics"));
+  jw_set(&w, "partition-statistics", extra_or_empty(m, "partition-statistics"));
+  put_snapshot_log(&w, m);
+  put_metadata_log(&w, m);
   if (m->format_version >= 3 || m->next_row_id >= 0)
-    json_object_set_new(o, "next-row-id", json_integer(m->next_row_id >= 0 ? m->next_row_id : 0));
-  if (m->extra) json_object_update_missing(o, m->extra);
-  return o;
+    jw_int(&w, "next-row-id", m->next_row_id >= 0 ? m->next_row_id : 0);
+  /* Then the kept keys not written above, as json_object_update_missing
+   * would add them. */
+  if (m->extra) {
+    uint32_t nfixed = w.nkeys;
+    const char *k;
+    json_t *v;
+    json_object_foreach(m->extra, k, v) {
+      bool dup = false;
+      for (uint32_t i = 0; i < nfixed && !dup; i++) dup = strcmp(w.keys[i], k) == 0;
+      if (!dup) jw_set(&w, k, json_incref(v));
+    }
+  }
+  fl_buf_append(out, "\n}", 2);
+  return w.rc;
 }
 
 int ice_meta_to_json(const ice_meta_t *m, fl_buf_t *out, fl_err_t *err) {
@@ -193,12 +366,11 @@ int ice_meta_to_json(const ice_meta_t *m, fl_buf_t *out, fl_err_t *err) {
     return fl_err_set(
         err, FL_EINVALID,
         "table metadata lacks a location, current schema, default spec or sort order");
-  json_t *j = meta_json(m);
-  char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-  json_decref(j);
-  if (!text) return fl_err_set(err, FL_EINVALID, "table metadata has text that is not valid UTF-8");
-  fl_buf_append_str(out, text);
-  free(text);
+  size_t start = out->len;
+  if (meta_text(m, out)) {
+    out->len = start;
+    return fl_err_set(err, FL_EINVALID, "table metadata has text that is not valid UTF-8");
+  }
   return FL_OK;
 }
 

@@ -238,7 +238,7 @@ static int read_positions(ice_scan_t *s, const ice_manifest_entry_t *d, const ch
     if ((rc = ice__file_next(f, &raw, &first, err)) || !raw) break;
     for (uint32_t k = 0; k < raw->nrows; k++) rows[k] = k;
     ty_batch_reset(b);
-    if ((rc = ice__file_convert(f, raw, rows, raw->nrows, b, err))) break;
+    if ((rc = ice__file_convert(f, raw, rows, raw->nrows, true, b, err))) break;
     const ty_vec_t *pv = b->cols[0], *ov = b->cols[1];
     for (uint32_t k = 0; k < raw->nrows; k++) {
       if (ty_vec_is_null(pv, k) || ty_vec_is_null(ov, k)) continue;
@@ -375,7 +375,7 @@ int ice__load_eq_set(ice_scan_t *s, ice_eq_set_t *set, fl_err_t *err) {
     if ((rc = ice__file_next(f, &raw, &first, err)) || !raw) break;
     for (uint32_t k = 0; k < raw->nrows; k++) rows[k] = k;
     ty_batch_reset(b);
-    if ((rc = ice__file_convert(f, raw, rows, raw->nrows, b, err))) break;
+    if ((rc = ice__file_convert(f, raw, rows, raw->nrows, true, b, err))) break;
     for (uint32_t k = 0; k < raw->nrows; k++) {
       fl_buf_clear(&key);
       ice__eq_key(cols, set->nids, k, &key);

@@ -95,9 +95,14 @@ int ice__file_open(ice_scan_t *s, const char *path, const ice_data_file_t *df,
                    uint32_t npred, ice_file_read_t **out, fl_err_t *err);
 /* The next raw batch (file schema; NULL at the end) and its first row's position. */
 int ice__file_next(ice_file_read_t *f, ty_batch_t **raw, int64_t *first_pos, fl_err_t *err);
-/* Appends rows[0..n) of the raw batch, converted, to dst (its schema's columns). */
-int ice__file_convert(ice_file_read_t *f, const ty_batch_t *raw, const uint32_t *rows, uint32_t n,
-                      ty_batch_t *dst, fl_err_t *err);
+/*
+ * Appends rows[0..n) of the raw batch (ascending), converted, to dst (its
+ * schema's columns). With take, raw is not read again before the next
+ * ice__file_next: columns that need no conversion may then be moved out of
+ * it into an empty dst instead of copied, when every raw row is wanted.
+ */
+int ice__file_convert(ice_file_read_t *f, ty_batch_t *raw, const uint32_t *rows, uint32_t n,
+                      bool take, ty_batch_t *dst, fl_err_t *err);
 const pq_read_stats_t *ice__file_stats(const ice_file_read_t *f);
 void ice__file_close(ice_file_read_t *f);
 

@@ -17,7 +17,11 @@
  *      filter is evaluated exactly on what is left;
  *   3. limit: the list is cut at the rows still wanted;
  *   4. output: the survivors' projected columns are converted into the
- *      output batch (a compact batch, no selection vector).
+ *      output batch (a compact batch, no selection vector). When every
+ *      raw row survives, a column the file stores exactly as the table
+ *      does is not copied: its buffers are exchanged with the output
+ *      column's (ty_vec_exchange), so a plain full scan costs about what
+ *      the bare Parquet reader costs.
  *
  * Conversion lines file columns up with table columns by field id (or by
  * the table's name mapping for files written without ids), fills columns
@@ -134,6 +138,10 @@ struct cnode {
   uint32_t nkids;
   cnode_t *kids;
   const ty_value_t *value; /* CV_CONST */
+  /* A top-level column that is its source column unchanged (same layout,
+   * children in order, its source used by no other column): when every
+   * raw row is wanted its buffers are exchanged instead of copied. */
+  bool exchange;
 };
 
 typedef struct conv_plan {
@@ -254,6 +262,27 @@ static int build_node(ice_file_read_t *f, cnode_t *n, const ty_field_t *df, cons
   return type_mismatch(df, st, err);
 }
 
+/* Whether node n (built against source type st) copies its source as it is. */
+static bool node_is_identity(const cnode_t *n, const ty_type_t *st) {
+  if (n->op == CV_COPY) return !ty_is_nested(n->df->type) && ty_layout_equal(n->df->type, st);
+  if (n->op != CV_STRUCT && n->op != CV_LIST) return false;
+  if (st->nfields != n->nkids) return false;
+  for (uint32_t i = 0; i < n->nkids; i++)
+    if (n->kids[i].src != (int32_t)i || !node_is_identity(&n->kids[i], st->fields[i].type))
+      return false;
+  return ty_layout_equal(n->df->type, st);
+}
+
+static void mark_exchanges(const ice_file_read_t *f, conv_plan_t *p, uint32_t nc) {
+  for (uint32_t i = 0; i < nc; i++) {
+    cnode_t *n = &p->cols[i];
+    if (n->src < 0 || !node_is_identity(n, f->raw->root.fields[n->src].type)) continue;
+    bool shared = false;
+    for (uint32_t j = 0; j < nc && !shared; j++) shared = j != i && p->cols[j].src == n->src;
+    n->exchange = !shared;
+  }
+}
+
 static int get_plan(ice_file_read_t *f, const ty_schema_t *dst, const conv_plan_t **out,
                     fl_err_t *err) {
   for (uint32_t i = 0; i < f->nplans; i++)
@@ -275,6 +304,7 @@ static int get_plan(ice_file_read_t *f, const ty_schema_t *dst, const conv_plan_
       return fl_err_prefix(err, "data file %s: ", f->path);
     }
   }
+  mark_exchanges(f, p, nc);
   p->dst = dst;
   *out = p;
   return FL_OK;
@@ -376,15 +406,23 @@ static bool conv_fast(const cnode_t *n, ty_vec_t *dst, const ty_vec_t *src, cons
   return true;
 }
 
-int ice__file_convert(ice_file_read_t *f, const ty_batch_t *raw, const uint32_t *rows, uint32_t m,
-                      ty_batch_t *dst, fl_err_t *err) {
+int ice__file_convert(ice_file_read_t *f, ty_batch_t *raw, const uint32_t *rows, uint32_t m,
+                      bool take, ty_batch_t *dst, fl_err_t *err) {
   const conv_plan_t *p = NULL;
   int rc = get_plan(f, dst->schema, &p, err);
   if (rc) return rc;
+  /* Every raw row, in order, into an empty batch: columns that are their
+   * source unchanged are handed over whole (rows[] lists 0..m-1 ascending,
+   * so m equal to the row count means all of them). */
+  bool whole = take && m == raw->nrows && dst->nrows == 0 && !raw->sel;
   for (uint32_t c = 0; c < dst->ncols; c++) {
     const cnode_t *n = &p->cols[c];
     ty_vec_t *dv = dst->cols[c];
-    const ty_vec_t *sv = n->src >= 0 ? raw->cols[n->src] : NULL;
+    ty_vec_t *sv = n->src >= 0 ? raw->cols[n->src] : NULL;
+    if (whole && n->exchange && dv->len == 0) {
+      ty_vec_exchange(dv, sv);
+      continue;
+    }
     if (sv && conv_fast(n, dv, sv, rows, m)) continue;
     for (uint32_t k = 0; k < m; k++) conv_row(n, dv, sv, rows[k]);
   }
@@ -418,13 +456,13 @@ static void translate_terms(ice_file_read_t *f, const ty_schema_t *fs, const pq_
   *nout = k;
 }
 
-/* ---- one file handle for both opens, its tail kept in memory ---- */
+/* ---- one file handle for every open, its tail kept in memory ---- */
 
 /*
- * A data file is opened twice (the footer decides what the second open
- * asks for), so the underlying reader is shared and the file's last bytes
- * - the footer, usually the page indexes, the whole of a small file - are
- * read once and served from memory after that.
+ * A data file may be opened twice (when its footer decides what the
+ * second open asks for), so the underlying reader is shared and the
+ * file's last bytes - the footer, usually the page indexes, the whole of
+ * a small file - are read once and served from memory after that.
  */
 #define TAIL_BYTES (64u << 10)
 
@@ -507,6 +545,31 @@ static void set_consts(ice_file_read_t *f, const ice_data_file_t *df) {
   }
 }
 
+/*
+ * Opens f's reader on the table ids top_ids directly; true when the file
+ * has field ids and its projection is exactly those top-level columns in
+ * that order (what the probe-then-open path would ask for). Any failure
+ * - a column the file lacks, a file without ids whose fresh ids happen
+ * to match - leaves f without a reader for the general path to try.
+ */
+static bool open_direct(ice_file_read_t *f, shared_io_t *sh, const int32_t *top_ids,
+                        uint32_t ntop) {
+  pq_read_opts_t opts = {.field_ids = top_ids, .nfield_ids = ntop};
+  pq_reader_t *r;
+  fl_err_t ignored;
+  if (pq_reader_open_io(shared_reader(sh), &opts, &r, &ignored) != FL_OK) return false;
+  const ty_schema_t *proj = pq_reader_schema(r);
+  bool ok = file_has_ids(pq_reader_file_meta(r)) && proj->root.nfields == ntop;
+  for (uint32_t i = 0; ok && i < ntop; i++) ok = proj->root.fields[i].id == top_ids[i];
+  if (!ok) {
+    pq_reader_close(r);
+    return false;
+  }
+  f->ids.has_ids = true;
+  f->r = r;
+  return true;
+}
+
 int ice__file_open(ice_scan_t *s, const char *path, const ice_data_file_t *df,
                    const int32_t *top_ids, uint32_t ntop, const pq_pred_term_t *pred,
                    uint32_t npred, ice_file_read_t **out, fl_err_t *err) {
@@ -516,14 +579,23 @@ int ice__file_open(ice_scan_t *s, const char *path, const ice_data_file_t *df,
   f->a = fl_arena_new(0);
   f->path = fl_arena_strdup(f->a, path);
   if (df) set_consts(f, df);
-  /* A first open reads only the footer: whether the file carries field
-   * ids, which of the wanted columns it has, which terms can prune. */
-  pq_reader_t *probe;
-  int32_t none = 0;
-  pq_read_opts_t popts = {.field_ids = &none, .nfield_ids = 0};
   shared_io_t *sh = NULL;
   int rc = shared_open(s->t->fs, path, &sh, err);
   if (rc) goto fail;
+  /* Without terms to translate, a file with field ids and every wanted
+   * column - what floe and other writers produce for a table that never
+   * evolved - opens once with the table's ids as they are. */
+  if (!npred && ntop && open_direct(f, sh, top_ids, ntop)) {
+    shared_unref(sh);
+    f->raw = pq_reader_schema(f->r);
+    *out = f;
+    return FL_OK;
+  }
+  /* Otherwise a first open reads only the footer: whether the file carries
+   * field ids, which of the wanted columns it has, which terms can prune. */
+  pq_reader_t *probe;
+  int32_t none = 0;
+  pq_read_opts_t popts = {.field_ids = &none, .nfield_ids = 0};
   rc = pq_reader_open_io(shared_reader(sh), &popts, &probe, err);
   if (rc) goto fail;
   f->ids.has_ids = file_has_ids(pq_reader_file_meta(probe));
@@ -738,7 +810,7 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
 
 /* Applies deletes and the filter to raw; leaves the surviving raw row
  * indices in ts->rows and returns their count. */
-static int select_rows(ice_scan_t *s, task_state_t *ts, const ty_batch_t *raw, int64_t first_pos,
+static int select_rows(ice_scan_t *s, task_state_t *ts, ty_batch_t *raw, int64_t first_pos,
                        uint32_t *count, fl_err_t *err) {
   uint32_t m = 0;
   for (uint32_t k = 0; k < raw->nrows; k++) {
@@ -757,7 +829,7 @@ static int select_rows(ice_scan_t *s, task_state_t *ts, const ty_batch_t *raw, i
     return FL_OK;
   }
   ty_batch_reset(ts->key);
-  int rc = ice__file_convert(ts->f, raw, ts->rows, m, ts->key, err);
+  int rc = ice__file_convert(ts->f, raw, ts->rows, m, false, ts->key, err);
   if (rc) return rc;
   /* sel: surviving key-batch rows. */
   uint32_t live = 0;
@@ -818,7 +890,7 @@ int ice_scan_next(ice_scan_t *s, ty_batch_t **out, fl_err_t *err) {
     if (m == 0) continue;
     if (!s->out) s->out = ty_batch_new(s->proj, TY_BATCH_ROWS);
     ty_batch_reset(s->out);
-    if ((rc = ice__file_convert(ts->f, raw, ts->rows, m, s->out, err))) goto fail;
+    if ((rc = ice__file_convert(ts->f, raw, ts->rows, m, true, s->out, err))) goto fail;
     s->out->nrows = m;
     s->stats.rows_out += m;
     *out = s->out;

@@ -6,11 +6,87 @@
  * which manifests does a snapshot list, and which files are live in it.
  * v2 snapshots name a manifest list; v1 snapshots may list their manifests
  * inline, in which case the manifests' own headers give spec and content
- * and sequence numbers are 0.
+ * and sequence numbers are 0. A commit building on the list its table
+ * handle committed last takes it from memory (ice_table_t.list_cache);
+ * everything else - scans, validation, maintenance - reads the file.
  */
 #include <string.h>
 
-#include "iceberg/ice_commit.h"
+#include "base/alloc.h"
+#include "iceberg/ice_int.h"
+
+static ice_bytes_t copy_bytes(fl_arena_t *a, ice_bytes_t b) {
+  ice_bytes_t r = {NULL, b.n};
+  if (b.p) r.p = fl_arena_memdup(a, b.p, b.n ? b.n : 1);
+  return r;
+}
+
+/* Deep copies of mfs[0..n) into a. */
+static ice_manifest_file_t *copy_manifests(fl_arena_t *a, const ice_manifest_file_t *mfs,
+                                           size_t n) {
+  ice_manifest_file_t *c = fl_arena_zalloc(a, (n ? n : 1) * sizeof *c);
+  for (size_t i = 0; i < n; i++) {
+    c[i] = mfs[i];
+    c[i].path = fl_arena_strdup(a, mfs[i].path);
+    c[i].key_metadata = copy_bytes(a, mfs[i].key_metadata);
+    if (mfs[i].partitions) {
+      c[i].partitions = fl_arena_alloc(
+          a, (mfs[i].npartitions ? mfs[i].npartitions : 1) * sizeof *c[i].partitions);
+      for (uint32_t k = 0; k < mfs[i].npartitions; k++) {
+        c[i].partitions[k] = mfs[i].partitions[k];
+        c[i].partitions[k].lower = copy_bytes(a, mfs[i].partitions[k].lower);
+        c[i].partitions[k].upper = copy_bytes(a, mfs[i].partitions[k].upper);
+      }
+    }
+  }
+  return c;
+}
+
+void ice__list_cache_free(ice_list_cache_t *c) {
+  if (!c) return;
+  fl_arena_free(c->a);
+  fl_free(c);
+}
+
+void ice__list_cache_put(ice_table_t *t, const char *list_path, int64_t snapshot_id, int64_t seq,
+                         const ice_manifest_file_t *mfs, size_t n) {
+  ice__list_cache_free(t->list_cache);
+  ice_list_cache_t *c = fl_calloc(1, sizeof *c);
+  c->a = fl_arena_new(0);
+  c->list_path = fl_arena_strdup(c->a, list_path);
+  c->mfs = copy_manifests(c->a, mfs, n);
+  c->n = n;
+  /* What ice_manifest_list_write puts into a v2 list for each. */
+  for (size_t i = 0; i < n; i++) {
+    ice_manifest_file_t *m = &c->mfs[i];
+    if (m->sequence_number < 0) m->sequence_number = seq;
+    if (m->min_sequence_number < 0) m->min_sequence_number = m->sequence_number;
+    if (m->min_sequence_number > m->sequence_number) m->min_sequence_number = m->sequence_number;
+    if (m->added_snapshot_id < 0) m->added_snapshot_id = snapshot_id;
+    if (m->added_files < 0) m->added_files = 0;
+    if (m->existing_files < 0) m->existing_files = 0;
+    if (m->deleted_files < 0) m->deleted_files = 0;
+    if (m->added_rows < 0) m->added_rows = 0;
+    if (m->existing_rows < 0) m->existing_rows = 0;
+    if (m->deleted_rows < 0) m->deleted_rows = 0;
+    if (!m->partitions) { /* written as an empty list, as Java writes it */
+      m->partitions = fl_arena_zalloc(c->a, sizeof *m->partitions);
+      m->npartitions = 0;
+    }
+  }
+  t->list_cache = c;
+}
+
+int ice__commit_base_manifests(const ice_table_t *t, fl_arena_t *a, const ice_snapshot_t *s,
+                               ice_manifest_file_t **out, size_t *n, fl_err_t *err) {
+  const ice_list_cache_t *c = t->list_cache;
+  if (s->manifest_list && c && strcmp(c->list_path, s->manifest_list) == 0) {
+    *out = copy_manifests(a, c->mfs, c->n);
+    *n = c->n;
+    return FL_OK;
+  }
+  return ice_snapshot_manifests(t, a, s, out, n, err);
+}
 
 int ice_snapshot_manifests(const ice_table_t *t, fl_arena_t *a, const ice_snapshot_t *s,
                            ice_manifest_file_t **out, size_t *n, fl_err_t *err) {

@@ -16,6 +16,7 @@
 
 #include "base/alloc.h"
 #include "base/time.h"
+#include "iceberg/ice_int.h"
 #include "iceberg/ice_table.h"
 
 int ice_table_load(io_fs_t *fs, const char *ident, const char *metadata_location,
@@ -58,6 +59,7 @@ void ice_table_free(ice_table_t *t) {
   if (!t) return;
   if (t->committer.release) t->committer.release(t->committer.ctx);
   ice_meta_free(t->meta);
+  ice__list_cache_free(t->list_cache);
   fl_free(t->ident);
   fl_free(t->metadata_location);
   fl_free(t->base_dir);
@@ -130,6 +132,8 @@ int ice_table_commit_meta(ice_table_t *t, ice_meta_t *m, fl_err_t *err) {
     rc = t->fs->mkdirs(t->fs, ice_table_path(t, a, dir), err);
     if (rc) goto out;
   }
+  /* Kept with m (the next t->meta), so the next commit's clone has it. */
+  ice_meta_render_snapshots(m);
   rc = ice_meta_write(t->fs, ice_table_path(t, a, path), m, err);
   if (rc == FL_EEXISTS) {
     /* Another writer took this version number: a lost race, not our file. */

@@ -38,6 +38,10 @@ typedef struct ice_table {
   ice_meta_t *meta;
   char *base_dir;          /* resolves relative paths; NULL: none */
   ice_committer_t committer; /* .swap NULL: read-only (a bare metadata file) */
+  /* The manifest list this handle committed last, as reading it back would
+   * give it, so that the next commit on top of it (a sink appending every
+   * few seconds) does not read it back; NULL: none (ice_commit.c). */
+  struct ice_list_cache *list_cache;
 } ice_table_t;
 
 /* Loads the table whose metadata is at location (ident for messages). */

@@ -168,6 +168,9 @@ static void local_abort(io_writer_t *w) {
 static int local_mkdirs(io_fs_t *fs, const char *path, fl_err_t *err) {
   path = local_path(path);
   (void)fs;
+  /* Usually the folder or its parent exists already: one call, not one
+   * per path component. */
+  if (mkdir(path, 0777) == 0 || errno == EEXIST) return FL_OK;
   char *p = fl_strdup(path);
   for (char *s = p + 1; *s; s++) {
     if (*s != '/') continue;
@@ -189,17 +192,22 @@ static int local_create(io_fs_t *fs, const char *path, bool exclusive, io_writer
                         fl_err_t *err) {
   path = local_path(path);
   static atomic_uint counter;
-  const char *slash = strrchr(path, '/');
-  if (slash && slash != path) {
-    char *dir = fl_strndup(path, (size_t)(slash - path));
-    int rc = local_mkdirs(fs, dir, err);
-    fl_free(dir);
-    if (rc) return rc;
-  }
   size_t n = strlen(path) + 48;
   char *tmp = fl_malloc(n);
   snprintf(tmp, n, "%s.tmp-%d-%u", path, (int)getpid(), atomic_fetch_add(&counter, 1));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  const char *slash = strrchr(path, '/');
+  if (fd < 0 && errno == ENOENT && slash && slash != path) {
+    /* The folder is missing: made on the first file written into it. */
+    char *dir = fl_strndup(path, (size_t)(slash - path));
+    int rc = local_mkdirs(fs, dir, err);
+    fl_free(dir);
+    if (rc) {
+      fl_free(tmp);
+      return rc;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  }
   if (fd < 0) {
     int rc = errno_error(err, "creating", tmp);
     fl_free(tmp);

@@ -4,6 +4,7 @@
  */
 #include "types/vec.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #include "base/alloc.h"
@@ -47,6 +48,41 @@ void ty_vec_reset(ty_vec_t *v) {
   v->heap_len = 0;
   if (v->offsets) v->offsets[0] = 0;
   for (uint32_t i = 0; i < v->nchildren; i++) ty_vec_reset(v->children[i]);
+}
+
+bool ty_layout_equal(const ty_type_t *a, const ty_type_t *b) {
+  if (ty_value_width(a) != ty_value_width(b) || has_offsets(a) != has_offsets(b) ||
+      ty_is_nested(a) != ty_is_nested(b))
+    return false;
+  if (!ty_is_nested(a)) return true;
+  if (a->kind != b->kind || a->nfields != b->nfields) return false;
+  for (uint32_t i = 0; i < a->nfields; i++)
+    if (!ty_layout_equal(a->fields[i].type, b->fields[i].type)) return false;
+  return true;
+}
+
+void ty_vec_exchange(ty_vec_t *a, ty_vec_t *b) {
+  assert(a->nchildren == b->nchildren);
+  ty_vec_t t = *a;
+  a->len = b->len;
+  a->cap = b->cap;
+  a->null_count = b->null_count;
+  a->validity = b->validity;
+  a->data = b->data;
+  a->offsets = b->offsets;
+  a->heap = b->heap;
+  a->heap_len = b->heap_len;
+  a->heap_cap = b->heap_cap;
+  b->len = t.len;
+  b->cap = t.cap;
+  b->null_count = t.null_count;
+  b->validity = t.validity;
+  b->data = t.data;
+  b->offsets = t.offsets;
+  b->heap = t.heap;
+  b->heap_len = t.heap_len;
+  b->heap_cap = t.heap_cap;
+  for (uint32_t i = 0; i < a->nchildren; i++) ty_vec_exchange(a->children[i], b->children[i]);
 }
 
 void ty_vec_reserve(ty_vec_t *v, uint32_t rows) {

@@ -125,6 +125,20 @@ void ty_vec_append_struct(ty_vec_t *v);
 /* Appends row i of src (same type) including nested data. */
 void ty_vec_append_from(ty_vec_t *v, const ty_vec_t *src, uint32_t i);
 
+/* Whether vectors of types a and b keep their values the same way (value
+ * width, offsets, and children, recursively), so that their buffers can
+ * be exchanged. */
+bool ty_layout_equal(const ty_type_t *a, const ty_type_t *b);
+/*
+ * Exchanges the values of a and b - lengths, null counts, validity, data,
+ * offsets and heap, and those of their children - in O(1) per vector; each
+ * vector keeps its own type and child objects, so pointers to either stay
+ * valid. Their types must be ty_layout_equal. This is how a reader's batch
+ * is handed on without copying: the reader refills its vector with the
+ * other's old buffers.
+ */
+void ty_vec_exchange(ty_vec_t *a, ty_vec_t *b);
+
 static inline fl_i128 ty_vec_get_i128(const ty_vec_t *v, uint32_t i) {
   fl_i128 x;
   memcpy(&x, v->data + (size_t)i * 16, 16);

@@ -17,6 +17,7 @@
 #include "base/strset.h"
 #include "iceberg/ice_commit.h"
 #include "iceberg/ice_data_writer.h"
+#include "iceberg/ice_int.h"
 #include "iceberg/ice_manifest.h"
 #include "iceberg/ice_meta.h"
 #include "io/fs.h"
@@ -1398,6 +1399,139 @@ TEST(delete_manifests_are_merged_apart_from_data) {
   CHECK_EQ(sum_int(s, "total-delete-files"), 8);
   CHECK_EQ(sum_int(s, "total-position-deletes"), 8);
   fixture_free(&fx);
+  fl_arena_free(a);
+}
+
+/* ---- the manifest list a handle keeps after its commit ---- */
+
+static bool bytes_same(ice_bytes_t x, ice_bytes_t y) {
+  if (!x.p || !y.p) return !x.p && !y.p;
+  return x.n == y.n && memcmp(x.p, y.p, x.n) == 0;
+}
+
+/* What differs between two manifest list entries, or NULL. */
+static const char *mf_diff(const ice_manifest_file_t *x, const ice_manifest_file_t *y) {
+  if (strcmp(x->path, y->path) != 0) return "path";
+  if (x->length != y->length || x->spec_id != y->spec_id || x->content != y->content)
+    return "length, spec or content";
+  if (x->sequence_number != y->sequence_number || x->min_sequence_number != y->min_sequence_number)
+    return "sequence numbers";
+  if (x->added_snapshot_id != y->added_snapshot_id) return "added snapshot";
+  if (x->added_files != y->added_files || x->existing_files != y->existing_files ||
+      x->deleted_files != y->deleted_files || x->added_rows != y->added_rows ||
+      x->existing_rows != y->existing_rows || x->deleted_rows != y->deleted_rows)
+    return "counts";
+  if (x->npartitions != y->npartitions || !x->partitions != !y->partitions) return "partitions";
+  for (uint32_t i = 0; x->partitions && i < x->npartitions; i++) {
+    const ice_field_summary_t *p = &x->partitions[i], *q = &y->partitions[i];
+    if (p->contains_null != q->contains_null || p->contains_nan != q->contains_nan ||
+        !bytes_same(p->lower, q->lower) || !bytes_same(p->upper, q->upper))
+      return "partition summary";
+  }
+  if (!bytes_same(x->key_metadata, y->key_metadata) || x->first_row_id != y->first_row_id)
+    return "key metadata or first row id";
+  return NULL;
+}
+
+/* The head's list as the handle keeps it equals the file, entry by entry. */
+static void check_kept_list(ice_table_t *t, fl_arena_t *a, int line) {
+  fl_err_t err = {0};
+  const ice_snapshot_t *s = head(t);
+  if (!t->list_cache || strcmp(t->list_cache->list_path, s->manifest_list) != 0) {
+    t_fail(__FILE__, line, "the handle does not keep the list it committed");
+    return;
+  }
+  ice_manifest_file_t *kept, *disk;
+  size_t nk, nd;
+  if (ice__commit_base_manifests(t, a, s, &kept, &nk, &err) ||
+      ice_snapshot_manifests(t, a, s, &disk, &nd, &err)) {
+    t_fail(__FILE__, line, "%s", err.msg);
+    return;
+  }
+  if (nk != nd) {
+    t_fail(__FILE__, line, "kept %zu manifests, the file lists %zu", nk, nd);
+    return;
+  }
+  for (size_t i = 0; i < nk; i++) {
+    const char *d = mf_diff(&kept[i], &disk[i]);
+    if (d) t_fail(__FILE__, line, "manifest %zu: %s differs from the file", i, d);
+  }
+}
+
+TEST(kept_manifest_list_equals_the_file) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err = {0};
+  mem_cat_t mc = {0};
+  ice_kv_t props[] = {{"commit.manifest.min-count-to-merge", "3"}};
+  ice_table_t *t = new_table(&mc, true, props, 1, &err);
+  CHECK_OK(t ? FL_OK : err.code, &err);
+  CHECK(t->list_cache == NULL);
+  /* Appends in two partitions, through merges of three manifests. */
+  ice_data_file_t *files[7];
+  for (int i = 0; i < 7; i++) {
+    files[i] = write_data(t, a, i % 2 ? "a" : "b", i * 10, 3, &err);
+    CHECK_OK(files[i] ? FL_OK : err.code, &err);
+    ice_change_t c = {
+        .kind = ICE_CHANGE_APPEND, .add = files[i], .nadd = 1, .base_snapshot_id = -1};
+    CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
+    check_kept_list(t, a, __LINE__);
+  }
+  /* Deletes (a delete manifest beside the data ones), then an overwrite
+   * that rewrites a manifest with DELETED and EXISTING entries. */
+  int64_t pos[] = {0, 2};
+  ice_data_file_t *pd = write_pos_deletes(t, a, files[0], pos, 2, &err);
+  CHECK_OK(pd ? FL_OK : err.code, &err);
+  int64_t ids[] = {11};
+  ice_data_file_t *ed = write_eq_deletes(t, a, "a", ids, 1, &err);
+  CHECK_OK(ed ? FL_OK : err.code, &err);
+  ice_data_file_t adds[] = {*pd, *ed};
+  ice_change_t d = {.kind = ICE_CHANGE_ROW_DELTA, .add = adds, .nadd = 2, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &d, NULL, &err), &err);
+  check_kept_list(t, a, __LINE__);
+  ice_data_file_t *nf = write_data(t, a, "b", 500, 2, &err);
+  CHECK_OK(nf ? FL_OK : err.code, &err);
+  const char *gone[] = {files[2]->path};
+  ice_change_t o = {.kind = ICE_CHANGE_OVERWRITE,
+                    .add = nf,
+                    .nadd = 1,
+                    .remove = gone,
+                    .nremove = 1,
+                    .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &o, NULL, &err), &err);
+  check_kept_list(t, a, __LINE__);
+  /* Another writer commits: this handle's kept list is not the head's any
+   * more, so its next commit reads the new head's list from the file. */
+  ice_table_t *t2 = open_again(&mc, &err);
+  CHECK_OK(t2 ? FL_OK : err.code, &err);
+  ice_data_file_t *f2 = write_data(t2, a, "a", 900, 1, &err);
+  CHECK_OK(f2 ? FL_OK : err.code, &err);
+  ice_change_t c2 = {.kind = ICE_CHANGE_APPEND, .add = f2, .nadd = 1, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t2, &c2, NULL, &err), &err);
+  ice_data_file_t *f3 = write_data(t, a, "b", 950, 1, &err);
+  CHECK_OK(f3 ? FL_OK : err.code, &err);
+  ice_change_t c3 = {.kind = ICE_CHANGE_APPEND, .add = f3, .nadd = 1, .base_snapshot_id = -1};
+  CHECK_OK(ice_commit(t, &c3, NULL, &err), &err);
+  check_kept_list(t, a, __LINE__);
+  CHECK_EQ(count_live(t, a, head(t), f2->path, NULL), 1);
+  CHECK_EQ(count_live(t, a, head(t), files[2]->path, NULL), 0);
+  CHECK_EQ(sum_int(head(t), "total-data-files"), 9);
+  ice_table_free(t2);
+  ice_table_free(t);
+  fl_free(mc.current);
+
+  /* Unpartitioned: the manifests' partition summaries are empty lists. */
+  mem_cat_t mc3 = {0};
+  t = new_table(&mc3, false, NULL, 0, &err);
+  CHECK_OK(t ? FL_OK : err.code, &err);
+  for (int i = 0; i < 3; i++) {
+    ice_data_file_t *f = write_data(t, a, "u", i * 10, 2, &err);
+    CHECK_OK(f ? FL_OK : err.code, &err);
+    ice_change_t c = {.kind = ICE_CHANGE_APPEND, .add = f, .nadd = 1, .base_snapshot_id = -1};
+    CHECK_OK(ice_commit(t, &c, NULL, &err), &err);
+    check_kept_list(t, a, __LINE__);
+  }
+  ice_table_free(t);
+  fl_free(mc3.current);
   fl_arena_free(a);
 }
 

@@ -417,6 +417,62 @@ TEST(every_rust_fixture_is_judged) {
 
 /* ---- the duckdb-iceberg fixtures ---- */
 
+/* The text m writes (a malloc'd copy; NULL on error). */
+static char *meta_text(const ice_meta_t *m) {
+  fl_buf_t b;
+  fl_buf_init(&b);
+  fl_err_t err;
+  if (ice_meta_to_json(m, &b, &err)) {
+    fl_buf_free(&b);
+    return NULL;
+  }
+  char *t = fl_strndup((const char *)b.data, b.len);
+  fl_buf_free(&b);
+  return t;
+}
+
+/*
+ * What ice_meta_to_json assembles key by key is byte for byte jansson's
+ * indented dump of the whole document, and snapshot text rendered once
+ * (and carried through clones) writes the same bytes as a fresh
+ * rendering, also after a format upgrade that changes what a snapshot
+ * holds. Returns what differs, or NULL.
+ */
+static const char *layout_diff(const ice_meta_t *m) {
+  const char *d = NULL;
+  char *text = meta_text(m), *again = NULL, *up_cached = NULL, *up_fresh = NULL;
+  json_t *j = text ? json_loads(text, 0, NULL) : NULL;
+  char *dump = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+  json_decref(j);
+  ice_meta_t *c = ice_meta_clone(m);
+  ice_meta_render_snapshots(c);
+  ice_meta_t *c2 = ice_meta_clone(c);
+  ice_meta_free(c);
+  ice_meta_t *f = ice_meta_clone(m);
+  if (!text || !dump) {
+    d = "no text";
+  } else if (strcmp(text, dump) != 0) {
+    d = "layout differs from a whole dump";
+  } else if (!(again = meta_text(c2)) || strcmp(again, text) != 0) {
+    d = "rendered snapshots write other text";
+  } else if (m->format_version == 1 && m->nsnapshots) {
+    c2->format_version = f->format_version = 2;
+    up_cached = meta_text(c2);
+    up_fresh = meta_text(f);
+    if (!up_cached || !up_fresh || strcmp(up_cached, up_fresh) != 0 ||
+        !strstr(up_cached, "\"sequence-number\""))
+      d = "snapshot text rendered for v1 kept after an upgrade";
+  }
+  ice_meta_free(c2);
+  ice_meta_free(f);
+  free(dump);
+  fl_free(text);
+  fl_free(again);
+  fl_free(up_cached);
+  fl_free(up_fresh);
+  return d;
+}
+
 TEST(every_duckdb_fixture_parses_and_round_trips) {
   char cmd[1200];
   snprintf(cmd, sizeof cmd, "find %s -name '*metadata.json' | sort", duck_fixture(""));
@@ -463,6 +519,8 @@ TEST(every_duckdb_fixture_parses_and_round_trips) {
     }
     const char *d = round_trip(m, &err);
     if (d) t_fail(__FILE__, __LINE__, "%s: round trip: %s %s", line, d, err.msg);
+    d = layout_diff(m);
+    if (d) t_fail(__FILE__, __LINE__, "%s: %s", line, d);
     ice_meta_t *c = ice_meta_clone(m);
     d = meta_diff(m, c);
     if (d) t_fail(__FILE__, __LINE__, "%s: clone differs: %s", line, d);
@@ -475,6 +533,32 @@ TEST(every_duckdb_fixture_parses_and_round_trips) {
   CHECK_EQ(bad, 4);
   CHECK(files >= 100);
   CHECK(v1 > 0 && v2 > 0 && with_snapshots > 50);
+}
+
+/* Strings that need escapes and non-ASCII text in the parts written
+ * without a JSON tree come out as jansson writes them; text that is not
+ * UTF-8 is refused. */
+TEST(metadata_text_escapes_like_jansson) {
+  fl_err_t err = {0};
+  ice_meta_t *m = NULL;
+  CHECK_OK(read_meta(rust_fixture("TableMetadataV2Valid.json"), &m, &err), &err);
+  ice_meta_t *c = ice_meta_clone(m);
+  ice_meta_log_previous(c, "placeholder", 1000, 2000);
+  CHECK(c->nmetadata_log > 0);
+  c->metadata_log[0].file = "s3://b/t/\"q\"\\x\tt\x01-\xc3\xa9/v1.json";
+  const char *d = layout_diff(c);
+  if (d) t_fail(__FILE__, __LINE__, "%s", d);
+  char *text = meta_text(c);
+  CHECK(text && strstr(text, "\"s3://b/t/\\\"q\\\"\\\\x\\tt\\u0001-\xc3\xa9/v1.json\""));
+  fl_free(text);
+  c->metadata_log[0].file = "bad-\xff";
+  fl_buf_t b;
+  fl_buf_init(&b);
+  CHECK_ERR(ice_meta_to_json(c, &b, &err), FL_EINVALID);
+  CHECK_EQ(b.len, 0);
+  fl_buf_free(&b);
+  ice_meta_free(c);
+  ice_meta_free(m);
 }
 
 TEST(duckdb_partition_evolution_and_defaults) {

@@ -178,3 +178,55 @@ TEST(vector_append_from_itself_while_growing) {
   ty_batch_free(b);
   fl_arena_free(a);
 }
+
+TEST(vector_exchange_keeps_types_and_children) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err;
+  ty_schema_t *s, *o;
+  CHECK_OK(
+      ty_schema_parse(a, "n string, p struct<x: int, t: list<binary>>, ts timestamp", &s, &err),
+      &err);
+  CHECK_OK(ty_schema_parse(a,
+                           "n binary, p struct<y: int, u: list<string>>, ts timestamptz, "
+                           "q struct<x: int>, l long, i int",
+                           &o, &err),
+           &err);
+  /* Same storage under other names and annotations; a different shape is not. */
+  for (int c = 0; c < 3; c++)
+    CHECK(ty_layout_equal(s->root.fields[c].type, o->root.fields[c].type));
+  CHECK(!ty_layout_equal(s->root.fields[1].type, o->root.fields[3].type));
+  CHECK(!ty_layout_equal(o->root.fields[4].type, o->root.fields[5].type));
+  CHECK(!ty_layout_equal(s->root.fields[0].type, o->root.fields[4].type));
+
+  ty_vec_t *x = ty_vec_new(s->root.fields[1].type, 4), *y = ty_vec_new(o->root.fields[1].type, 4);
+  const ty_vec_t *xkid = x->children[1];
+  for (int i = 0; i < 100; i++) {
+    ty_vec_append_i32(x->children[0], i);
+    ty_vec_append_bytes(x->children[1]->children[0], "ab", 2);
+    ty_vec_append_list_end(x->children[1]);
+    ty_vec_append_struct(x);
+  }
+  ty_vec_append_null(y);
+  ty_vec_exchange(x, y);
+  CHECK_EQ(y->len, 100);
+  CHECK_EQ(x->len, 1);
+  CHECK_EQ(x->null_count, 1);
+  CHECK(y->type == o->root.fields[1].type && x->type == s->root.fields[1].type);
+  CHECK(x->children[1] == xkid);
+  CHECK_EQ(TY_VEC_DATA(y->children[0], int32_t)[99], 99);
+  size_t n;
+  const uint8_t *p = ty_vec_get_bytes(y->children[1]->children[0], 99, &n);
+  CHECK(n == 2 && memcmp(p, "ab", 2) == 0);
+  /* Both stay usable: appends after the exchange grow the buffers each now owns. */
+  ty_vec_reset(x);
+  for (int i = 0; i < 50; i++) {
+    ty_vec_append_i32(x->children[0], -i);
+    ty_vec_append_list_end(x->children[1]);
+    ty_vec_append_struct(x);
+  }
+  CHECK_EQ(x->len, 50);
+  CHECK_EQ(TY_VEC_DATA(y->children[0], int32_t)[0], 0);
+  ty_vec_free(x);
+  ty_vec_free(y);
+  fl_arena_free(a);
+}
