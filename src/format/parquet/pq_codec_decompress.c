@@ -116,7 +116,12 @@ int pq_decompress(pq_codec_t codec, const uint8_t *in, size_t n, uint8_t *out, s
         return fl_err_set(err, FL_ELIMIT, "gzip page too large");
       return gzip_inflate(in, n, out, out_len, err);
     case PQ_CODEC_ZSTD: {
-      size_t got = ZSTD_decompress(out, out_len, in, n);
+      /* One context per thread, reused: ZSTD_decompress builds and frees a
+       * context (and its ~100 KiB of tables) on every page. */
+      static _Thread_local ZSTD_DCtx *dctx;
+      if (!dctx && !(dctx = ZSTD_createDCtx()))
+        return fl_err_set(err, FL_ENOMEM, "zstd: cannot create a decompression context");
+      size_t got = ZSTD_decompressDCtx(dctx, out, out_len, in, n);
       if (ZSTD_isError(got))
         return fl_err_set(err, FL_ECORRUPT, "zstd page is corrupt (%s)", ZSTD_getErrorName(got));
       if (got != out_len)
