@@ -173,12 +173,13 @@ typedef enum sql_unop { SQL_UN_NEG, SQL_UN_PLUS, SQL_UN_NOT } sql_unop_t;
 typedef enum sql_quantifier { SQL_Q_ANY, SQL_Q_SOME, SQL_Q_ALL } sql_quantifier_t;
 
 /* Interval and EXTRACT fields. */
-#define SQL_FIELDS(X)                                                                        \
-  X(YEAR)                                                                                    \
-  X(QUARTER)                                                                                 \
-  X(MONTH) X(WEEK) X(DAY) X(DAY_OF_WEEK) X(DOW) X(DAY_OF_YEAR) X(DOY) X(YEAR_OF_WEEK) X(YOW) \
-      X(HOUR) X(MINUTE) X(SECOND) X(MILLISECOND) X(MICROSECOND) X(TIMEZONE_HOUR)             \
-          X(TIMEZONE_MINUTE) X(EPOCH)
+#define SQL_FIELDS(X)                                                                       \
+  X(YEAR)                                                                                   \
+  X(QUARTER)                                                                                \
+  X(MONTH)                                                                                  \
+  X(WEEK) X(DAY) X(DAY_OF_WEEK) X(DOW) X(DAY_OF_YEAR) X(DOY) X(YEAR_OF_WEEK) X(YOW) X(HOUR) \
+      X(MINUTE) X(SECOND) X(MILLISECOND) X(MICROSECOND) X(TIMEZONE_HOUR) X(TIMEZONE_MINUTE) \
+          X(EPOCH)
 
 typedef enum sql_field {
   SQL_F_NONE = 0,
@@ -246,6 +247,7 @@ typedef struct sql_call {
   bool star;                /* count(*) */
   sql_sort_list_t order_by; /* array_agg(x ORDER BY y) */
   sql_expr_t *filter;       /* FILTER (WHERE ...) */
+  int nulls_treatment;      /* lag(x) IGNORE NULLS: -1; RESPECT NULLS: 1; not given: 0 */
   sql_window_spec_t *over;  /* OVER (...) */
   sql_ident_t over_name;    /* OVER w; name NULL if none */
 } sql_call_t;

@@ -376,6 +376,7 @@ static void e_call(pr_t *b, const sql_expr_t *e) {
     arg_name(b, &c->name.parts[i]);
   }
   call_args(b, c);
+  if (c->nulls_treatment) out(b, c->nulls_treatment < 0 ? " IGNORE NULLS" : " RESPECT NULLS");
   if (c->filter) {
     out(b, " FILTER (WHERE ");
     expr(b, c->filter);

@@ -639,6 +639,12 @@ static int call_rest(sql_parser_t *p, sql_qname_t name, sql_pos_t pos, sql_expr_
   bool done;
   SQL_TRY(keyword_args(p, c, &done));
   if (!done) SQL_TRY(sql__call_args(p, c, true));
+  if ((sql__peek_word(p, 0, "ignore") || sql__peek_word(p, 0, "respect")) &&
+      sql__peek_kw(p, 1, SQL_KW_NULLS)) {
+    c->nulls_treatment = sql__peek_word(p, 0, "ignore") ? -1 : 1;
+    sql__next(p);
+    sql__next(p);
+  }
   if (sql__is_kw(p, SQL_KW_FILTER) && sql__peek(p, 1)->kind == SQL_T_LPAREN) {
     sql__next(p);
     sql__next(p);

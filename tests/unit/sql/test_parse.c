@@ -289,6 +289,8 @@ static const sql_case_t expr_cases[] = {
     {"-2 * -3", "((-2) * (-3))"},
     {"a % 2 = 0", "((a % 2) = 0)"},
     {"x'01' || x'02'", "(X'01' || X'02')"},
+    {"lag(x, 1) IGNORE NULLS OVER (ORDER BY t)", "lag(x, 1) IGNORE NULLS OVER (ORDER BY t)"},
+    {"first_value(x) respect nulls OVER w", "first_value(x) RESPECT NULLS OVER w"},
     {"position('a' IN s)", "position('a', s)"},
     {"position(a IN (SELECT 1))", "position(a, (SELECT 1))"},
     {"substring(s FROM 2 FOR 3)", "substring(s, 2, 3)"},
@@ -598,6 +600,7 @@ static const sql_case_t query_cases[] = {
      "SELECT a FROM t ORDER BY a NULLS FIRST, b DESC NULLS LAST"},
     {"SELECT a FROM t ORDER BY a + b", "SELECT a FROM t ORDER BY (a + b)"},
     {"SELECT a FROM t LIMIT 10", "SELECT a FROM t LIMIT 10"},
+    {"SELECT f(x) ignore, g(y) respect FROM t", "SELECT f(x) AS ignore, g(y) AS respect FROM t"},
     {"SELECT a FROM t LIMIT ALL", "SELECT a FROM t LIMIT ALL"},
     {"SELECT a FROM t LIMIT ?", "SELECT a FROM t LIMIT ?"},
     {"SELECT a FROM t OFFSET 5", "SELECT a FROM t OFFSET 5"},
@@ -1402,8 +1405,8 @@ TEST(sql_script) {
   static const char *const want[] = {
       "SET 'pipeline.name' = 'a;b'",
       "CREATE TABLE t (a int)",
-      "BEGIN STATEMENT SET;\n  INSERT INTO x SELECT CASE WHEN a THEN 1 END FROM t;\n"
-      "  INSERT INTO y SELECT 2;\nEND",
+      ("BEGIN STATEMENT SET;\n  INSERT INTO x SELECT CASE WHEN a THEN 1 END FROM t;\n"
+       "  INSERT INTO y SELECT 2;\nEND"),
       "SELECT ? , ?",
   };
   for (size_t i = 0; i < n; i++) {
