@@ -172,7 +172,9 @@ static int k_decimal(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
       case OP_SUB:
         if (!ex__dec_upscale(x, s - sa, &xs) || !ex__dec_upscale(y, s - sb, &ys))
           return dec_overflow(err, op, x, sa, y, sb);
-        r = op == OP_ADD ? xs + ys : xs - ys; /* |xs|, |ys| < 10^38: no 128-bit overflow */
+        /* Two 38-digit values can sum past 2^127, so check the 128-bit sum too. */
+        if (op == OP_ADD ? __builtin_add_overflow(xs, ys, &r) : __builtin_sub_overflow(xs, ys, &r))
+          return dec_overflow(err, op, x, sa, y, sb);
         break;
       case OP_MUL:
         if (__builtin_mul_overflow(x, y, &r)) return dec_overflow(err, op, x, sa, y, sb);

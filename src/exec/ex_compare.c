@@ -116,7 +116,7 @@ static int k_between(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
                      const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
   if (call->r.args[0].kind == EX_UNKNOWN) return FL_OK;
   uint8_t *o = out->data;
-  uint8_t *hi = fl_arena_alloc(ctx->arena, rows->nrows ? rows->nrows : 1);
+  uint8_t *hi = ex__scratch(call, rows->nrows, 0);
   ex__compare_rows(&call->r.args[1], &call->r.args[0], args[1], args[0], rows, false, o);
   ex__compare_rows(&call->r.args[0], &call->r.args[2], args[0], args[2], rows, false, hi);
   EX_ROWS(rows, i) o[i] = g_answer[OP_LE][o[i]] && g_answer[OP_LE][hi[i]];

@@ -90,7 +90,7 @@ void ex_cond_gather(ty_vec_t *out, const ty_vec_t *const *branches, uint32_t nbr
 static int k_coalesce(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                       const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
   const uint32_t n = call->r.nargs;
-  uint8_t *which = fl_arena_alloc(ctx->arena, rows->nrows ? rows->nrows : 1);
+  uint8_t *which = ex__scratch(call, rows->nrows, 0);
   ex_cond_reset(which, rows->nrows);
   uint32_t m[EX_MAX_ARGS];
   for (uint32_t a = 0; a < n; a++) m[a] = ex__m(args[a]);
@@ -108,7 +108,7 @@ static int k_coalesce(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
 /* if(c, a[, b]) with both branches computed. */
 static int k_if(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                 const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
-  uint8_t *which = fl_arena_alloc(ctx->arena, rows->nrows ? rows->nrows : 1);
+  uint8_t *which = ex__scratch(call, rows->nrows, 0);
   const uint32_t mc = ex__m(args[0]);
   const bool has_else = call->r.nargs == 3;
   EX_ROWS(rows, i) {
@@ -128,8 +128,8 @@ static int k_if(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
 /* nullif(a, b): NULL where a = b, else a. */
 static int k_nullif(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                     const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
-  uint8_t *which = fl_arena_alloc(ctx->arena, rows->nrows ? rows->nrows : 1);
-  uint8_t *cmp = fl_arena_alloc(ctx->arena, rows->nrows ? rows->nrows : 1);
+  uint8_t *which = ex__scratch(call, rows->nrows, 0);
+  uint8_t *cmp = ex__scratch(call, rows->nrows, 1);
   if (call->r.args[0].kind == EX_UNKNOWN) {
     ex__out_begin(out, rows->nrows);
     ex__out_end(out);

@@ -122,6 +122,8 @@ struct ex_call {
   void *state;              /* kernel state, allocated in ctx->arena */
   const ty_vec_t *const *consts; /* at init: constant argument values (len 1) or NULL */
   const ty_type_t *out_storage;
+  uint8_t *scratch; /* per-batch working memory of the kernel (ex__scratch) */
+  size_t scratch_cap;
 };
 
 /*

@@ -53,6 +53,13 @@ void ex__valid_all(ty_vec_t *out, const ty_vec_t *const *args, size_t nargs, con
 /* Fixes null_count and closes string and list offsets after a kernel. */
 void ex__out_end(ty_vec_t *out);
 
+/*
+ * n bytes of working memory for one batch, reused by the call's next
+ * batch (a long streaming query must not grow its arena per batch).
+ * Two regions: which = 0 or 1.
+ */
+uint8_t *ex__scratch(ex_call_t *call, size_t n, int which);
+
 /* Records a row error (FL_EINVALID) with a Trino-style message. */
 int ex__err(fl_err_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

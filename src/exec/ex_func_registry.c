@@ -193,9 +193,26 @@ int ex_func_resolve(const char *name, const ex_type_t *args, size_t n, ex_resolv
   return FL_OK;
 }
 
+static void call_free(void *arg) {
+  ex_call_t *c = arg;
+  fl_free(c->scratch);
+  c->scratch = NULL;
+  c->scratch_cap = 0;
+}
+
+uint8_t *ex__scratch(ex_call_t *call, size_t n, int which) {
+  size_t half = n ? n : 1;
+  if (call->scratch_cap < 2 * half) {
+    call->scratch = fl_realloc(call->scratch, 2 * half);
+    call->scratch_cap = 2 * half;
+  }
+  return call->scratch + (which ? call->scratch_cap / 2 : 0);
+}
+
 int ex_call_init(ex_ctx_t *ctx, const ex_resolved_t *r, const ty_vec_t *const *consts,
                  ex_call_t **out, fl_err_t *err) {
   ex_call_t *c = fl_arena_zalloc(ctx->arena, sizeof *c);
+  fl_arena_on_reset(ctx->arena, call_free, c);
   c->r = *r;
   c->out_storage = ex_type_storage(&r->ret, ctx->arena);
   c->consts = consts;

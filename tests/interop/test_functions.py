@@ -40,6 +40,7 @@ import decimal
 import json
 import math
 import os
+import pathlib
 import random
 import subprocess
 import zoneinfo
@@ -49,7 +50,8 @@ import pytest
 
 from conftest import ROOT
 
-TOOL = ROOT / "build" / "tests" / "func_tool"
+# FLOE_FUNC_TOOL runs another build of the tool (the sanitizer build, say).
+TOOL = pathlib.Path(os.environ.get("FLOE_FUNC_TOOL", ROOT / "build" / "tests" / "func_tool"))
 SEED = int(os.environ.get("FLOE_FUNC_SEED", "20260308"))
 N = 160
 
