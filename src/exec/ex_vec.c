@@ -80,6 +80,42 @@ void ex_vec_gather(ty_vec_t *dst, const ty_vec_t *src, const uint32_t *rows, uin
   dst->len += n;
 }
 
+#define GATHER_MULTI(T)                                                                \
+  do {                                                                                 \
+    T *d = (T *)dst->data + dst->len;                                                  \
+    for (uint32_t k = 0; k < n; k++) {                                                 \
+      if (k + 16 < n) __builtin_prefetch((const T *)srcs[k + 16]->data + idx[k + 16]); \
+      d[k] = ((const T *)srcs[k]->data)[idx[k]];                                       \
+    }                                                                                  \
+  } while (0)
+
+void ex_vec_gather_multi(ty_vec_t *dst, const ty_vec_t *const *srcs, const uint32_t *idx,
+                         uint32_t n) {
+  if (n == 0) return;
+  const ty_type_t *t = dst->type;
+  size_t w = ty_value_width(t);
+  if (ty_is_nested(t) || ty_is_varlen(t) || (w != 1 && w != 4 && w != 8)) {
+    for (uint32_t k = 0; k < n; k++) ty_vec_append_from(dst, srcs[k], idx[k]);
+    return;
+  }
+  ty_vec_reserve(dst, dst->len + n);
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t i = dst->len + k;
+    if (!srcs[k]->null_count || ty_vec_is_valid(srcs[k], idx[k]))
+      dst->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+    else {
+      dst->validity[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+      dst->null_count++;
+    }
+  }
+  switch (w) {
+    case 1: GATHER_MULTI(uint8_t); break;
+    case 4: GATHER_MULTI(uint32_t); break;
+    default: GATHER_MULTI(uint64_t); break;
+  }
+  dst->len += n;
+}
+
 void ex_vec_append_nulls(ty_vec_t *dst, uint32_t n) {
   for (uint32_t k = 0; k < n; k++) ty_vec_append_null(dst);
 }

@@ -17,6 +17,11 @@
 /* Appends rows[0..n) of src (same type as dst) to dst, nulls included;
  * rows NULL means rows 0..n-1. */
 void ex_vec_gather(ty_vec_t *dst, const ty_vec_t *src, const uint32_t *rows, uint32_t n);
+/* Appends row idx[k] of srcs[k] for k in [0, n): a gather whose source
+ * vector (all of dst's type) changes from row to row, as when emitting
+ * sorted rows held in many batches. Source rows are prefetched ahead. */
+void ex_vec_gather_multi(ty_vec_t *dst, const ty_vec_t *const *srcs, const uint32_t *idx,
+                         uint32_t n);
 /* Appends n nulls. */
 void ex_vec_append_nulls(ty_vec_t *dst, uint32_t n);
 /* Copies the live rows of src (its selection applied) into dst's columns

@@ -56,23 +56,45 @@ typedef struct sort_op {
   ex_sort_stats_t stats;
 } sort_op_t;
 
-static int key_cmp(const sort_op_t *s, uint32_t a, uint32_t b) {
-  return ex_sortkey_cmp(s->keys.data + s->koff[a], s->koff[a + 1] - s->koff[a],
-                        s->keys.data + s->koff[b], s->koff[b + 1] - s->koff[b]);
+/* A row to sort: the first 8 key bytes as a big-endian integer, so most
+ * comparisons are one integer compare on memory that is sorted along with
+ * it, and the row number for the rest of the key. */
+typedef struct sort_ent {
+  uint64_t prefix;
+  uint32_t row;
+} sort_ent_t;
+
+static inline int ent_cmp(const sort_op_t *s, const sort_ent_t *x, const sort_ent_t *y) {
+  if (x->prefix != y->prefix) return x->prefix < y->prefix ? -1 : 1;
+  uint64_t xo = s->koff[x->row], yo = s->koff[y->row];
+  size_t nx = s->koff[x->row + 1] - xo, ny = s->koff[y->row + 1] - yo;
+  /* Equal prefixes: a key of at most 8 bytes is a prefix of the other
+   * (its padding zeros matched real bytes), so the shorter sorts first. */
+  if (nx > 8 && ny > 8) {
+    int c = ex_sortkey_cmp(s->keys.data + xo + 8, nx - 8, s->keys.data + yo + 8, ny - 8);
+    if (c) return c;
+  }
+  return (nx > ny) - (nx < ny);
 }
 
-/* Stable bottom-up merge sort of row numbers by key. */
+/* Stable bottom-up merge sort of the held rows; returns row numbers. */
 static uint32_t *sort_rows(const sort_op_t *s) {
   uint64_t n = s->nrows;
-  uint32_t *a = fl_malloc((n ? n : 1) * sizeof *a), *tmp = fl_malloc((n ? n : 1) * sizeof *tmp);
-  for (uint64_t i = 0; i < n; i++) a[i] = (uint32_t)i;
+  sort_ent_t *a = fl_malloc((n ? n : 1) * sizeof *a), *tmp = fl_malloc((n ? n : 1) * sizeof *tmp);
+  for (uint64_t i = 0; i < n; i++) {
+    const uint8_t *k = s->keys.data + s->koff[i];
+    size_t len = s->koff[i + 1] - s->koff[i];
+    uint64_t p = 0;
+    for (size_t j = 0; j < 8; j++) p = (p << 8) | (j < len ? k[j] : 0);
+    a[i] = (sort_ent_t){p, (uint32_t)i};
+  }
   /* Insertion sort of runs of 16, then merging doubles the width. */
   for (uint64_t lo = 0; lo < n; lo += 16) {
     uint64_t hi = lo + 16 < n ? lo + 16 : n;
     for (uint64_t i = lo + 1; i < hi; i++) {
-      uint32_t x = a[i];
+      sort_ent_t x = a[i];
       uint64_t j = i;
-      while (j > lo && key_cmp(s, a[j - 1], x) > 0) {
+      while (j > lo && ent_cmp(s, &a[j - 1], &x) > 0) {
         a[j] = a[j - 1];
         j--;
       }
@@ -83,20 +105,22 @@ static uint32_t *sort_rows(const sort_op_t *s) {
     for (uint64_t lo = 0; lo < n; lo += 2 * w) {
       uint64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
       uint64_t i = lo, j = mid, k = lo;
-      if (mid >= hi || key_cmp(s, a[mid - 1], a[mid]) <= 0) {
+      if (mid >= hi || ent_cmp(s, &a[mid - 1], &a[mid]) <= 0) {
         memcpy(tmp + lo, a + lo, (hi - lo) * sizeof *a);
         continue;
       }
-      while (i < mid && j < hi) tmp[k++] = key_cmp(s, a[j], a[i]) < 0 ? a[j++] : a[i++];
+      while (i < mid && j < hi) tmp[k++] = ent_cmp(s, &a[j], &a[i]) < 0 ? a[j++] : a[i++];
       while (i < mid) tmp[k++] = a[i++];
       while (j < hi) tmp[k++] = a[j++];
     }
-    uint32_t *t = a;
+    sort_ent_t *t = a;
     a = tmp;
     tmp = t;
   }
-  fl_free(tmp);
-  return a;
+  uint32_t *rows = (uint32_t *)tmp; /* reuse: 4 bytes per row fit in 16 */
+  for (uint64_t i = 0; i < n; i++) rows[i] = a[i].row;
+  fl_free(a);
+  return rows;
 }
 
 static void drop_memory_run(sort_op_t *s) {
@@ -127,6 +151,42 @@ static int out_flush(sort_op_t *s, fl_err_t *err) {
   return rc;
 }
 
+/* Writes the held rows in the order perm, as output batches or, when f is
+ * set, as run batches (with their keys) to f. Each column of a chunk is
+ * one multi-source gather. */
+static int emit_sorted(sort_op_t *s, const uint32_t *perm, ex_spill_file_t *f, fl_err_t *err) {
+  ty_batch_t *ob = f ? ty_batch_new(s->run_schema, TY_BATCH_ROWS) : s->out;
+  uint32_t ncols = s->schema->root.nfields;
+  const ty_vec_t **srcs = fl_malloc(TY_BATCH_ROWS * sizeof *srcs);
+  uint32_t *idx = fl_malloc(TY_BATCH_ROWS * sizeof *idx);
+  int rc = FL_OK;
+  for (uint64_t i0 = 0; i0 < s->nrows && !rc; i0 += TY_BATCH_ROWS) {
+    uint32_t n = s->nrows - i0 < TY_BATCH_ROWS ? (uint32_t)(s->nrows - i0) : TY_BATCH_ROWS;
+    ty_batch_reset(ob);
+    for (uint32_t c = 0; c < ncols; c++) {
+      for (uint32_t k = 0; k < n; k++) {
+        uint32_t r = perm[i0 + k];
+        srcs[k] = s->batches[s->row_batch[r]]->cols[c];
+        idx[k] = s->row_index[r];
+      }
+      ex_vec_gather_multi(ob->cols[c], srcs, idx, n);
+    }
+    if (f)
+      for (uint32_t k = 0; k < n; k++) {
+        uint32_t r = perm[i0 + k];
+        ty_vec_append_bytes(ob->cols[ncols], s->keys.data + s->koff[r],
+                            s->koff[r + 1] - s->koff[r]);
+      }
+    ty_batch_seal(ob);
+    rc = f ? ex_spill_write(f, ob, err) : ex_op_emit(&s->op, ob, err);
+  }
+  ty_batch_reset(s->out);
+  if (f) ty_batch_free(ob);
+  fl_free(srcs);
+  fl_free(idx);
+  return rc;
+}
+
 static int new_run(sort_op_t *s, ex_spill_file_t **f, fl_err_t *err) {
   int rc;
   if (!s->dir && (rc = ex_spill_dir_open(s->ctx->spill_dir, &s->dir, err))) return rc;
@@ -145,20 +205,7 @@ static int spill_run(sort_op_t *s, fl_err_t *err) {
   int rc = new_run(s, &f, err);
   if (rc) return rc;
   uint32_t *perm = sort_rows(s);
-  ty_batch_t *rb = ty_batch_new(s->run_schema, TY_BATCH_ROWS);
-  uint32_t kc = rb->ncols - 1;
-  for (uint64_t i = 0; i < s->nrows && !rc; i++) {
-    uint32_t r = perm[i];
-    const ty_batch_t *b = s->batches[s->row_batch[r]];
-    for (uint32_t c = 0; c < kc; c++) ty_vec_append_from(rb->cols[c], b->cols[c], s->row_index[r]);
-    ty_vec_append_bytes(rb->cols[kc], s->keys.data + s->koff[r], s->koff[r + 1] - s->koff[r]);
-    if (rb->cols[kc]->len == TY_BATCH_ROWS || i + 1 == s->nrows) {
-      ty_batch_seal(rb);
-      rc = ex_spill_write(f, rb, err);
-      ty_batch_reset(rb);
-    }
-  }
-  ty_batch_free(rb);
+  rc = emit_sorted(s, perm, f, err);
   fl_free(perm);
   if (!rc) rc = ex_spill_seal(f, err);
   s->stats.runs++;
@@ -307,8 +354,7 @@ static int sort_finish(ex_op_t *op, fl_err_t *err) {
   int rc = FL_OK;
   if (s->nruns == 0) {
     uint32_t *perm = sort_rows(s);
-    for (uint64_t i = 0; i < s->nrows && !rc; i++)
-      rc = out_row(s, s->batches[s->row_batch[perm[i]]], s->row_index[perm[i]], err);
+    rc = emit_sorted(s, perm, NULL, err);
     fl_free(perm);
     drop_memory_run(s);
   } else {
