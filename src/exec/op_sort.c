@@ -34,7 +34,7 @@ enum { ST_COLLECTING, ST_MERGING, ST_FINISHED };
 
 typedef struct sort_op {
   ex_op_t op;
-  ex_ctx_t *ctx;
+  ex_qctx_t *ctx;
   const ty_schema_t *schema;
   ex_sortkey_t *key;
   fl_arena_t *arena;
@@ -444,7 +444,7 @@ static const ex_op_vt_t sort_vt = {
     .destroy = sort_destroy,
 };
 
-int ex_sort_new(ex_ctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys,
+int ex_sort_new(ex_qctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys,
                 ex_op_t *next, ex_op_t **out, fl_err_t *err) {
   ex_sortkey_t *k;
   int rc = ex_sortkey_new(schema, keys, nkeys, &k, err);

@@ -118,7 +118,7 @@ static char **run_query(fixture_t *fx, size_t budget, const uint64_t *sets, uint
   ex_mem_init(&mem, budget);
   char dir[600];
   snprintf(dir, sizeof dir, "%s/spill", t_tmpdir());
-  ex_ctx_t ctx = {.mem = &mem, .spill_dir = dir};
+  ex_qctx_t ctx = {.mem = &mem, .spill_dir = dir};
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];
@@ -399,7 +399,7 @@ static int run_global(const ty_schema_t *schema, ty_batch_t *input, ex_sink_t **
   if (!a) a = fl_arena_new(0);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_qctx_t ctx = {.mem = &mem};
   ex_agg_spec_t specs[4];
   const char *names[4] = {"count", "sum", "max", "array_agg"};
   for (int i = 0; i < 4; i++) {
@@ -472,7 +472,7 @@ TEST(hash_agg_checkpoint_restore) {
   fl_arena_t *a = fl_arena_new(0);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_qctx_t ctx = {.mem = &mem};
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];
@@ -538,7 +538,7 @@ TEST(hash_agg_bad_setup) {
   ex_agg_spec_t spec = {.agg = agg, .arg_col = 0, .filter_col = 1};
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_qctx_t ctx = {.mem = &mem};
   ex_hash_agg_opts_t o = {.in_schema = s, .aggs = &spec, .naggs = 1};
   ex_op_t *op;
   CHECK_ERR(ex_hash_agg_new(&ctx, a, &o, NULL, &op, &err), FL_EINVALID);
@@ -581,7 +581,7 @@ TEST(hash_agg_parallel_partial_aggregation) {
   fl_arena_t *a = fl_arena_new(0);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_qctx_t ctx = {.mem = &mem};
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];

@@ -120,7 +120,7 @@ static int64_t *run_sort(const sfix_t *fx, const ex_sort_key_t *keys, uint32_t n
   ex_mem_init(&mem, budget);
   char dir[600];
   snprintf(dir, sizeof dir, "%s/sort-spill", t_tmpdir());
-  ex_ctx_t ctx = {.mem = &mem, .spill_dir = dir};
+  ex_qctx_t ctx = {.mem = &mem, .spill_dir = dir};
   ex_op_t *op;
   int rc = limit >= 0
                ? ex_topn_new(&ctx, fx->schema, keys, nkeys, (uint64_t)limit, offset, NULL, &op, err)
@@ -280,7 +280,7 @@ TEST(sort_refuses_nested_keys) {
   CHECK_OK(ty_schema_parse(a, "l list<int>", &s, &err), &err);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_qctx_t ctx = {.mem = &mem};
   ex_sort_key_t k = {0, false, false};
   ex_op_t *op;
   CHECK_ERR(ex_sort_new(&ctx, s, &k, 1, NULL, &op, &err), FL_EUNSUPPORTED);
@@ -298,7 +298,7 @@ static void checkpoint_round_trip(bool topn) {
   uint64_t *want = reference_order(&fx, keysets[0], 3);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_ctx_t ctx = {.mem = &mem};
+  ex_qctx_t ctx = {.mem = &mem};
   ex_op_t *op1, *op2;
   const uint64_t limit = 1234, offset = 10;
   if (topn) {
