@@ -1,0 +1,115 @@
+/*
+ * sql_exec.c - parse, bind, optimize, execute, render (layer 12, cli).
+ */
+#include "cli/sql_exec.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "exec/ex_cast.h"
+#include "exec/ex_plan.h"
+#include "io/fs.h"
+#include "sql/sql_bind.h"
+#include "sql/sql_parse.h"
+
+/* Renders the collected rows of q as text cells. */
+static int render(ex_query_t *q, fl_arena_t *a, sql_result_t *res, fl_err_t *err) {
+  const ex_sink_t *sink = ex_query_sink(q);
+  uint32_t nc = ex_query_ncols(q);
+  ex_ctx_t *ctx = ex_query_ctx(q);
+  res->ncols = nc;
+  res->names = fl_arena_zalloc(a, (nc ? nc : 1) * sizeof *res->names);
+  res->types = fl_arena_zalloc(a, (nc ? nc : 1) * sizeof *res->types);
+  res->numeric = fl_arena_zalloc(a, (nc ? nc : 1) * sizeof *res->numeric);
+  for (uint32_t c = 0; c < nc; c++) {
+    const ex_type_t *t = ex_query_col_type(q, c);
+    res->names[c] = fl_arena_strdup(a, ex_query_col_name(q, c));
+    res->types[c] = fl_arena_strdup(a, ex_type_str(t));
+    res->numeric[c] = ex_type_is_integral(t->kind) || t->kind == EX_REAL ||
+                      t->kind == EX_DOUBLE || t->kind == EX_BOOLEAN;
+  }
+  res->nrows = sink->rows;
+  res->cells = fl_arena_zalloc(a, (sink->rows * nc > 0 ? sink->rows * nc : 1) * sizeof *res->cells);
+  ex_type_t vc = ex_type(EX_VARCHAR);
+  ty_vec_t *txt = ty_vec_new(ex_type_storage(&vc, a), TY_BATCH_ROWS);
+  uint64_t base = 0;
+  int rc = FL_OK;
+  for (uint32_t bi = 0; bi < sink->nbatches && !rc; bi++) {
+    const ty_batch_t *b = sink->batches[bi];
+    ex_rows_t rows = {.nrows = b->nrows, .sel = b->sel, .n = ty_batch_live(b)};
+    for (uint32_t c = 0; c < nc && !rc; c++) {
+      const ex_type_t *t = ex_query_col_type(q, c);
+      const ty_vec_t *v = b->cols[c];
+      if (t->kind == EX_VARCHAR) {
+        v = b->cols[c];
+      } else if (t->kind == EX_UNKNOWN) {
+        continue; /* all NULL */
+      } else {
+        if ((rc = ex_cast_eval(ctx, t, &vc, false, b->cols[c], &rows, txt, err))) break;
+        v = txt;
+      }
+      for (uint32_t k = 0; k < rows.n; k++) {
+        uint32_t r = rows.sel ? rows.sel[k] : k;
+        if (ty_vec_is_null(v, r)) continue;
+        size_t n;
+        const uint8_t *p = ty_vec_get_bytes(v, r, &n);
+        char *s = fl_arena_alloc(a, n + 1);
+        memcpy(s, p, n);
+        s[n] = 0;
+        res->cells[(base + k) * nc + c] = s;
+      }
+    }
+    base += rows.n;
+  }
+  ty_vec_free(txt);
+  return rc;
+}
+
+static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *qa, bool explain,
+                     sql_result_t *res, fl_err_t *err) {
+  sql_resolver_t r;
+  ex_sql_resolver(&r, a);
+  sql_bind_opts_t o = {.resolver = &r,
+                       .catalog = s->catalog,
+                       .fs = io_local_fs(),
+                       .default_ns = s->default_ns};
+  sql_plan_t *p;
+  int rc = sql_bind_query(a, &o, qa, &p, err);
+  if (rc) return rc;
+  if ((rc = sql_optimize(a, p, err))) return rc;
+  if (explain) {
+    fl_buf_t b;
+    fl_buf_init(&b);
+    sql_plan_format(p, &b);
+    fl_buf_append_u8(&b, 0);
+    res->explain = fl_arena_strdup(a, (const char *)b.data);
+    fl_buf_free(&b);
+    return FL_OK;
+  }
+  ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1};
+  ex_query_t *q;
+  if ((rc = ex_query_new(a, p, &qo, &q, err))) return rc;
+  rc = ex_query_run(q, err);
+  if (!rc) rc = render(q, a, res, err);
+  ex_query_free(q);
+  return rc;
+}
+
+int sql_exec_stmt(const sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
+                  const sql_stmt_t *st, sql_result_t *res, fl_err_t *err) {
+  memset(res, 0, sizeof *res);
+  if (st->kind == SQL_S_QUERY) return run_query(s, a, st->u.query, false, res, err);
+  if (st->kind == SQL_S_EXPLAIN && st->u.explain.stmt->kind == SQL_S_QUERY && !st->u.explain.analyze)
+    return run_query(s, a, st->u.explain.stmt->u.query, true, res, err);
+  return fl_err_set(err, FL_EUNSUPPORTED, "line %u, column %u: %s statements are not supported yet",
+                    st->pos.line, st->pos.col, sql_stmt_kind_name(st->kind));
+}
+
+void sql_exec_print_error(const char *prog, const char *text, size_t len, const fl_err_t *err) {
+  fprintf(stderr, "%s: %s\n", prog, err->msg);
+  fl_buf_t b;
+  fl_buf_init(&b);
+  sql_error_caret(text, len, err, &b);
+  if (b.len) fwrite(b.data, 1, b.len, stderr);
+  fl_buf_free(&b);
+}
