@@ -3,7 +3,9 @@
  */
 #include "cli/sql_exec.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/ex_cast.h"
@@ -11,6 +13,70 @@
 #include "io/fs.h"
 #include "sql/sql_bind.h"
 #include "sql/sql_parse.h"
+
+/*
+ * Doubles and reals as Trino's clients show them (Java's Double.toString):
+ * the shortest digits that read back to the same value, plain between
+ * 1e-3 and 1e7 ("10.0", "0.5"), else scientific ("1.0E-4", "1.2345E7").
+ */
+static void format_float(double x, bool is_real, char *out, size_t cap) {
+  if (isnan(x)) {
+    snprintf(out, cap, "NaN");
+    return;
+  }
+  if (isinf(x)) {
+    snprintf(out, cap, x < 0 ? "-Infinity" : "Infinity");
+    return;
+  }
+  if (x == 0) {
+    snprintf(out, cap, signbit(x) ? "-0.0" : "0.0");
+    return;
+  }
+  char digits[40];
+  int prec = 1;
+  for (; prec <= 17; prec++) {
+    snprintf(digits, sizeof digits, "%.*e", prec - 1, x);
+    if (is_real ? (float)strtod(digits, NULL) == (float)x : strtod(digits, NULL) == x) break;
+  }
+  /* digits is [-]d.ddde[+-]XX: take the mantissa digits and the exponent. */
+  const char *p = digits;
+  bool neg = *p == '-';
+  if (neg) p++;
+  char m[24];
+  size_t nm = 0;
+  for (; *p && *p != 'e'; p++)
+    if (*p != '.') m[nm++] = *p;
+  while (nm > 1 && m[nm - 1] == '0') nm--;
+  m[nm] = 0;
+  int e = atoi(p + 1);
+  double ax = fabs(x);
+  size_t o = 0;
+  if (neg) out[o++] = '-';
+  if (ax >= 1e-3 && ax < 1e7) {
+    if (e >= 0) {
+      for (int i = 0; i <= e; i++) out[o++] = i < (int)nm ? m[i] : '0';
+      out[o++] = '.';
+      if ((int)nm > e + 1)
+        for (size_t i = (size_t)e + 1; i < nm; i++) out[o++] = m[i];
+      else
+        out[o++] = '0';
+    } else {
+      out[o++] = '0';
+      out[o++] = '.';
+      for (int i = 0; i < -e - 1; i++) out[o++] = '0';
+      for (size_t i = 0; i < nm; i++) out[o++] = m[i];
+    }
+    out[o] = 0;
+  } else {
+    out[o++] = m[0];
+    out[o++] = '.';
+    if (nm > 1)
+      for (size_t i = 1; i < nm; i++) out[o++] = m[i];
+    else
+      out[o++] = '0';
+    snprintf(out + o, cap - o, "E%d", e);
+  }
+}
 
 /* Renders the collected rows of q as text cells. */
 static int render(ex_query_t *q, fl_arena_t *a, sql_result_t *res, fl_err_t *err) {
@@ -40,6 +106,17 @@ static int render(ex_query_t *q, fl_arena_t *a, sql_result_t *res, fl_err_t *err
     for (uint32_t c = 0; c < nc && !rc; c++) {
       const ex_type_t *t = ex_query_col_type(q, c);
       const ty_vec_t *v = b->cols[c];
+      if (t->kind == EX_DOUBLE || t->kind == EX_REAL) {
+        for (uint32_t k = 0; k < rows.n; k++) {
+          uint32_t r = rows.sel ? rows.sel[k] : k;
+          if (ty_vec_is_null(v, r)) continue;
+          double x = t->kind == EX_DOUBLE ? TY_VEC_DATA(v, double)[r] : TY_VEC_DATA(v, float)[r];
+          char tmp[64];
+          format_float(x, t->kind == EX_REAL, tmp, sizeof tmp);
+          res->cells[(base + k) * nc + c] = fl_arena_strdup(a, tmp);
+        }
+        continue;
+      }
       if (t->kind == EX_VARCHAR) {
         v = b->cols[c];
       } else if (t->kind == EX_UNKNOWN) {
