@@ -624,7 +624,7 @@ int sql__bind_expr(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *e, s
     return sql__errf(b, e->pos, FL_ELIMIT, "Expression nested too deeply");
   }
   int rc;
-  if (cx->agg && e->kind != SQL_E_CALL) {
+  if (cx->agg) {
     /* Above an aggregation: an expression equal to a GROUP BY key is that
      * key. Try binding it below; failures only mean it is not one. */
     sql_ectx_t below = {.scope = cx->agg->pre, .clause = "GROUP BY", .quiet = true};
