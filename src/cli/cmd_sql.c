@@ -29,6 +29,7 @@ static bool read_all(FILE *fp, fl_buf_t *out) {
 }
 
 static bool print_result(const sql_result_t *r, cli_fmt_t fmt) {
+  if (r->ncols == 0 && !r->explain) return true; /* DDL prints nothing */
   if (r->explain) {
     fputs(r->explain, stdout);
     return fflush(stdout) == 0;

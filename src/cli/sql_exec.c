@@ -172,9 +172,35 @@ static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *q
   return rc;
 }
 
+int sql__exec_insert(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
+                     const sql_stmt_t *st, int64_t *rows, fl_err_t *err);
+int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
+                  const sql_stmt_t *st, fl_err_t *err);
+
 int sql_exec_stmt(const sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
                   const sql_stmt_t *st, sql_result_t *res, fl_err_t *err) {
   memset(res, 0, sizeof *res);
+  if (st->kind == SQL_S_INSERT || st->kind == SQL_S_CREATE_SCHEMA ||
+      st->kind == SQL_S_CREATE_TABLE || st->kind == SQL_S_DROP_TABLE) {
+    sql_resolver_t r;
+    ex_sql_resolver(&r, a);
+    sql_bind_opts_t o = {.resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
+    if (st->kind != SQL_S_INSERT) return sql__exec_ddl(s, a, &o, st, err);
+    int64_t rows;
+    int rc = sql__exec_insert(s, a, &o, st, &rows, err);
+    if (rc) return rc;
+    res->ncols = 1;
+    res->names = fl_arena_zalloc(a, sizeof *res->names);
+    res->types = fl_arena_zalloc(a, sizeof *res->types);
+    res->numeric = fl_arena_zalloc(a, sizeof *res->numeric);
+    res->names[0] = "rows";
+    res->types[0] = "bigint";
+    res->numeric[0] = true;
+    res->nrows = 1;
+    res->cells = fl_arena_zalloc(a, sizeof *res->cells);
+    res->cells[0] = fl_arena_sprintf(a, "%lld", (long long)rows);
+    return FL_OK;
+  }
   if (st->kind == SQL_S_QUERY) return run_query(s, a, st->u.query, false, res, err);
   if (st->kind == SQL_S_EXPLAIN && st->u.explain.stmt->kind == SQL_S_QUERY && !st->u.explain.analyze)
     return run_query(s, a, st->u.explain.stmt->u.query, true, res, err);

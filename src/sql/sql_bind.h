@@ -69,6 +69,32 @@ typedef struct sql_bind_opts {
 int sql_bind_query(fl_arena_t *a, const sql_bind_opts_t *o, const sql_query_t *q,
                    sql_plan_t **out, fl_err_t *err);
 
+/*
+ * INSERT INTO t [(columns)] query: the query's plan with one output column
+ * per table column in table order, each cast to the column's type
+ * (columns not listed are NULL). The table is freed with the arena.
+ */
+typedef struct sql_insert {
+  ice_table_t *table;
+  const char *ns, *name;
+  sql_plan_t *plan;
+} sql_insert_t;
+int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
+                    sql_insert_t *out, fl_err_t *err);
+
+/*
+ * CREATE TABLE ns.t (columns): the Iceberg schema (ids 1..n; the catalog
+ * renumbers), with NOT NULL columns required. Types map as Trino's Iceberg
+ * connector does: integer int, bigint long, real float, varchar string,
+ * varbinary binary, timestamp(6) timestamp, with time zone timestamptz.
+ */
+typedef struct sql_create_table {
+  const char *ns, *name;
+  ty_schema_t *schema;
+} sql_create_table_t;
+int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
+                          sql_create_table_t *out, fl_err_t *err);
+
 /* Converts a written type (CAST target) to a SQL type. */
 int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err);
 

@@ -70,6 +70,33 @@ static int travel(sql_binder_t *b, const sql_rel_t *rel, const ice_table_t *t, i
   return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "This kind of time travel is not supported");
 }
 
+int sql__table_name(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, const char **ns,
+                    const char **name) {
+  if (q->n > 3) return sql__errf(b, pos, FL_EINVALID, "Too many dots in table name");
+  *name = q->parts[q->n - 1].name;
+  *ns = q->n >= 2 ? q->parts[q->n - 2].name : (b->o->default_ns ? b->o->default_ns : "default");
+  return FL_OK;
+}
+
+int sql__open_table(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
+                    const char **ns, const char **name) {
+  if (!b->o->catalog)
+    return sql__errf(b, pos, FL_ENOTFOUND, "Table '%s' does not exist (no catalog)",
+                     q->parts[q->n - 1].name);
+  int rc = sql__table_name(b, q, pos, ns, name);
+  if (rc) return rc;
+  ice_table_t *t = NULL;
+  fl_err_t e2;
+  fl_err_clear(&e2);
+  rc = cat_open_table(b->o->catalog, b->o->fs, *ns, *name, &t, &e2);
+  if (rc == FL_ENOTFOUND)
+    return sql__errf(b, pos, FL_ENOTFOUND, "Table '%s.%s' does not exist", *ns, *name);
+  if (rc) return sql__errf(b, pos, rc, "Cannot open table '%s.%s': %s", *ns, *name, e2.msg);
+  fl_arena_on_reset(b->a, table_cleanup, t);
+  *out = t;
+  return FL_OK;
+}
+
 static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
   const sql_qname_t *q = &rel->u.table.name;
   /* A one-part name may be a WITH query. */
@@ -99,20 +126,10 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
       return FL_OK;
     }
   }
-  if (!b->o->catalog)
-    return sql__errf(b, rel->pos, FL_ENOTFOUND, "Table '%s' does not exist (no catalog)",
-                     q->parts[q->n - 1].name);
-  if (q->n > 3) return sql__errf(b, rel->pos, FL_EINVALID, "Too many dots in table name");
-  const char *name = q->parts[q->n - 1].name;
-  const char *ns = q->n >= 2 ? q->parts[q->n - 2].name : (b->o->default_ns ? b->o->default_ns : "default");
-  ice_table_t *t = NULL;
-  fl_err_t e2;
-  fl_err_clear(&e2);
-  int rc = cat_open_table(b->o->catalog, b->o->fs, ns, name, &t, &e2);
-  if (rc == FL_ENOTFOUND)
-    return sql__errf(b, rel->pos, FL_ENOTFOUND, "Table '%s.%s' does not exist", ns, name);
-  if (rc) return sql__errf(b, rel->pos, rc, "Cannot open table '%s.%s': %s", ns, name, e2.msg);
-  fl_arena_on_reset(b->a, table_cleanup, t);
+  const char *ns, *name;
+  ice_table_t *t;
+  int rc = sql__open_table(b, q, rel->pos, &t, &ns, &name);
+  if (rc) return rc;
   sql_plan_t *p = sql_plan_new(b->a, SQL_P_SCAN, NULL);
   p->u.scan.table = t;
   p->u.scan.ident = fl_arena_sprintf(b->a, "%s.%s", ns, name);

@@ -84,6 +84,13 @@ bool sql__has_agg(sql_binder_t *b, const sql_expr_t *e);
  * scope of its columns. */
 int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope);
 
+/* The namespace and name a table name means (default namespace for one part). */
+int sql__table_name(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, const char **ns,
+                    const char **name);
+/* Opens a table of the catalog (freed with the arena). */
+int sql__open_table(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
+                    const char **ns, const char **name);
+
 /* sql_bind_select.c: one SELECT with the query's ORDER BY (which may name
  * its input columns). */
 int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list_t *order,
