@@ -258,11 +258,11 @@ int sql__stmt_create(sql_parser_t *p, sql_stmt_t *s) {
     return FL_OK;
   }
   if (sql__accept_kw(p, SQL_KW_TABLE)) {
+    if (or_replace && sql__is_kw(p, SQL_KW_IF))
+      return sql__fail(p, "CREATE OR REPLACE TABLE cannot also say IF NOT EXISTS");
     SQL_TRY(create_table(p, s));
     s->u.create_table.or_replace = or_replace;
     s->u.create_table.temporary = temporary;
-    if (or_replace && s->u.create_table.if_not_exists)
-      return sql__fail(p, "CREATE OR REPLACE TABLE cannot also say IF NOT EXISTS");
     return FL_OK;
   }
   if (sql__accept_kw(p, SQL_KW_VIEW)) {
@@ -313,9 +313,9 @@ static int create_ref(sql_parser_t *p, sql_alter_t *a) {
     a->ref = SQL_REF_TAG;
   else
     return sql__expected(p, "BRANCH or TAG after CREATE");
-  SQL_TRY(if_not_exists(p, &a->if_not_exists));
-  if (a->or_replace && a->if_not_exists)
+  if (a->or_replace && sql__is_kw(p, SQL_KW_IF))
     return sql__fail(p, "OR REPLACE and IF NOT EXISTS cannot be combined");
+  SQL_TRY(if_not_exists(p, &a->if_not_exists));
   SQL_TRY(sql__ident(p, &a->ref_name, a->ref == SQL_REF_BRANCH ? "a branch name" : "a tag name"));
   if (sql__is_kw(p, SQL_KW_AS)) {
     sql__next(p);

@@ -437,10 +437,10 @@ static int query_primary(sql_parser_t *p, sql_qbody_t **out) {
   return FL_OK;
 }
 
-static bool set_quantifier(sql_parser_t *p, bool *all, bool *distinct) {
+/* [ALL | DISTINCT] after UNION, INTERSECT or EXCEPT. */
+static void set_quantifier(sql_parser_t *p, bool *all, bool *distinct) {
   *all = sql__accept_kw(p, SQL_KW_ALL);
   *distinct = !*all && sql__accept_kw(p, SQL_KW_DISTINCT);
-  return true;
 }
 
 static int inter_term(sql_parser_t *p, sql_qbody_t **out) {
