@@ -278,8 +278,12 @@ size_t fl_format_timestamp(int64_t units, int precision, bool utc_suffix, char *
   int64_t unit = 1;
   for (int k = 0; k < precision; k++) unit *= 10;
   int64_t per_day = 86400 * unit;
-  int64_t days = fl_floordiv(units, per_day);
-  int64_t tod = units - days * per_day;
+  /* Remainder first: days * per_day would overflow near INT64_MIN. */
+  int64_t tod = units % per_day, days = units / per_day;
+  if (tod < 0) {
+    tod += per_day;
+    days--;
+  }
   size_t n = fl_format_date((int32_t)days, buf);
   buf[n++] = 'T';
   n += format_clock(tod, precision, buf + n);

@@ -182,7 +182,8 @@ static int parse_tzif(fl_tz_t *tz, const uint8_t *b, size_t n, const char *path,
     if (n - pos < 44 || memcmp(b + pos, "TZif", 4) != 0)
       return fl_err_set(err, FL_ECORRUPT, "%s: bad TZif header at %zu", path, pos);
     uint32_t isut = be32(b + pos + 20), isstd = be32(b + pos + 24), leap = be32(b + pos + 28);
-    uint32_t timecnt = be32(b + pos + 32), typecnt = be32(b + pos + 36), charcnt = be32(b + pos + 40);
+    uint32_t timecnt = be32(b + pos + 32), typecnt = be32(b + pos + 36),
+             charcnt = be32(b + pos + 40);
     pos += 44;
     if (timecnt > 100000 || typecnt == 0 || typecnt > 256 || charcnt > 100000 || leap > 100000)
       return fl_err_set(err, FL_ECORRUPT, "%s: implausible TZif counts", path);
@@ -200,7 +201,8 @@ static int parse_tzif(fl_tz_t *tz, const uint8_t *b, size_t n, const char *path,
     tz->trans = fl_malloc((timecnt ? timecnt : 1) * sizeof(int64_t));
     tz->trans_off = fl_malloc((timecnt ? timecnt : 1) * sizeof(int32_t));
     for (uint32_t i = 0; i < timecnt; i++) {
-      tz->trans[i] = tsize == 8 ? be64(times + (size_t)i * 8) : (int32_t)be32(times + (size_t)i * 4);
+      tz->trans[i] =
+          tsize == 8 ? be64(times + (size_t)i * 8) : (int32_t)be32(times + (size_t)i * 4);
       if (idx[i] >= typecnt) return fl_err_set(err, FL_ECORRUPT, "%s: bad type index", path);
       tz->trans_off[i] = (int32_t)be32(types + (size_t)idx[i] * 6);
       if (i && tz->trans[i] <= tz->trans[i - 1])
@@ -298,7 +300,8 @@ static int load_zone(const char *s, size_t n, fl_tz_t **out, fl_err_t *err) {
   }
   if (!name_ok(s, n)) {
     fl_free(tz);
-    return fl_err_set(err, FL_ENOTFOUND, "Time zone not supported: '%.*s'", (int)(n > 100 ? 100 : n), s);
+    return fl_err_set(err, FL_ENOTFOUND, "Time zone not supported: '%.*s'",
+                      (int)(n > 100 ? 100 : n), s);
   }
   memcpy(tz->name, s, n);
   tz->name[n] = '\0';

@@ -18,7 +18,7 @@
 
 enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD, OP_NEG };
 static const char *const g_op_word[] = {"addition", "subtraction", "multiplication",
-                                        "division", "modulus", "negation"};
+                                        "division", "modulus",     "negation"};
 static const char *const g_op_sym[] = {"+", "-", "*", "/", "%", "-"};
 
 static int overflow(fl_err_t *err, ex_tkind_t k, int op, int64_t a, int64_t b) {
@@ -48,14 +48,14 @@ static int k_int32(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
   }
   const int32_t *b = TY_VEC_DATA(args[1], int32_t);
   const uint32_t mb = ex__m(args[1]);
-#define INT32_LOOP(EXPR, CHECK_ZERO)                                         \
-  EX_ROWS(rows, i) {                                                         \
-    if (!ex__valid(out, i)) continue;                                        \
-    int64_t x = a[i & ma], y = b[i & mb];                                    \
-    if (CHECK_ZERO && y == 0) return ex__err(err, "Division by zero");       \
-    int64_t r = (EXPR);                                                      \
-    if (r < lo || r > hi) return overflow(err, k, op, x, y);                 \
-    o[i] = (int32_t)r;                                                       \
+#define INT32_LOOP(EXPR, CHECK_ZERO)                                   \
+  EX_ROWS(rows, i) {                                                   \
+    if (!ex__valid(out, i)) continue;                                  \
+    int64_t x = a[i & ma], y = b[i & mb];                              \
+    if (CHECK_ZERO && y == 0) return ex__err(err, "Division by zero"); \
+    int64_t r = (EXPR);                                                \
+    if (r < lo || r > hi) return overflow(err, k, op, x, y);           \
+    o[i] = (int32_t)r;                                                 \
   }
   switch (op) {
     case OP_ADD: INT32_LOOP(x + y, 0); break;
@@ -114,27 +114,27 @@ static int k_int64(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
   return FL_OK;
 }
 
-#define FLOAT_KERNEL(NAME, T, MOD)                                                       \
-  static int NAME(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,            \
-                  const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {                  \
-    int op = call->r.fn->op;                                                             \
-    const T *a = TY_VEC_DATA(args[0], T);                                                \
-    const uint32_t ma = ex__m(args[0]);                                                  \
-    T *o = TY_VEC_DATA(out, T);                                                          \
-    if (op == OP_NEG) {                                                                  \
-      EX_ROWS(rows, i) o[i] = -a[i & ma];                                                \
-      return FL_OK;                                                                      \
-    }                                                                                    \
-    const T *b = TY_VEC_DATA(args[1], T);                                                \
-    const uint32_t mb = ex__m(args[1]);                                                  \
-    switch (op) {                                                                        \
-      case OP_ADD: EX_ROWS(rows, i) o[i] = a[i & ma] + b[i & mb]; break;                 \
-      case OP_SUB: EX_ROWS(rows, i) o[i] = a[i & ma] - b[i & mb]; break;                 \
-      case OP_MUL: EX_ROWS(rows, i) o[i] = a[i & ma] * b[i & mb]; break;                 \
-      case OP_DIV: EX_ROWS(rows, i) o[i] = a[i & ma] / b[i & mb]; break;                 \
-      case OP_MOD: EX_ROWS(rows, i) o[i] = MOD(a[i & ma], b[i & mb]); break;             \
-    }                                                                                    \
-    return FL_OK;                                                                        \
+#define FLOAT_KERNEL(NAME, T, MOD)                                             \
+  static int NAME(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, \
+                  const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {       \
+    int op = call->r.fn->op;                                                   \
+    const T *a = TY_VEC_DATA(args[0], T);                                      \
+    const uint32_t ma = ex__m(args[0]);                                        \
+    T *o = TY_VEC_DATA(out, T);                                                \
+    if (op == OP_NEG) {                                                        \
+      EX_ROWS(rows, i) o[i] = -a[i & ma];                                      \
+      return FL_OK;                                                            \
+    }                                                                          \
+    const T *b = TY_VEC_DATA(args[1], T);                                      \
+    const uint32_t mb = ex__m(args[1]);                                        \
+    switch (op) {                                                              \
+      case OP_ADD: EX_ROWS(rows, i) o[i] = a[i & ma] + b[i & mb]; break;       \
+      case OP_SUB: EX_ROWS(rows, i) o[i] = a[i & ma] - b[i & mb]; break;       \
+      case OP_MUL: EX_ROWS(rows, i) o[i] = a[i & ma] * b[i & mb]; break;       \
+      case OP_DIV: EX_ROWS(rows, i) o[i] = a[i & ma] / b[i & mb]; break;       \
+      case OP_MOD: EX_ROWS(rows, i) o[i] = MOD(a[i & ma], b[i & mb]); break;   \
+    }                                                                          \
+    return FL_OK;                                                              \
   }
 FLOAT_KERNEL(k_real, float, fmodf)
 FLOAT_KERNEL(k_double, double, fmod)
@@ -157,8 +157,12 @@ static int k_decimal(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
   const uint32_t ma = ex__m(args[0]);
   fl_i128 *o = TY_VEC_DATA(out, fl_i128);
   if (op == OP_NEG) {
+    const fl_i128 lim_neg = ex__pow10[tr->precision] - 1;
     EX_ROWS(rows, i) {
-      if (ex__valid(out, i)) o[i] = -ty_vec_get_i128(args[0], i & ma);
+      if (!ex__valid(out, i)) continue;
+      fl_i128 x = ty_vec_get_i128(args[0], i & ma);
+      if (ex__dec_abs(x) > lim_neg) return dec_overflow(err, op, x, sa, 0, 0);
+      o[i] = -x;
     }
     return FL_OK;
   }
@@ -238,31 +242,64 @@ static int ret_same(const ex_type_t *a, size_t n, ex_type_t *r, fl_err_t *err) {
 void ex__reg_arith(void) {
   static const ex_tkind_t ints[] = {EX_TINYINT, EX_SMALLINT, EX_INTEGER, EX_BIGINT};
   static const char *const names[] = {"+", "-", "*", "/", "%", "mod"};
-  static const ex_ret_fn dec_ret[] = {ret_dec_add, ret_dec_add, ret_dec_mul, ret_dec_div, ret_dec_mod};
+  static const ex_ret_fn dec_ret[] = {ret_dec_add, ret_dec_add, ret_dec_mul, ret_dec_div,
+                                      ret_dec_mod};
   for (int f = 0; f < 6; f++) {
     const int op = f == 5 ? OP_MOD : f;
     const char *name = names[f];
     for (int t = 0; t < 4; t++) {
       ex_type_t ty = ex_type(ints[t]);
-      ex__reg(&(ex_func_t){.name = name, .nparams = 2, .params = {ty, ty}, .ret = ty,
-                           .kernel = ints[t] == EX_BIGINT ? k_int64 : k_int32, .op = op});
+      ex__reg(&(ex_func_t){.name = name,
+                           .nparams = 2,
+                           .params = {ty, ty},
+                           .ret = ty,
+                           .kernel = ints[t] == EX_BIGINT ? k_int64 : k_int32,
+                           .op = op});
     }
-    ex__reg(&(ex_func_t){.name = name, .nparams = 2, .params = {EX_DEC_ANY, EX_DEC_ANY},
-                         .ret_fn = dec_ret[op], .kernel = k_decimal, .op = op});
-    ex__reg(&(ex_func_t){.name = name, .nparams = 2, .params = {EX_T(REAL), EX_T(REAL)},
-                         .ret = EX_T(REAL), .kernel = k_real, .op = op});
-    ex__reg(&(ex_func_t){.name = name, .nparams = 2, .params = {EX_T(DOUBLE), EX_T(DOUBLE)},
-                         .ret = EX_T(DOUBLE), .kernel = k_double, .op = op});
+    ex__reg(&(ex_func_t){.name = name,
+                         .nparams = 2,
+                         .params = {EX_DEC_ANY, EX_DEC_ANY},
+                         .ret_fn = dec_ret[op],
+                         .kernel = k_decimal,
+                         .op = op});
+    ex__reg(&(ex_func_t){.name = name,
+                         .nparams = 2,
+                         .params = {EX_T(REAL), EX_T(REAL)},
+                         .ret = EX_T(REAL),
+                         .kernel = k_real,
+                         .op = op});
+    ex__reg(&(ex_func_t){.name = name,
+                         .nparams = 2,
+                         .params = {EX_T(DOUBLE), EX_T(DOUBLE)},
+                         .ret = EX_T(DOUBLE),
+                         .kernel = k_double,
+                         .op = op});
   }
   for (int t = 0; t < 4; t++) {
     ex_type_t ty = ex_type(ints[t]);
-    ex__reg(&(ex_func_t){.name = "negate", .nparams = 1, .params = {ty}, .ret = ty,
-                         .kernel = ints[t] == EX_BIGINT ? k_int64 : k_int32, .op = OP_NEG});
+    ex__reg(&(ex_func_t){.name = "negate",
+                         .nparams = 1,
+                         .params = {ty},
+                         .ret = ty,
+                         .kernel = ints[t] == EX_BIGINT ? k_int64 : k_int32,
+                         .op = OP_NEG});
   }
-  ex__reg(&(ex_func_t){.name = "negate", .nparams = 1, .params = {EX_DEC_ANY}, .ret_fn = ret_same,
-                       .kernel = k_decimal, .op = OP_NEG});
-  ex__reg(&(ex_func_t){.name = "negate", .nparams = 1, .params = {EX_T(REAL)}, .ret = EX_T(REAL),
-                       .kernel = k_real, .op = OP_NEG});
-  ex__reg(&(ex_func_t){.name = "negate", .nparams = 1, .params = {EX_T(DOUBLE)},
-                       .ret = EX_T(DOUBLE), .kernel = k_double, .op = OP_NEG});
+  ex__reg(&(ex_func_t){.name = "negate",
+                       .nparams = 1,
+                       .params = {EX_DEC_ANY},
+                       .ret_fn = ret_same,
+                       .kernel = k_decimal,
+                       .op = OP_NEG});
+  ex__reg(&(ex_func_t){.name = "negate",
+                       .nparams = 1,
+                       .params = {EX_T(REAL)},
+                       .ret = EX_T(REAL),
+                       .kernel = k_real,
+                       .op = OP_NEG});
+  ex__reg(&(ex_func_t){.name = "negate",
+                       .nparams = 1,
+                       .params = {EX_T(DOUBLE)},
+                       .ret = EX_T(DOUBLE),
+                       .kernel = k_double,
+                       .op = OP_NEG});
 }

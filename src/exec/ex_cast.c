@@ -62,13 +62,20 @@ int ex_type_parse(const char *text, ex_type_t *out, fl_err_t *err) {
   const char *p = text;
   int a = 0, b = 0, np = 0;
   *out = ex_type(EX_UNKNOWN);
-  if (word(&p, "unknown")) *out = ex_type(EX_UNKNOWN);
-  else if (word(&p, "boolean")) *out = ex_type(EX_BOOLEAN);
-  else if (word(&p, "tinyint")) *out = ex_type(EX_TINYINT);
-  else if (word(&p, "smallint")) *out = ex_type(EX_SMALLINT);
-  else if (word(&p, "integer") || word(&p, "int")) *out = ex_type(EX_INTEGER);
-  else if (word(&p, "bigint")) *out = ex_type(EX_BIGINT);
-  else if (word(&p, "real")) *out = ex_type(EX_REAL);
+  if (word(&p, "unknown"))
+    *out = ex_type(EX_UNKNOWN);
+  else if (word(&p, "boolean"))
+    *out = ex_type(EX_BOOLEAN);
+  else if (word(&p, "tinyint"))
+    *out = ex_type(EX_TINYINT);
+  else if (word(&p, "smallint"))
+    *out = ex_type(EX_SMALLINT);
+  else if (word(&p, "integer") || word(&p, "int"))
+    *out = ex_type(EX_INTEGER);
+  else if (word(&p, "bigint"))
+    *out = ex_type(EX_BIGINT);
+  else if (word(&p, "real"))
+    *out = ex_type(EX_REAL);
   else if (word(&p, "double")) {
     word(&p, "precision");
     *out = ex_type(EX_DOUBLE);
@@ -77,15 +84,20 @@ int ex_type_parse(const char *text, ex_type_t *out, fl_err_t *err) {
     if (!parse_params(&p, &a, &b, &np)) goto bad;
     if (np == 1) b = 0;
     if (a < 1 || a > 38 || b < 0 || b > a) {
-      return fl_err_set(err, FL_EINVALID, "DECIMAL precision must be in range [1, 38] and scale in [0, precision]: '%s'", text);
+      return fl_err_set(
+          err, FL_EINVALID,
+          "DECIMAL precision must be in range [1, 38] and scale in [0, precision]: '%s'", text);
     }
     *out = ex_type_decimal(a, b);
   } else if (word(&p, "varchar") || word(&p, "char")) {
     if (!parse_params(&p, &a, &b, &np)) goto bad;
     *out = ex_type(EX_VARCHAR);
-  } else if (word(&p, "varbinary")) *out = ex_type(EX_VARBINARY);
-  else if (word(&p, "date")) *out = ex_type(EX_DATE);
-  else if (word(&p, "uuid")) *out = ex_type(EX_UUID);
+  } else if (word(&p, "varbinary"))
+    *out = ex_type(EX_VARBINARY);
+  else if (word(&p, "date"))
+    *out = ex_type(EX_DATE);
+  else if (word(&p, "uuid"))
+    *out = ex_type(EX_UUID);
   else if (word(&p, "time")) {
     if (!parse_params(&p, &a, &b, &np)) goto bad;
     *out = ex_type(EX_TIME);
@@ -100,9 +112,12 @@ int ex_type_parse(const char *text, ex_type_t *out, fl_err_t *err) {
       p = q;
     }
   } else if (word(&p, "interval")) {
-    if (word(&p, "day") && word(&p, "to") && word(&p, "second")) *out = ex_type(EX_INTERVAL_DS);
-    else if (word(&p, "year") && word(&p, "to") && word(&p, "month")) *out = ex_type(EX_INTERVAL_YM);
-    else goto bad;
+    if (word(&p, "day") && word(&p, "to") && word(&p, "second"))
+      *out = ex_type(EX_INTERVAL_DS);
+    else if (word(&p, "year") && word(&p, "to") && word(&p, "month"))
+      *out = ex_type(EX_INTERVAL_YM);
+    else
+      goto bad;
   } else if (word(&p, "array")) {
     const char *s = p;
     while (*s == ' ') s++;
@@ -310,11 +325,11 @@ static int fail_value(cast_env_t *c, uint32_t i) {
   return rc;
 }
 /* Used as a statement inside the row loop: continues with the next row. */
-#define FAIL(i)                     \
-  {                                 \
-    int rc_ = fail_value(c, (i));   \
-    if (rc_) return rc_;            \
-    continue;                       \
+#define FAIL(i)                   \
+  {                               \
+    int rc_ = fail_value(c, (i)); \
+    if (rc_) return rc_;          \
+    continue;                     \
   }
 
 /* Source values as int64 (integers, booleans), double, or decimal. */
@@ -530,7 +545,8 @@ static bool parse_f64(const uint8_t *p, size_t n, double *out) {
     *out = buf[0] == '-' ? -INFINITY : INFINITY;
     return true;
   }
-  if (!(isdigit((unsigned char)s[0]) || (s[0] == '.' && isdigit((unsigned char)s[1])))) return false;
+  if (!(isdigit((unsigned char)s[0]) || (s[0] == '.' && isdigit((unsigned char)s[1]))))
+    return false;
   for (const char *q = s; *q; q++)
     if (*q == 'x' || *q == 'X') return false;
   char *e;
@@ -571,15 +587,18 @@ static int cast_from_varchar(cast_env_t *c) {
       case EX_DECIMAL: {
         trim(&p, &n);
         fl_i128 x;
-        if (!ty_decimal_parse((const char *)p, n, c->to->precision, c->to->scale, true, &x)) FAIL(i);
+        if (!ty_decimal_parse((const char *)p, n, c->to->precision, c->to->scale, true, &x))
+          FAIL(i);
         TY_VEC_DATA(o, fl_i128)[i] = x;
         break;
       }
       case EX_BOOLEAN: {
         trim(&p, &n);
-        if ((n == 4 && !strncasecmp((const char *)p, "true", 4)) || (n == 1 && (*p == 't' || *p == 'T' || *p == '1')))
+        if ((n == 4 && !strncasecmp((const char *)p, "true", 4)) ||
+            (n == 1 && (*p == 't' || *p == 'T' || *p == '1')))
           o->data[i] = 1;
-        else if ((n == 5 && !strncasecmp((const char *)p, "false", 5)) || (n == 1 && (*p == 'f' || *p == 'F' || *p == '0')))
+        else if ((n == 5 && !strncasecmp((const char *)p, "false", 5)) ||
+                 (n == 1 && (*p == 'f' || *p == 'F' || *p == '0')))
           o->data[i] = 0;
         else
           FAIL(i);
@@ -646,12 +665,15 @@ static int cast_temporal(cast_env_t *c) {
     uint32_t j = i & c->m;
     /* Local wall-clock micros of the source (or the instant for tz). */
     int64_t local;
-    if (f == EX_DATE)
-      local = (int64_t)TY_VEC_DATA(c->in, int32_t)[j] * FL_MICROS_PER_DAY;
-    else if (f == EX_TIMESTAMPTZ)
+    if (f == EX_DATE) {
+      if (__builtin_mul_overflow((int64_t)TY_VEC_DATA(c->in, int32_t)[j], FL_MICROS_PER_DAY,
+                                 &local))
+        FAIL(i);
+    } else if (f == EX_TIMESTAMPTZ) {
       local = ex__utc_to_local(zf, TY_VEC_DATA(c->in, int64_t)[j]);
-    else
+    } else {
       local = TY_VEC_DATA(c->in, int64_t)[j];
+    }
     switch (t) {
       case EX_DATE: {
         int64_t d = fl_floordiv(local, FL_MICROS_PER_DAY);
@@ -659,11 +681,16 @@ static int cast_temporal(cast_env_t *c) {
         TY_VEC_DATA(c->out, int32_t)[i] = (int32_t)d;
         break;
       }
-      case EX_TIME: TY_VEC_DATA(c->out, int64_t)[i] = fl_floormod(local, FL_MICROS_PER_DAY); break;
+      case EX_TIME: {
+        int64_t days, tod;
+        ex__split_day(local, &days, &tod);
+        TY_VEC_DATA(c->out, int64_t)[i] = tod;
+        break;
+      }
       case EX_TIMESTAMP: TY_VEC_DATA(c->out, int64_t)[i] = local; break;
       default: /* timestamptz */
-        TY_VEC_DATA(c->out, int64_t)[i] =
-            f == EX_TIMESTAMPTZ ? TY_VEC_DATA(c->in, int64_t)[j] : ex__local_to_utc(zt, local);
+        TY_VEC_DATA(c->out, int64_t)
+        [i] = f == EX_TIMESTAMPTZ ? TY_VEC_DATA(c->in, int64_t)[j] : ex__local_to_utc(zt, local);
     }
   }
   return FL_OK;
@@ -723,8 +750,10 @@ static bool is_temporal(ex_tkind_t k) {
 
 static cast_fn pick(const ex_type_t *from, const ex_type_t *to) {
   ex_tkind_t f = from->kind, t = to->kind;
-  if (t == EX_VARCHAR && f != EX_ARRAY) return f == EX_VARCHAR || f == EX_VARBINARY ? cast_copy : cast_to_varchar;
-  if (f == EX_VARCHAR) return t == EX_ARRAY || t == EX_INTERVAL_DS || t == EX_INTERVAL_YM ? NULL : cast_from_varchar;
+  if (t == EX_VARCHAR && f != EX_ARRAY)
+    return f == EX_VARCHAR || f == EX_VARBINARY ? cast_copy : cast_to_varchar;
+  if (f == EX_VARCHAR)
+    return t == EX_ARRAY || t == EX_INTERVAL_DS || t == EX_INTERVAL_YM ? NULL : cast_from_varchar;
   if (is_intlike(f) && is_intlike(t)) return cast_int_to_int;
   if (is_intlike(f) && is_float(t)) return cast_int_to_float;
   if (is_intlike(f) && t == EX_DECIMAL) return cast_int_to_dec;
@@ -761,8 +790,15 @@ int ex_cast_eval(ex_ctx_t *ctx, const ex_type_t *from, const ex_type_t *to, bool
   cast_fn fn = pick(from, to);
   if (!fn) return ex_cast_check(from, to, err);
   ex__valid_all(out, &in, 1, rows);
-  cast_env_t c = {.ctx = ctx, .from = from, .to = to, .try_cast = try_cast, .in = in,
-                  .rows = rows, .out = out, .err = err, .m = ex__m(in)};
+  cast_env_t c = {.ctx = ctx,
+                  .from = from,
+                  .to = to,
+                  .try_cast = try_cast,
+                  .in = in,
+                  .rows = rows,
+                  .out = out,
+                  .err = err,
+                  .m = ex__m(in)};
   int rc = fn(&c);
   ex__out_end(out);
   return rc;

@@ -31,29 +31,29 @@ static inline int cmp_bytes(const uint8_t *a, size_t na, const uint8_t *b, size_
 }
 
 /*
- * Fills cmp[i] for the selected rows (only where `need` has the row
- * valid, or every row when need is NULL). distinct: NaN equals NaN.
+ * Fills cmp[i] for every selected row, NULL rows included (their slots
+ * are zeroed; callers mask them with validity). distinct: NaN equals NaN.
  */
 void ex__compare_rows(const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *va,
-                         const ty_vec_t *vb, const ex_rows_t *rows, bool distinct, uint8_t *cmp) {
+                      const ty_vec_t *vb, const ex_rows_t *rows, bool distinct, uint8_t *cmp) {
   const uint32_t ma = ex__m(va), mb = ex__m(vb);
-#define NUM_LOOP(T)                                              \
-  do {                                                           \
-    const T *a = TY_VEC_DATA(va, T), *b = TY_VEC_DATA(vb, T);    \
-    EX_ROWS(rows, i) {                                           \
-      T x = a[i & ma], y = b[i & mb];                            \
-      cmp[i] = (uint8_t)(x < y ? C_LT : x > y ? C_GT : C_EQ);    \
-    }                                                            \
+#define NUM_LOOP(T)                                           \
+  do {                                                        \
+    const T *a = TY_VEC_DATA(va, T), *b = TY_VEC_DATA(vb, T); \
+    EX_ROWS(rows, i) {                                        \
+      T x = a[i & ma], y = b[i & mb];                         \
+      cmp[i] = (uint8_t)(x < y ? C_LT : x > y ? C_GT : C_EQ); \
+    }                                                         \
   } while (0)
-#define FLT_LOOP(T)                                                          \
-  do {                                                                       \
-    const T *a = TY_VEC_DATA(va, T), *b = TY_VEC_DATA(vb, T);                \
-    EX_ROWS(rows, i) {                                                       \
-      T x = a[i & ma], y = b[i & mb];                                        \
-      uint8_t c = (uint8_t)(x < y ? C_LT : x > y ? C_GT : x == y ? C_EQ : C_UN); \
+#define FLT_LOOP(T)                                                                        \
+  do {                                                                                     \
+    const T *a = TY_VEC_DATA(va, T), *b = TY_VEC_DATA(vb, T);                              \
+    EX_ROWS(rows, i) {                                                                     \
+      T x = a[i & ma], y = b[i & mb];                                                      \
+      uint8_t c = (uint8_t)(x < y ? C_LT : x > y ? C_GT : x == y ? C_EQ : C_UN);           \
       if (c == C_UN && distinct) c = isnan(x) && isnan(y) ? C_EQ : isnan(x) ? C_GT : C_LT; \
-      cmp[i] = c;                                                            \
-    }                                                                        \
+      cmp[i] = c;                                                                          \
+    }                                                                                      \
   } while (0)
   switch (va->type->kind) {
     case TY_BOOLEAN: NUM_LOOP(uint8_t); break;
@@ -127,17 +127,38 @@ void ex__reg_compare(void) {
   static const char *const names[] = {"=", "<>", "<", "<=", ">", ">="};
   const uint32_t fl = EX_FN_UNIFY | EX_FN_KEEP_DEC | EX_FN_ORDERABLE;
   for (int op = OP_EQ; op <= OP_GE; op++)
-    ex__reg(&(ex_func_t){.name = names[op], .nparams = 2, .params = {EX_T(ANY), EX_T(ANY)},
-                         .ret = EX_T(BOOLEAN), .kernel = k_compare, .flags = fl, .op = op});
-  ex__reg(&(ex_func_t){.name = "!=", .nparams = 2, .params = {EX_T(ANY), EX_T(ANY)},
-                       .ret = EX_T(BOOLEAN), .kernel = k_compare, .flags = fl, .op = OP_NE});
-  ex__reg(&(ex_func_t){.name = "is_distinct_from", .nparams = 2, .params = {EX_T(ANY), EX_T(ANY)},
-                       .ret = EX_T(BOOLEAN), .kernel = k_distinct, .flags = fl | EX_FN_NULLS,
+    ex__reg(&(ex_func_t){.name = names[op],
+                         .nparams = 2,
+                         .params = {EX_T(ANY), EX_T(ANY)},
+                         .ret = EX_T(BOOLEAN),
+                         .kernel = k_compare,
+                         .flags = fl,
+                         .op = op});
+  ex__reg(&(ex_func_t){.name = "!=",
+                       .nparams = 2,
+                       .params = {EX_T(ANY), EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_compare,
+                       .flags = fl,
+                       .op = OP_NE});
+  ex__reg(&(ex_func_t){.name = "is_distinct_from",
+                       .nparams = 2,
+                       .params = {EX_T(ANY), EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_distinct,
+                       .flags = fl | EX_FN_NULLS,
                        .op = OP_DISTINCT});
-  ex__reg(&(ex_func_t){.name = "is_not_distinct_from", .nparams = 2,
-                       .params = {EX_T(ANY), EX_T(ANY)}, .ret = EX_T(BOOLEAN),
-                       .kernel = k_distinct, .flags = fl | EX_FN_NULLS, .op = OP_NOT_DISTINCT});
-  ex__reg(&(ex_func_t){.name = "between", .nparams = 3,
-                       .params = {EX_T(ANY), EX_T(ANY), EX_T(ANY)}, .ret = EX_T(BOOLEAN),
-                       .kernel = k_between, .flags = fl});
+  ex__reg(&(ex_func_t){.name = "is_not_distinct_from",
+                       .nparams = 2,
+                       .params = {EX_T(ANY), EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_distinct,
+                       .flags = fl | EX_FN_NULLS,
+                       .op = OP_NOT_DISTINCT});
+  ex__reg(&(ex_func_t){.name = "between",
+                       .nparams = 3,
+                       .params = {EX_T(ANY), EX_T(ANY), EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_between,
+                       .flags = fl});
 }

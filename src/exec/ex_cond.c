@@ -22,8 +22,8 @@ void ex_cond_split(const ty_vec_t *cond, const ex_rows_t *rows, uint32_t *t, uin
   *nrest = b;
 }
 
-void ex_cond_split_null(const ty_vec_t *v, const ex_rows_t *rows, uint32_t *nulls,
-                        uint32_t *nnulls, uint32_t *vals, uint32_t *nvals) {
+void ex_cond_split_null(const ty_vec_t *v, const ex_rows_t *rows, uint32_t *nulls, uint32_t *nnulls,
+                        uint32_t *vals, uint32_t *nvals) {
   const uint32_t m = ex__m(v);
   uint32_t a = 0, b = 0;
   EX_ROWS(rows, i) {
@@ -106,8 +106,8 @@ static int k_coalesce(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
 }
 
 /* if(c, a[, b]) with both branches computed. */
-static int k_if(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
-                const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+static int k_if(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                ty_vec_t *out, fl_err_t *err) {
   uint8_t *which = ex__scratch(call, rows->nrows, 0);
   const uint32_t mc = ex__m(args[0]);
   const bool has_else = call->r.nargs == 3;
@@ -118,7 +118,8 @@ static int k_if(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
   if (call->r.args[1].kind == EX_UNKNOWN || (has_else && call->r.args[2].kind == EX_UNKNOWN)) {
     /* A NULL literal branch: its rows stay null. */
     EX_ROWS(rows, i) {
-      if (which[i] != EX_COND_NULL && call->r.args[1 + which[i]].kind == EX_UNKNOWN) which[i] = EX_COND_NULL;
+      if (which[i] != EX_COND_NULL && call->r.args[1 + which[i]].kind == EX_UNKNOWN)
+        which[i] = EX_COND_NULL;
     }
   }
   ex_cond_gather(out, args + 1, has_else ? 2 : 1, which, rows);
@@ -152,14 +153,29 @@ static int ret_first(const ex_type_t *a, size_t n, ex_type_t *r, fl_err_t *err) 
 }
 
 void ex__reg_cond(void) {
-  ex__reg(&(ex_func_t){.name = "coalesce", .nparams = 1, .params = {EX_T(ANY)}, .ret = EX_T(ANY),
-                       .kernel = k_coalesce, .flags = EX_FN_VARIADIC | EX_FN_UNIFY | EX_FN_NULLS});
-  ex__reg(&(ex_func_t){.name = "if", .nparams = 2, .params = {EX_T(BOOLEAN), EX_T(ANY)},
-                       .ret = EX_T(ANY), .kernel = k_if, .flags = EX_FN_UNIFY | EX_FN_NULLS});
-  ex__reg(&(ex_func_t){.name = "if", .nparams = 3, .params = {EX_T(BOOLEAN), EX_T(ANY), EX_T(ANY)},
-                       .ret = EX_T(ANY), .kernel = k_if, .flags = EX_FN_UNIFY | EX_FN_NULLS});
+  ex__reg(&(ex_func_t){.name = "coalesce",
+                       .nparams = 1,
+                       .params = {EX_T(ANY)},
+                       .ret = EX_T(ANY),
+                       .kernel = k_coalesce,
+                       .flags = EX_FN_VARIADIC | EX_FN_UNIFY | EX_FN_NULLS});
+  ex__reg(&(ex_func_t){.name = "if",
+                       .nparams = 2,
+                       .params = {EX_T(BOOLEAN), EX_T(ANY)},
+                       .ret = EX_T(ANY),
+                       .kernel = k_if,
+                       .flags = EX_FN_UNIFY | EX_FN_NULLS});
+  ex__reg(&(ex_func_t){.name = "if",
+                       .nparams = 3,
+                       .params = {EX_T(BOOLEAN), EX_T(ANY), EX_T(ANY)},
+                       .ret = EX_T(ANY),
+                       .kernel = k_if,
+                       .flags = EX_FN_UNIFY | EX_FN_NULLS});
   /* nullif's result is the first argument's type; both unify for the comparison. */
-  ex__reg(&(ex_func_t){.name = "nullif", .nparams = 2, .params = {EX_T(ANY), EX_T(ANY)},
-                       .ret_fn = ret_first, .kernel = k_nullif,
+  ex__reg(&(ex_func_t){.name = "nullif",
+                       .nparams = 2,
+                       .params = {EX_T(ANY), EX_T(ANY)},
+                       .ret_fn = ret_first,
+                       .kernel = k_nullif,
                        .flags = EX_FN_UNIFY | EX_FN_KEEP_DEC | EX_FN_NULLS});
 }

@@ -36,8 +36,8 @@
 void ex_cond_split(const ty_vec_t *cond, const ex_rows_t *rows, uint32_t *t, uint32_t *nt,
                    uint32_t *rest, uint32_t *nrest);
 /* Splits rows by whether v is NULL there (into nulls) or not (into vals). */
-void ex_cond_split_null(const ty_vec_t *v, const ex_rows_t *rows, uint32_t *nulls,
-                        uint32_t *nnulls, uint32_t *vals, uint32_t *nvals);
+void ex_cond_split_null(const ty_vec_t *v, const ex_rows_t *rows, uint32_t *nulls, uint32_t *nnulls,
+                        uint32_t *vals, uint32_t *nvals);
 /* Sets which[row] = branch for each of the n rows in sel. */
 void ex_cond_mark(uint8_t *which, const uint32_t *sel, uint32_t n, uint8_t branch);
 /* Fills which[0..nrows) with EX_COND_NULL. */

@@ -28,9 +28,21 @@
 #define US_HOUR (60 * US_MIN)
 #define US_DAY FL_MICROS_PER_DAY
 
-enum { U_MICROSECOND, U_MILLISECOND, U_SECOND, U_MINUTE, U_HOUR, U_DAY, U_WEEK, U_MONTH, U_QUARTER, U_YEAR, U_BAD };
-static const char *const g_units[] = {"microsecond", "millisecond", "second", "minute", "hour",
-                                      "day", "week", "month", "quarter", "year"};
+enum {
+  U_MICROSECOND,
+  U_MILLISECOND,
+  U_SECOND,
+  U_MINUTE,
+  U_HOUR,
+  U_DAY,
+  U_WEEK,
+  U_MONTH,
+  U_QUARTER,
+  U_YEAR,
+  U_BAD
+};
+static const char *const g_units[] = {"microsecond", "millisecond", "second", "minute",  "hour",
+                                      "day",         "week",        "month",  "quarter", "year"};
 static const int64_t g_unit_us[] = {1, 1000, US_SEC, US_MIN, US_HOUR, US_DAY, 7 * US_DAY};
 
 static int parse_unit(const ty_vec_t *v, uint32_t j, int *unit, fl_err_t *err) {
@@ -38,7 +50,8 @@ static int parse_unit(const ty_vec_t *v, uint32_t j, int *unit, fl_err_t *err) {
   const uint8_t *p = ex__str(v, j, &n);
   for (int u = 0; u < U_BAD; u++) {
     size_t un = strlen(g_units[u]);
-    if ((n == un || (n == un + 1 && (p[un] == 's' || p[un] == 'S'))) && strncasecmp((const char *)p, g_units[u], un) == 0) {
+    if ((n == un || (n == un + 1 && (p[un] == 's' || p[un] == 'S'))) &&
+        strncasecmp((const char *)p, g_units[u], un) == 0) {
       *unit = u;
       return FL_OK;
     }
@@ -48,21 +61,43 @@ static int parse_unit(const ty_vec_t *v, uint32_t j, int *unit, fl_err_t *err) {
 
 /* ---- local time of a value and back ---- */
 
+#define DATE_LIMIT EX_DATE_LIMIT
+
 static inline int64_t to_local(ex_tkind_t k, const ty_vec_t *v, uint32_t j, const fl_tz_t *z) {
   switch (k) {
-    case EX_DATE: return (int64_t)TY_VEC_DATA(v, int32_t)[j] * US_DAY;
+    case EX_DATE: {
+      /* Clamped so that no date overflows; kernels reject those with date_guard. */
+      int64_t d = TY_VEC_DATA(v, int32_t)[j];
+      return (d > DATE_LIMIT ? DATE_LIMIT : d < -DATE_LIMIT ? -DATE_LIMIT : d) * US_DAY;
+    }
     case EX_TIMESTAMPTZ: return ex__utc_to_local(z, TY_VEC_DATA(v, int64_t)[j]);
     default: return TY_VEC_DATA(v, int64_t)[j];
   }
 }
 
-static inline void from_local(ex_tkind_t k, ty_vec_t *o, uint32_t i, int64_t local, const fl_tz_t *z) {
+static inline void from_local(ex_tkind_t k, ty_vec_t *o, uint32_t i, int64_t local,
+                              const fl_tz_t *z) {
   switch (k) {
     case EX_DATE: TY_VEC_DATA(o, int32_t)[i] = (int32_t)fl_floordiv(local, US_DAY); break;
     case EX_TIMESTAMPTZ: TY_VEC_DATA(o, int64_t)[i] = ex__local_to_utc(z, local); break;
     default: TY_VEC_DATA(o, int64_t)[i] = local;
   }
 }
+
+int ex__temporal_guard(ex_tkind_t k, const ty_vec_t *v, uint32_t j, fl_err_t *err) {
+  if (k == EX_DATE) {
+    int32_t d = TY_VEC_DATA(v, int32_t)[j];
+    if (d > EX_DATE_LIMIT || d < -EX_DATE_LIMIT)
+      return ex__err(err, "Date out of range: %d days from 1970-01-01", d);
+  } else if (k == EX_TIMESTAMP || k == EX_TIMESTAMPTZ) {
+    int64_t t = TY_VEC_DATA(v, int64_t)[j];
+    if (t >= EX_TS_LIMIT || t <= -EX_TS_LIMIT)
+      return ex__err(err, "Timestamp out of range: %lld microseconds from 1970-01-01",
+                     (long long)t);
+  }
+  return FL_OK;
+}
+#define date_guard ex__temporal_guard
 
 static bool is_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 static unsigned month_len(int64_t y, unsigned m) {
@@ -72,15 +107,18 @@ static unsigned month_len(int64_t y, unsigned m) {
 
 /* local + months, the day clamped to the target month's length. */
 static bool add_months(int64_t local, int64_t months, int64_t *out) {
-  int64_t days = fl_floordiv(local, US_DAY), tod = local - days * US_DAY, y;
+  int64_t days, tod, y;
+  ex__split_day(local, &days, &tod);
   unsigned m, d;
   fl_civil_from_days(days, &y, &m, &d);
-  if (months > 12LL * 1000000 || months < -12LL * 1000000) return false;
+  if (months > 12LL * 300000 || months < -12LL * 300000) return false;
   int64_t total = y * 12 + (m - 1) + months;
   int64_t ny = fl_floordiv(total, 12);
   unsigned nm = (unsigned)(total - ny * 12) + 1;
   unsigned nd = d > month_len(ny, nm) ? month_len(ny, nm) : d;
-  *out = fl_days_from_civil(ny, nm, nd) * US_DAY + tod;
+  int64_t nd_days = fl_days_from_civil(ny, nm, nd);
+  if (nd_days > EX_DATE_LIMIT || nd_days < -EX_DATE_LIMIT) return false;
+  *out = nd_days * US_DAY + tod;
   return true;
 }
 
@@ -99,7 +137,10 @@ static void iso_week(int64_t days, int64_t *week, int64_t *wyear) {
 /* ---- date_trunc ---- */
 
 static int64_t trunc_local(int64_t local, int unit) {
-  if (unit <= U_DAY) return local - fl_floormod(local, g_unit_us[unit]);
+  if (unit <= U_DAY) {
+    int64_t r = local % g_unit_us[unit];
+    return local - (r < 0 ? r + g_unit_us[unit] : r);
+  }
   int64_t days = fl_floordiv(local, US_DAY), y;
   unsigned m, d;
   if (unit == U_WEEK) return (days - fl_floormod(days + 3, 7)) * US_DAY;
@@ -124,7 +165,8 @@ static int unit_init(ex_ctx_t *ctx, ex_call_t *call, fl_err_t *err) {
 }
 
 static int check_date_unit(int unit, ex_tkind_t k, fl_err_t *err) {
-  if (k == EX_DATE && unit < U_DAY) return ex__err(err, "'%s' is not a valid DATE field", g_units[unit]);
+  if (k == EX_DATE && unit < U_DAY)
+    return ex__err(err, "'%s' is not a valid DATE field", g_units[unit]);
   return FL_OK;
 }
 
@@ -138,8 +180,10 @@ static int k_date_trunc(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *a
   if (unit != U_BAD && check_date_unit(unit, k, err)) return err->code;
   EX_ROWS(rows, i) {
     if (!ex__valid(out, i)) continue;
-    if (st->unit == U_BAD && (parse_unit(args[0], i & mu, &unit, err) || check_date_unit(unit, k, err)))
+    if (st->unit == U_BAD &&
+        (parse_unit(args[0], i & mu, &unit, err) || check_date_unit(unit, k, err)))
       return err->code;
+    if (date_guard(k, args[1], i & m, err)) return err->code;
     int64_t local = to_local(k, args[1], i & m, z);
     from_local(k, out, i, trunc_local(local, unit), z);
   }
@@ -155,7 +199,8 @@ static int add_units(int64_t local, int unit, int64_t n, int64_t *out) {
     return 0;
   }
   int64_t d;
-  if (__builtin_mul_overflow(n, g_unit_us[unit], &d) || __builtin_add_overflow(local, d, out)) return -1;
+  if (__builtin_mul_overflow(n, g_unit_us[unit], &d) || __builtin_add_overflow(local, d, out))
+    return -1;
   return 0;
 }
 
@@ -170,7 +215,8 @@ static int k_date_add(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
   if (unit != U_BAD && check_date_unit(unit, k, err)) return err->code;
   EX_ROWS(rows, i) {
     if (!ex__valid(out, i)) continue;
-    if (st->unit == U_BAD && (parse_unit(args[0], i & mu, &unit, err) || check_date_unit(unit, k, err)))
+    if (st->unit == U_BAD &&
+        (parse_unit(args[0], i & mu, &unit, err) || check_date_unit(unit, k, err)))
       return err->code;
     int64_t n = nv[i & mn], r;
     if (k == EX_TIMESTAMPTZ && unit < U_DAY) {
@@ -182,6 +228,7 @@ static int k_date_add(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
       TY_VEC_DATA(out, int64_t)[i] = r;
       continue;
     }
+    if (date_guard(k, args[2], i & m, err)) return err->code;
     if (add_units(to_local(k, args[2], i & m, z), unit, n, &r))
       return ex__err(err, "date_add overflow: %lld %s", (long long)n, g_units[unit]);
     from_local(k, out, i, r, z);
@@ -216,7 +263,8 @@ static int64_t years_between(int64_t a, int64_t b) {
   unsigned m, d;
   fl_civil_from_days(fl_floordiv(a, US_DAY), &ya, &m, &d);
   fl_civil_from_days(fl_floordiv(b, US_DAY), &yb, &m, &d);
-  int64_t ra = a - fl_days_from_civil(ya, 1, 1) * US_DAY, rb = b - fl_days_from_civil(yb, 1, 1) * US_DAY;
+  int64_t ra = a - fl_days_from_civil(ya, 1, 1) * US_DAY,
+          rb = b - fl_days_from_civil(yb, 1, 1) * US_DAY;
   return yb - ya - (rb < ra);
 }
 
@@ -231,18 +279,23 @@ static int k_date_diff(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *ar
   if (unit != U_BAD && check_date_unit(unit, k, err)) return err->code;
   EX_ROWS(rows, i) {
     if (!ex__valid(out, i)) continue;
-    if (st->unit == U_BAD && (parse_unit(args[0], i & mu, &unit, err) || check_date_unit(unit, k, err)))
+    if (st->unit == U_BAD &&
+        (parse_unit(args[0], i & mu, &unit, err) || check_date_unit(unit, k, err)))
       return err->code;
     int64_t a, b;
     if (k == EX_TIMESTAMPTZ && unit < U_DAY) {
       a = TY_VEC_DATA(args[1], int64_t)[i & ma];
       b = TY_VEC_DATA(args[2], int64_t)[i & mb];
     } else {
+      if (date_guard(k, args[1], i & ma, err) || date_guard(k, args[2], i & mb, err))
+        return err->code;
       a = to_local(k, args[1], i & ma, z);
       b = to_local(k, args[2], i & mb, z);
     }
     if (unit >= U_MONTH) {
-      o[i] = unit == U_YEAR ? years_between(a, b) : unit == U_MONTH ? months_between(a, b) : months_between(a, b) / 3;
+      o[i] = unit == U_YEAR    ? years_between(a, b)
+             : unit == U_MONTH ? months_between(a, b)
+                               : months_between(a, b) / 3;
     } else {
       int64_t d;
       if (__builtin_sub_overflow(b, a, &d)) return ex__err(err, "date_diff overflow");
@@ -255,8 +308,20 @@ static int k_date_diff(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *ar
 /* ---- field extraction ---- */
 
 enum {
-  F_YEAR, F_QUARTER, F_MONTH, F_WEEK, F_DAY, F_DOW, F_DOY, F_HOUR, F_MINUTE, F_SECOND,
-  F_MILLISECOND, F_YOW, F_TZ_HOUR, F_TZ_MINUTE
+  F_YEAR,
+  F_QUARTER,
+  F_MONTH,
+  F_WEEK,
+  F_DAY,
+  F_DOW,
+  F_DOY,
+  F_HOUR,
+  F_MINUTE,
+  F_SECOND,
+  F_MILLISECOND,
+  F_YOW,
+  F_TZ_HOUR,
+  F_TZ_MINUTE
 };
 
 static int k_extract(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
@@ -268,8 +333,11 @@ static int k_extract(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
   int64_t *o = TY_VEC_DATA(out, int64_t);
   EX_ROWS(rows, i) {
     if (!ex__valid(out, i)) continue;
-    int64_t local = k == EX_TIME ? TY_VEC_DATA(args[0], int64_t)[i & m] : to_local(k, args[0], i & m, z);
-    int64_t days = fl_floordiv(local, US_DAY), tod = local - days * US_DAY, y, r = 0, w;
+    int64_t local =
+        k == EX_TIME ? TY_VEC_DATA(args[0], int64_t)[i & m] : to_local(k, args[0], i & m, z);
+    int64_t days, tod, y, r = 0, w;
+    ex__split_day(local, &days, &tod);
+    if (k == EX_DATE) days = TY_VEC_DATA(args[0], int32_t)[i & m], tod = 0; /* exact for any date */
     unsigned mo, d;
     switch (f) {
       case F_HOUR: r = tod / US_HOUR; break;
@@ -287,8 +355,11 @@ static int k_extract(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
       }
       default:
         fl_civil_from_days(days, &y, &mo, &d);
-        r = f == F_YEAR ? y : f == F_QUARTER ? (mo - 1) / 3 + 1 : f == F_MONTH ? mo : f == F_DAY ? d
-            : days - fl_days_from_civil(y, 1, 1) + 1;
+        r = f == F_YEAR      ? y
+            : f == F_QUARTER ? (mo - 1) / 3 + 1
+            : f == F_MONTH   ? mo
+            : f == F_DAY     ? d
+                             : days - fl_days_from_civil(y, 1, 1) + 1;
     }
     o[i] = r;
   }
@@ -302,7 +373,9 @@ static int k_last_day(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
   const uint32_t m = ex__m(args[0]);
   EX_ROWS(rows, i) {
     if (!ex__valid(out, i)) continue;
-    int64_t days = fl_floordiv(to_local(k, args[0], i & m, z), US_DAY), y;
+    int64_t days = k == EX_DATE ? TY_VEC_DATA(args[0], int32_t)[i & m]
+                                : fl_floordiv(to_local(k, args[0], i & m, z), US_DAY),
+            y;
     unsigned mo, d;
     fl_civil_from_days(days, &y, &mo, &d);
     TY_VEC_DATA(out, int32_t)[i] = (int32_t)fl_days_from_civil(y, mo, month_len(y, mo));
@@ -313,8 +386,8 @@ static int k_last_day(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
 /* ---- now and friends ---- */
 
 enum { N_DATE, N_TIMESTAMPTZ, N_LOCALTS, N_ZONE };
-static int k_now(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
-                 const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+static int k_now(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                 ty_vec_t *out, fl_err_t *err) {
   const int op = call->r.fn->op;
   const int64_t local = ex__utc_to_local(ctx->zone, ctx->now_us);
   ex_sw_t w = {0};
@@ -342,7 +415,8 @@ static int k_from_unixtime(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const
     double s = a[i & m];
     /* Trino keeps milliseconds: round the seconds to the nearest milli. */
     double us = round(s * 1000.0) * 1000.0;
-    if (!isfinite(us) || fabs(us) > 9.2e18) return ex__err(err, "Value out of range for from_unixtime: %g", s);
+    if (!isfinite(us) || fabs(us) > 9.2e18)
+      return ex__err(err, "Value out of range for from_unixtime: %g", s);
     TY_VEC_DATA(out, int64_t)[i] = (int64_t)us;
   }
   return FL_OK;
@@ -404,7 +478,15 @@ static int k_zone(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
 
 /* ---- interval arithmetic ---- */
 
-enum { I_TS_PLUS_DS, I_TS_PLUS_YM, I_DS_PLUS_TS, I_YM_PLUS_TS, I_TS_MINUS_DS, I_TS_MINUS_YM, I_TS_MINUS_TS };
+enum {
+  I_TS_PLUS_DS,
+  I_TS_PLUS_YM,
+  I_DS_PLUS_TS,
+  I_YM_PLUS_TS,
+  I_TS_MINUS_DS,
+  I_TS_MINUS_YM,
+  I_TS_MINUS_TS
+};
 
 static int k_interval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                       const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
@@ -431,6 +513,7 @@ static int k_interval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
           TY_VEC_DATA(out, int64_t)[i] = r;
           continue;
         }
+        if (date_guard(k, tv, i & mt, err)) return err->code;
         if (__builtin_add_overflow(to_local(k, tv, i & mt, z), d, &r)) goto overflow;
         from_local(k, out, i, r, z);
         break;
@@ -439,12 +522,14 @@ static int k_interval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
       case I_TS_MINUS_YM: {
         int64_t mo = TY_VEC_DATA(iv, int32_t)[i & mi];
         if (op == I_TS_MINUS_YM) mo = -mo;
+        if (date_guard(k, tv, i & mt, err)) return err->code;
         if (!add_months(to_local(k, tv, i & mt, z), mo, &r)) goto overflow;
         from_local(k, out, i, r, z);
         break;
       }
       default: { /* timestamp - timestamp */
-        int64_t a = TY_VEC_DATA(args[0], int64_t)[i & mt], b = TY_VEC_DATA(args[1], int64_t)[i & mi];
+        int64_t a = TY_VEC_DATA(args[0], int64_t)[i & mt],
+                b = TY_VEC_DATA(args[1], int64_t)[i & mi];
         if (k == EX_DATE) {
           a = (int64_t)TY_VEC_DATA(args[0], int32_t)[i & mt] * US_DAY;
           b = (int64_t)TY_VEC_DATA(args[1], int32_t)[i & mi] * US_DAY;
@@ -487,7 +572,8 @@ static int k_interval_math(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const
       case IV_NEG: bad = __builtin_sub_overflow((int64_t)0, a, &r); break;
       default: bad = __builtin_mul_overflow(a, b, &r);
     }
-    if (bad || r < lo || r > hi) return ex__err(err, "%s overflow", ex_tkind_name(call->r.ret.kind));
+    if (bad || r < lo || r > hi)
+      return ex__err(err, "%s overflow", ex_tkind_name(call->r.ret.kind));
     if (ym)
       TY_VEC_DATA(out, int32_t)[i] = (int32_t)r;
     else
@@ -502,68 +588,189 @@ void ex__reg_datetime(void) {
   const ex_type_t temporal[] = {D, TS, TZ};
   for (int t = 0; t < 3; t++) {
     ex_type_t x = temporal[t];
-    ex__reg(&(ex_func_t){.name = "date_trunc", .nparams = 2, .params = {V, x}, .ret = x,
-                         .kernel = k_date_trunc, .init = unit_init});
-    ex__reg(&(ex_func_t){.name = "date_add", .nparams = 3, .params = {V, B, x}, .ret = x,
-                         .kernel = k_date_add, .init = unit_init});
-    ex__reg(&(ex_func_t){.name = "date_diff", .nparams = 3, .params = {V, x, x}, .ret = B,
-                         .kernel = k_date_diff, .init = unit_init});
-    ex__reg(&(ex_func_t){.name = "last_day_of_month", .nparams = 1, .params = {x}, .ret = D,
-                         .kernel = k_last_day});
+    ex__reg(&(ex_func_t){.name = "date_trunc",
+                         .nparams = 2,
+                         .params = {V, x},
+                         .ret = x,
+                         .kernel = k_date_trunc,
+                         .init = unit_init});
+    ex__reg(&(ex_func_t){.name = "date_add",
+                         .nparams = 3,
+                         .params = {V, B, x},
+                         .ret = x,
+                         .kernel = k_date_add,
+                         .init = unit_init});
+    ex__reg(&(ex_func_t){.name = "date_diff",
+                         .nparams = 3,
+                         .params = {V, x, x},
+                         .ret = B,
+                         .kernel = k_date_diff,
+                         .init = unit_init});
+    ex__reg(&(ex_func_t){
+        .name = "last_day_of_month", .nparams = 1, .params = {x}, .ret = D, .kernel = k_last_day});
   }
   static const struct {
     const char *name;
     int f;
     bool date_ok;
-  } fields[] = {{"year", F_YEAR, 1},          {"quarter", F_QUARTER, 1},   {"month", F_MONTH, 1},
-                {"week", F_WEEK, 1},          {"week_of_year", F_WEEK, 1}, {"day", F_DAY, 1},
-                {"day_of_month", F_DAY, 1},   {"day_of_week", F_DOW, 1},   {"dow", F_DOW, 1},
-                {"day_of_year", F_DOY, 1},    {"doy", F_DOY, 1},           {"year_of_week", F_YOW, 1},
-                {"yow", F_YOW, 1},            {"hour", F_HOUR, 0},         {"minute", F_MINUTE, 0},
-                {"second", F_SECOND, 0},      {"millisecond", F_MILLISECOND, 0}};
+  } fields[] = {{"year", F_YEAR, 1},
+                {"quarter", F_QUARTER, 1},
+                {"month", F_MONTH, 1},
+                {"week", F_WEEK, 1},
+                {"week_of_year", F_WEEK, 1},
+                {"day", F_DAY, 1},
+                {"day_of_month", F_DAY, 1},
+                {"day_of_week", F_DOW, 1},
+                {"dow", F_DOW, 1},
+                {"day_of_year", F_DOY, 1},
+                {"doy", F_DOY, 1},
+                {"year_of_week", F_YOW, 1},
+                {"yow", F_YOW, 1},
+                {"hour", F_HOUR, 0},
+                {"minute", F_MINUTE, 0},
+                {"second", F_SECOND, 0},
+                {"millisecond", F_MILLISECOND, 0}};
   for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
     for (int t = fields[f].date_ok ? 0 : 1; t < 3; t++)
-      ex__reg(&(ex_func_t){.name = fields[f].name, .nparams = 1, .params = {temporal[t]}, .ret = B,
-                           .kernel = k_extract, .op = fields[f].f});
+      ex__reg(&(ex_func_t){.name = fields[f].name,
+                           .nparams = 1,
+                           .params = {temporal[t]},
+                           .ret = B,
+                           .kernel = k_extract,
+                           .op = fields[f].f});
     if (!fields[f].date_ok)
-      ex__reg(&(ex_func_t){.name = fields[f].name, .nparams = 1, .params = {EX_T(TIME)}, .ret = B,
-                           .kernel = k_extract, .op = fields[f].f});
+      ex__reg(&(ex_func_t){.name = fields[f].name,
+                           .nparams = 1,
+                           .params = {EX_T(TIME)},
+                           .ret = B,
+                           .kernel = k_extract,
+                           .op = fields[f].f});
   }
-  ex__reg(&(ex_func_t){.name = "timezone_hour", .nparams = 1, .params = {TZ}, .ret = B,
-                       .kernel = k_extract, .op = F_TZ_HOUR});
-  ex__reg(&(ex_func_t){.name = "timezone_minute", .nparams = 1, .params = {TZ}, .ret = B,
-                       .kernel = k_extract, .op = F_TZ_MINUTE});
+  ex__reg(&(ex_func_t){.name = "timezone_hour",
+                       .nparams = 1,
+                       .params = {TZ},
+                       .ret = B,
+                       .kernel = k_extract,
+                       .op = F_TZ_HOUR});
+  ex__reg(&(ex_func_t){.name = "timezone_minute",
+                       .nparams = 1,
+                       .params = {TZ},
+                       .ret = B,
+                       .kernel = k_extract,
+                       .op = F_TZ_MINUTE});
   ex__reg(&(ex_func_t){.name = "current_date", .ret = D, .kernel = k_now, .op = N_DATE});
   ex__reg(&(ex_func_t){.name = "now", .ret = TZ, .kernel = k_now, .op = N_TIMESTAMPTZ});
-  ex__reg(&(ex_func_t){.name = "current_timestamp", .ret = TZ, .kernel = k_now, .op = N_TIMESTAMPTZ});
+  ex__reg(
+      &(ex_func_t){.name = "current_timestamp", .ret = TZ, .kernel = k_now, .op = N_TIMESTAMPTZ});
   ex__reg(&(ex_func_t){.name = "localtimestamp", .ret = TS, .kernel = k_now, .op = N_LOCALTS});
   ex__reg(&(ex_func_t){.name = "current_timezone", .ret = V, .kernel = k_now, .op = N_ZONE});
-  ex__reg(&(ex_func_t){.name = "from_unixtime", .nparams = 1, .params = {EX_T(DOUBLE)}, .ret = TZ,
+  ex__reg(&(ex_func_t){.name = "from_unixtime",
+                       .nparams = 1,
+                       .params = {EX_T(DOUBLE)},
+                       .ret = TZ,
                        .kernel = k_from_unixtime});
-  ex__reg(&(ex_func_t){.name = "to_unixtime", .nparams = 1, .params = {TZ}, .ret = EX_T(DOUBLE),
+  ex__reg(&(ex_func_t){.name = "to_unixtime",
+                       .nparams = 1,
+                       .params = {TZ},
+                       .ret = EX_T(DOUBLE),
                        .kernel = k_to_unixtime});
-  ex__reg(&(ex_func_t){.name = "at_timezone", .nparams = 2, .params = {TZ, V}, .ret = TZ,
-                       .kernel = k_zone, .init = zone_init, .op = Z_AT});
-  ex__reg(&(ex_func_t){.name = "with_timezone", .nparams = 2, .params = {TS, V}, .ret = TZ,
-                       .kernel = k_zone, .init = zone_init, .op = Z_WITH});
+  ex__reg(&(ex_func_t){.name = "at_timezone",
+                       .nparams = 2,
+                       .params = {TZ, V},
+                       .ret = TZ,
+                       .kernel = k_zone,
+                       .init = zone_init,
+                       .op = Z_AT});
+  ex__reg(&(ex_func_t){.name = "with_timezone",
+                       .nparams = 2,
+                       .params = {TS, V},
+                       .ret = TZ,
+                       .kernel = k_zone,
+                       .init = zone_init,
+                       .op = Z_WITH});
   for (int t = 0; t < 3; t++) {
     ex_type_t x = temporal[t];
-    ex__reg(&(ex_func_t){.name = "+", .nparams = 2, .params = {x, DS}, .ret = x, .kernel = k_interval, .op = I_TS_PLUS_DS});
-    ex__reg(&(ex_func_t){.name = "+", .nparams = 2, .params = {DS, x}, .ret = x, .kernel = k_interval, .op = I_DS_PLUS_TS});
-    ex__reg(&(ex_func_t){.name = "+", .nparams = 2, .params = {x, YM}, .ret = x, .kernel = k_interval, .op = I_TS_PLUS_YM});
-    ex__reg(&(ex_func_t){.name = "+", .nparams = 2, .params = {YM, x}, .ret = x, .kernel = k_interval, .op = I_YM_PLUS_TS});
-    ex__reg(&(ex_func_t){.name = "-", .nparams = 2, .params = {x, DS}, .ret = x, .kernel = k_interval, .op = I_TS_MINUS_DS});
-    ex__reg(&(ex_func_t){.name = "-", .nparams = 2, .params = {x, YM}, .ret = x, .kernel = k_interval, .op = I_TS_MINUS_YM});
+    ex__reg(&(ex_func_t){.name = "+",
+                         .nparams = 2,
+                         .params = {x, DS},
+                         .ret = x,
+                         .kernel = k_interval,
+                         .op = I_TS_PLUS_DS});
+    ex__reg(&(ex_func_t){.name = "+",
+                         .nparams = 2,
+                         .params = {DS, x},
+                         .ret = x,
+                         .kernel = k_interval,
+                         .op = I_DS_PLUS_TS});
+    ex__reg(&(ex_func_t){.name = "+",
+                         .nparams = 2,
+                         .params = {x, YM},
+                         .ret = x,
+                         .kernel = k_interval,
+                         .op = I_TS_PLUS_YM});
+    ex__reg(&(ex_func_t){.name = "+",
+                         .nparams = 2,
+                         .params = {YM, x},
+                         .ret = x,
+                         .kernel = k_interval,
+                         .op = I_YM_PLUS_TS});
+    ex__reg(&(ex_func_t){.name = "-",
+                         .nparams = 2,
+                         .params = {x, DS},
+                         .ret = x,
+                         .kernel = k_interval,
+                         .op = I_TS_MINUS_DS});
+    ex__reg(&(ex_func_t){.name = "-",
+                         .nparams = 2,
+                         .params = {x, YM},
+                         .ret = x,
+                         .kernel = k_interval,
+                         .op = I_TS_MINUS_YM});
   }
-  ex__reg(&(ex_func_t){.name = "-", .nparams = 2, .params = {TS, TS}, .ret = DS, .kernel = k_interval, .op = I_TS_MINUS_TS});
-  ex__reg(&(ex_func_t){.name = "-", .nparams = 2, .params = {TZ, TZ}, .ret = DS, .kernel = k_interval, .op = I_TS_MINUS_TS});
+  ex__reg(&(ex_func_t){.name = "-",
+                       .nparams = 2,
+                       .params = {TS, TS},
+                       .ret = DS,
+                       .kernel = k_interval,
+                       .op = I_TS_MINUS_TS});
+  ex__reg(&(ex_func_t){.name = "-",
+                       .nparams = 2,
+                       .params = {TZ, TZ},
+                       .ret = DS,
+                       .kernel = k_interval,
+                       .op = I_TS_MINUS_TS});
   const ex_type_t ivs[] = {DS, YM};
   for (int t = 0; t < 2; t++) {
     ex_type_t x = ivs[t];
-    ex__reg(&(ex_func_t){.name = "+", .nparams = 2, .params = {x, x}, .ret = x, .kernel = k_interval_math, .op = IV_ADD});
-    ex__reg(&(ex_func_t){.name = "-", .nparams = 2, .params = {x, x}, .ret = x, .kernel = k_interval_math, .op = IV_SUB});
-    ex__reg(&(ex_func_t){.name = "negate", .nparams = 1, .params = {x}, .ret = x, .kernel = k_interval_math, .op = IV_NEG});
-    ex__reg(&(ex_func_t){.name = "*", .nparams = 2, .params = {x, B}, .ret = x, .kernel = k_interval_math, .op = IV_MUL});
-    ex__reg(&(ex_func_t){.name = "*", .nparams = 2, .params = {B, x}, .ret = x, .kernel = k_interval_math, .op = IV_MUL_REV});
+    ex__reg(&(ex_func_t){.name = "+",
+                         .nparams = 2,
+                         .params = {x, x},
+                         .ret = x,
+                         .kernel = k_interval_math,
+                         .op = IV_ADD});
+    ex__reg(&(ex_func_t){.name = "-",
+                         .nparams = 2,
+                         .params = {x, x},
+                         .ret = x,
+                         .kernel = k_interval_math,
+                         .op = IV_SUB});
+    ex__reg(&(ex_func_t){.name = "negate",
+                         .nparams = 1,
+                         .params = {x},
+                         .ret = x,
+                         .kernel = k_interval_math,
+                         .op = IV_NEG});
+    ex__reg(&(ex_func_t){.name = "*",
+                         .nparams = 2,
+                         .params = {x, B},
+                         .ret = x,
+                         .kernel = k_interval_math,
+                         .op = IV_MUL});
+    ex__reg(&(ex_func_t){.name = "*",
+                         .nparams = 2,
+                         .params = {B, x},
+                         .ret = x,
+                         .kernel = k_interval_math,
+                         .op = IV_MUL_REV});
   }
 }

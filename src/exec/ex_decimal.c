@@ -6,8 +6,8 @@
  * long decimal); every operation checks that its result stays within
  * 10^38 - 1 or the precision the caller then checks.
  */
-#include "types/value.h"
 #include "exec/ex_func_int.h"
+#include "types/value.h"
 
 const fl_i128 ex__pow10[39] = {
     (fl_i128)1ULL,
@@ -113,11 +113,25 @@ static u256 div_256(u256 n, u128 d, u128 *rem) {
   return q;
 }
 
+/* n *= m in 256 bits (m < 2^127); false when the product needs more. */
+static bool mul_256(u256 *n, u128 m) {
+  u256 lo = mul_128(n->lo, m), hi = mul_128(n->hi, m);
+  if (hi.hi != 0) return false;
+  u128 top = lo.hi + hi.lo;
+  if (top < lo.hi) return false;
+  n->lo = lo.lo;
+  n->hi = top;
+  return true;
+}
+
 bool ex__dec_div_round(fl_i128 a, int k, fl_i128 b, fl_i128 *out) {
   bool neg = (a < 0) != (b < 0);
   u128 ua = (u128)ex__dec_abs(a), ub = (u128)ex__dec_abs(b);
-  if (k < 0 || k > 38) return false;
-  u256 n = mul_128(ua, (u128)ex__pow10[k]);
+  if (k < 0 || k > 76) return false;
+  /* |a| * 10^k; when it does not fit in 256 bits the quotient, which must
+   * stay below 10^38, would not either (|b| < 10^38, so it is > 2^256 / 10^38). */
+  u256 n = mul_128(ua, (u128)ex__pow10[k > 38 ? 38 : k]);
+  if (k > 38 && !mul_256(&n, (u128)ex__pow10[k - 38])) return false;
   u128 rem;
   u256 q = div_256(n, ub, &rem);
   if (q.hi != 0) return false;

@@ -15,6 +15,12 @@
  * those casts; kernels only ever see the coerced types) and the result
  * type, with decimal precision and scale computed by Trino's rules.
  *
+ * The binder (layer 7) cannot include this header; it declares its own
+ * resolver interface (a function pointer and a context) and the engine
+ * installs an adapter at set-up that converts the binder's types to
+ * ex_type_t, calls ex_func_resolve, and hands back the result type, the
+ * cast each argument needs and r.fn as an opaque handle for the planner.
+ *
  * Run time: ex_call_init binds a resolved overload to a call object that
  * may hold compiled state (a LIKE pattern, a regular expression), and
  * ex_call_eval runs the kernel over a batch: one tight loop over the
@@ -93,8 +99,8 @@ struct ex_func {
   ex_kernel_fn kernel;
   ex_init_fn init;
   uint32_t flags;
-  int op;             /* operation code the kernel reads (which comparison, which unit) */
-  const char *doc;    /* one line for docs and errors */
+  int op;          /* operation code the kernel reads (which comparison, which unit) */
+  const char *doc; /* one line for docs and errors */
 };
 
 typedef struct ex_resolved {
@@ -119,7 +125,7 @@ const ex_func_t *ex_func_list(size_t *n);
 
 struct ex_call {
   ex_resolved_t r;
-  void *state;              /* kernel state, allocated in ctx->arena */
+  void *state;                   /* kernel state, allocated in ctx->arena */
   const ty_vec_t *const *consts; /* at init: constant argument values (len 1) or NULL */
   const ty_type_t *out_storage;
   uint8_t *scratch; /* per-batch working memory of the kernel (ex__scratch) */
@@ -134,8 +140,8 @@ struct ex_call {
 int ex_call_init(ex_ctx_t *ctx, const ex_resolved_t *r, const ty_vec_t *const *consts,
                  ex_call_t **out, fl_err_t *err);
 /* Runs the call's kernel over one batch of argument vectors. */
-int ex_call_eval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
-                 const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err);
+int ex_call_eval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                 ty_vec_t *out, fl_err_t *err);
 
 /*
  * Convenience for tools and tests: resolves, casts the arguments to the
@@ -144,7 +150,7 @@ int ex_call_eval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
  * evaluation fails after set-up; *out_type is the final result type.
  */
 int ex_func_eval(ex_ctx_t *ctx, const char *name, const ex_type_t *types,
-                 const ty_vec_t *const *args, size_t nargs, const ex_rows_t *rows,
-                 ty_vec_t **out, ex_type_t *out_type, fl_err_t *err);
+                 const ty_vec_t *const *args, size_t nargs, const ex_rows_t *rows, ty_vec_t **out,
+                 ex_type_t *out_type, fl_err_t *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/time.h"
 #include "exec/ex_func.h"
 
 /* Registration: each area file adds its overloads at first use. */
@@ -22,15 +23,17 @@ void ex__reg_string(void);
 void ex__reg_like(void);
 void ex__reg_regexp(void);
 void ex__reg_datetime(void);
+void ex__reg_date_format(void);
 void ex__reg_cond(void);
+void ex__reg_array(void);
 
 /* Shorthand for signatures. */
 #define EX_T(k) ((ex_type_t){.kind = EX_##k})
 #define EX_DEC_ANY ((ex_type_t){.kind = EX_DECIMAL})
 
 /* Loops i over the rows to compute. */
-#define EX_ROWS(rows, i)                                                             \
-  for (uint32_t ex__k = 0, i = 0;                                                    \
+#define EX_ROWS(rows, i)          \
+  for (uint32_t ex__k = 0, i = 0; \
        ex__k < (rows)->n && ((i = (rows)->sel ? (rows)->sel[ex__k] : ex__k), 1); ex__k++)
 
 /* Index mask of an argument: a one-row vector is a constant for all rows. */
@@ -43,7 +46,7 @@ static inline void ex__set_valid(ty_vec_t *v, uint32_t i) {
   v->validity[i >> 3] |= (uint8_t)(1u << (i & 7));
 }
 static inline void ex__set_null(ty_vec_t *v, uint32_t i) {
-  v->validity[i >> 3] &= (uint8_t)~(1u << (i & 7));
+  v->validity[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
 /* Empties out and sizes it to nrows null, zeroed slots. */
@@ -131,21 +134,56 @@ bool ex__dec_div_round(fl_i128 a, int k, fl_i128 b, fl_i128 *out);
 int ex__dec_cmp(fl_i128 a, int sa, fl_i128 b, int sb);
 /* Decimal to double. */
 double ex__dec_to_double(fl_i128 x, int scale);
-static inline fl_i128 ex__dec_abs(fl_i128 x) { return x < 0 ? -x : x; }
+/* |x|; the one value with no positive counterpart (only a damaged file
+ * holds it) saturates, so the caller's range check reports overflow. */
+#define EX_I128_MAX ((fl_i128)(((unsigned __int128)1 << 127) - 1))
+static inline fl_i128 ex__dec_abs(fl_i128 x) {
+  return x >= 0 ? x : x < -EX_I128_MAX ? EX_I128_MAX : -x;
+}
 /* Formats an unscaled decimal with its scale. */
 size_t ex__dec_format(fl_i128 x, int scale, char *buf, size_t cap);
+
+/* ---- calendar helpers that cannot overflow ---- */
+
+/* Splits micros into a day number and the micros into that day (floor). */
+static inline void ex__split_day(int64_t t, int64_t *days, int64_t *tod) {
+  *days = t / FL_MICROS_PER_DAY;
+  *tod = t % FL_MICROS_PER_DAY;
+  if (*tod < 0) {
+    *tod += FL_MICROS_PER_DAY;
+    (*days)--;
+  }
+}
+
+/* Calendar math on timestamps and dates works within about +-292,000
+ * years of 1970, where a day number times micros per day and a year's
+ * worth of truncation still fit in int64; values beyond (only a damaged
+ * file has them) are row errors. */
+#define EX_DATE_LIMIT 106751000
+#define EX_TS_LIMIT ((int64_t)EX_DATE_LIMIT * FL_MICROS_PER_DAY)
+int ex__temporal_guard(ex_tkind_t k, const ty_vec_t *v, uint32_t j, fl_err_t *err);
 
 /* ---- time zones for timestamp with time zone values ---- */
 static inline const fl_tz_t *ex__zone(ex_ctx_t *ctx, const ex_type_t *t) {
   return t->zone ? t->zone : ctx->zone ? ctx->zone : fl_tz_utc();
 }
-/* Local wall-clock micros of an instant in zone z, and back. */
+/* Local wall-clock micros of an instant in zone z, and back. Values so
+ * close to the int64 limits that the shift would overflow stay as they
+ * are (no such instant is a real date). */
+static inline int64_t ex__floor_sec(int64_t us) {
+  return us >= 0 ? us / 1000000 : -((-(us + 1)) / 1000000) - 1;
+}
 static inline int64_t ex__utc_to_local(const fl_tz_t *z, int64_t us) {
-  return us + (int64_t)fl_tz_offset_at(z, us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000)) * 1000000;
+  int64_t r;
+  if (__builtin_add_overflow(us, (int64_t)fl_tz_offset_at(z, ex__floor_sec(us)) * 1000000, &r))
+    return us;
+  return r;
 }
 static inline int64_t ex__local_to_utc(const fl_tz_t *z, int64_t us) {
-  int64_t s = us >= 0 ? us / 1000000 : -((-us + 999999) / 1000000);
-  return us - (int64_t)fl_tz_offset_local(z, s) * 1000000;
+  int64_t r;
+  if (__builtin_sub_overflow(us, (int64_t)fl_tz_offset_local(z, ex__floor_sec(us)) * 1000000, &r))
+    return us;
+  return r;
 }
 
 #endif

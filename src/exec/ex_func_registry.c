@@ -45,7 +45,9 @@ static void register_all(void) {
   ex__reg_like();
   ex__reg_regexp();
   ex__reg_datetime();
+  ex__reg_date_format();
   ex__reg_cond();
+  ex__reg_array();
 }
 
 const ex_func_t *ex_func_list(size_t *n) {
@@ -105,7 +107,8 @@ static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_
         target = int_as_decimal(a);
       c = ex_type_coercion_cost(a, &target);
     } else if (p->kind == EX_DECIMAL && p->precision == 0) {
-      if (a->kind != EX_DECIMAL && !ex_type_is_integral(a->kind) && a->kind != EX_UNKNOWN) return -1;
+      if (a->kind != EX_DECIMAL && !ex_type_is_integral(a->kind) && a->kind != EX_UNKNOWN)
+        return -1;
       target = int_as_decimal(a);
       c = ex_type_coercion_cost(a, &target);
     } else {
@@ -142,15 +145,18 @@ static void append_sig(fl_buf_t *b, const ex_func_t *f) {
   fl_buf_append_str(b, ")");
 }
 
-static bool is_operator(const char *name) { return !isalpha((unsigned char)name[0]) || !strcasecmp(name, "and") || !strcasecmp(name, "or") || !strcasecmp(name, "not"); }
+static bool is_operator(const char *name) {
+  return !isalpha((unsigned char)name[0]) || !strcasecmp(name, "and") || !strcasecmp(name, "or") ||
+         !strcasecmp(name, "not");
+}
 
 int ex_func_resolve(const char *name, const ex_type_t *args, size_t n, ex_resolved_t *out,
                     fl_err_t *err) {
   size_t nf;
   const ex_func_t *fs = ex_func_list(&nf);
   if (n > EX_MAX_ARGS)
-    return fl_err_set(err, FL_EINVALID, "Too many arguments for function %s: %zu (at most %d)", name,
-                      n, EX_MAX_ARGS);
+    return fl_err_set(err, FL_EINVALID, "Too many arguments for function %s: %zu (at most %d)",
+                      name, n, EX_MAX_ARGS);
   int best_cost = INT_MAX;
   bool named = false;
   ex_resolved_t cand;
@@ -169,8 +175,10 @@ int ex_func_resolve(const char *name, const ex_type_t *args, size_t n, ex_resolv
     fl_buf_init(&b);
     if (is_operator(name) && n <= 2) {
       fl_buf_printf(&b, "Cannot apply operator: ");
-      if (n == 2) fl_buf_printf(&b, "%s %s %s", ex_type_str(&args[0]), name, ex_type_str(&args[1]));
-      else if (n == 1) fl_buf_printf(&b, "%s %s", name, ex_type_str(&args[0]));
+      if (n == 2)
+        fl_buf_printf(&b, "%s %s %s", ex_type_str(&args[0]), name, ex_type_str(&args[1]));
+      else if (n == 1)
+        fl_buf_printf(&b, "%s %s", name, ex_type_str(&args[0]));
     } else {
       fl_buf_append_str(&b, "Unexpected parameters (");
       for (size_t i = 0; i < n; i++) {
@@ -225,8 +233,8 @@ int ex_call_init(ex_ctx_t *ctx, const ex_resolved_t *r, const ty_vec_t *const *c
   return FL_OK;
 }
 
-int ex_call_eval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
-                 const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+int ex_call_eval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                 ty_vec_t *out, fl_err_t *err) {
   ex__out_begin(out, rows->nrows);
   if (!(call->r.fn->flags & EX_FN_NULLS)) ex__valid_all(out, args, call->r.nargs, rows);
   int rc = call->r.fn->kernel(ctx, call, args, rows, out, err);
@@ -235,8 +243,8 @@ int ex_call_eval(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
 }
 
 int ex_func_eval(ex_ctx_t *ctx, const char *name, const ex_type_t *types,
-                 const ty_vec_t *const *args, size_t nargs, const ex_rows_t *rows,
-                 ty_vec_t **out, ex_type_t *out_type, fl_err_t *err) {
+                 const ty_vec_t *const *args, size_t nargs, const ex_rows_t *rows, ty_vec_t **out,
+                 ex_type_t *out_type, fl_err_t *err) {
   *out = NULL;
   ex_resolved_t r;
   int rc = ex_func_resolve(name, types, nargs, &r, err);
@@ -279,7 +287,8 @@ void ex__out_begin(ty_vec_t *out, uint32_t nrows) {
   if (out->offsets) memset(out->offsets, 0, ((size_t)nrows + 1) * sizeof(int32_t));
 }
 
-void ex__valid_all(ty_vec_t *out, const ty_vec_t *const *args, size_t nargs, const ex_rows_t *rows) {
+void ex__valid_all(ty_vec_t *out, const ty_vec_t *const *args, size_t nargs,
+                   const ex_rows_t *rows) {
   bool any_null = false;
   for (size_t a = 0; a < nargs; a++)
     if (args[a]->null_count) any_null = true;
@@ -300,7 +309,8 @@ void ex__out_end(ty_vec_t *out) {
   uint32_t n = out->len, valid = 0;
   /* Bits past len in the last byte must not count. */
   if (n & 7) out->validity[n >> 3] &= (uint8_t)((1u << (n & 7)) - 1);
-  for (uint32_t b = 0; b < n / 8 + ((n & 7) != 0); b++) valid += (uint32_t)__builtin_popcount(out->validity[b]);
+  for (uint32_t b = 0; b < n / 8 + ((n & 7) != 0); b++)
+    valid += (uint32_t)__builtin_popcount(out->validity[b]);
   out->null_count = n - valid;
   if (out->offsets) {
     int32_t end = out->type->kind == TY_LIST || out->type->kind == TY_MAP

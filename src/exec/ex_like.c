@@ -64,7 +64,8 @@ static int like_compile(like_pat_t *p, const uint8_t *s, size_t n, int esc, fl_e
     uint8_t c = s[i];
     if (esc >= 0 && c == (uint8_t)esc) {
       if (i + 1 == n || (s[i + 1] != '%' && s[i + 1] != '_' && s[i + 1] != (uint8_t)esc))
-        return ex__err(err, "Escape character must be followed by '%%', '_' or the escape character");
+        return ex__err(err,
+                       "Escape character must be followed by '%%', '_' or the escape character");
       add_step(p, L_LIT, s + ++i, 1);
     } else if (c == '%') {
       add_step(p, L_ANY, NULL, 0);
@@ -104,7 +105,8 @@ static bool like_match(const like_pat_t *p, const uint8_t *s, size_t n) {
     case SHAPE_EQ: return n == st[0].len && memcmp(s, p->lit, n) == 0;
     case SHAPE_PREFIX: return n >= st[0].len && memcmp(s, p->lit, st[0].len) == 0;
     case SHAPE_SUFFIX: return n >= st[1].len && memcmp(s + n - st[1].len, p->lit, st[1].len) == 0;
-    case SHAPE_CONTAINS: return st[1].len == 0 || (n >= st[1].len && memmem(s, n, p->lit, st[1].len));
+    case SHAPE_CONTAINS:
+      return st[1].len == 0 || (n >= st[1].len && memmem(s, n, p->lit, st[1].len));
     default: break;
   }
   uint32_t i = 0, star = UINT32_MAX;
@@ -197,7 +199,8 @@ static int k_like(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
     if (has_esc && escape_of(args[2], i & me, &esc, err)) return err->code;
     size_t np, n;
     const uint8_t *p = ex__str(args[1], i & mp, &np);
-    if (!st->pat.valid || st->pat.esc != esc || st->pat.nsrc != np || (np && memcmp(st->pat.src, p, np))) {
+    if (!st->pat.valid || st->pat.esc != esc || st->pat.nsrc != np ||
+        (np && memcmp(st->pat.src, p, np))) {
       int rc = like_compile(&st->pat, p, np, esc, err);
       if (rc) return rc;
     }
@@ -209,8 +212,16 @@ static int k_like(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
 
 void ex__reg_like(void) {
   const ex_type_t V = EX_T(VARCHAR);
-  ex__reg(&(ex_func_t){.name = "like", .nparams = 2, .params = {V, V}, .ret = EX_T(BOOLEAN),
-                       .kernel = k_like, .init = like_init});
-  ex__reg(&(ex_func_t){.name = "like", .nparams = 3, .params = {V, V, V}, .ret = EX_T(BOOLEAN),
-                       .kernel = k_like, .init = like_init});
+  ex__reg(&(ex_func_t){.name = "like",
+                       .nparams = 2,
+                       .params = {V, V},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_like,
+                       .init = like_init});
+  ex__reg(&(ex_func_t){.name = "like",
+                       .nparams = 3,
+                       .params = {V, V, V},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_like,
+                       .init = like_init});
 }

@@ -40,8 +40,8 @@ static int k_andor(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
   return FL_OK;
 }
 
-static int k_not(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
-                 const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+static int k_not(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                 ty_vec_t *out, fl_err_t *err) {
   const uint8_t *a = args[0]->data;
   const uint32_t ma = ex__m(args[0]);
   EX_ROWS(rows, i) out->data[i] = !a[i & ma];
@@ -60,16 +60,37 @@ static int k_is_null(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
 }
 
 void ex__reg_logic(void) {
-  ex__reg(&(ex_func_t){.name = "and", .nparams = 2, .params = {EX_T(BOOLEAN), EX_T(BOOLEAN)},
-                       .ret = EX_T(BOOLEAN), .kernel = k_andor, .flags = EX_FN_NULLS | EX_FN_VARIADIC,
+  ex__reg(&(ex_func_t){.name = "and",
+                       .nparams = 2,
+                       .params = {EX_T(BOOLEAN), EX_T(BOOLEAN)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_andor,
+                       .flags = EX_FN_NULLS | EX_FN_VARIADIC,
                        .op = OP_AND});
-  ex__reg(&(ex_func_t){.name = "or", .nparams = 2, .params = {EX_T(BOOLEAN), EX_T(BOOLEAN)},
-                       .ret = EX_T(BOOLEAN), .kernel = k_andor, .flags = EX_FN_NULLS | EX_FN_VARIADIC,
+  ex__reg(&(ex_func_t){.name = "or",
+                       .nparams = 2,
+                       .params = {EX_T(BOOLEAN), EX_T(BOOLEAN)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_andor,
+                       .flags = EX_FN_NULLS | EX_FN_VARIADIC,
                        .op = OP_OR});
-  ex__reg(&(ex_func_t){.name = "not", .nparams = 1, .params = {EX_T(BOOLEAN)},
-                       .ret = EX_T(BOOLEAN), .kernel = k_not});
-  ex__reg(&(ex_func_t){.name = "is_null", .nparams = 1, .params = {EX_T(ANY)},
-                       .ret = EX_T(BOOLEAN), .kernel = k_is_null, .flags = EX_FN_NULLS, .op = 0});
-  ex__reg(&(ex_func_t){.name = "is_not_null", .nparams = 1, .params = {EX_T(ANY)},
-                       .ret = EX_T(BOOLEAN), .kernel = k_is_null, .flags = EX_FN_NULLS, .op = 1});
+  ex__reg(&(ex_func_t){.name = "not",
+                       .nparams = 1,
+                       .params = {EX_T(BOOLEAN)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_not});
+  ex__reg(&(ex_func_t){.name = "is_null",
+                       .nparams = 1,
+                       .params = {EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_is_null,
+                       .flags = EX_FN_NULLS,
+                       .op = 0});
+  ex__reg(&(ex_func_t){.name = "is_not_null",
+                       .nparams = 1,
+                       .params = {EX_T(ANY)},
+                       .ret = EX_T(BOOLEAN),
+                       .kernel = k_is_null,
+                       .flags = EX_FN_NULLS,
+                       .op = 1});
 }

@@ -14,9 +14,29 @@
 #include "exec/ex_func_int.h"
 
 enum {
-  M_ABS, M_CEIL, M_FLOOR, M_ROUND, M_TRUNC, M_SIGN, M_SQRT, M_CBRT, M_EXP, M_LN, M_LOG2,
-  M_LOG10, M_IS_NAN, M_IS_FINITE, M_IS_INF, M_DEGREES, M_RADIANS, M_SIN, M_COS, M_TAN,
-  M_ASIN, M_ACOS, M_ATAN
+  M_ABS,
+  M_CEIL,
+  M_FLOOR,
+  M_ROUND,
+  M_TRUNC,
+  M_SIGN,
+  M_SQRT,
+  M_CBRT,
+  M_EXP,
+  M_LN,
+  M_LOG2,
+  M_LOG10,
+  M_IS_NAN,
+  M_IS_FINITE,
+  M_IS_INF,
+  M_DEGREES,
+  M_RADIANS,
+  M_SIN,
+  M_COS,
+  M_TAN,
+  M_ASIN,
+  M_ACOS,
+  M_ATAN
 };
 
 static double round_half_away(double x) { return round(x); }
@@ -67,11 +87,29 @@ static int k_unary_double(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const 
   }
   const double *a = TY_VEC_DATA(args[0], double);
   double *o = TY_VEC_DATA(out, double);
+  /* One loop per function: the choice is made once per batch. */
+#define UNARY_LOOP(OP, EXPR) \
+  case OP:                   \
+    EX_ROWS(rows, i) {       \
+      double x = a[i & m];   \
+      o[i] = (EXPR);         \
+    }                        \
+    break
   switch (op) {
-    case M_SQRT: EX_ROWS(rows, i) o[i] = sqrt(a[i & m]); break;
-    case M_ABS: EX_ROWS(rows, i) o[i] = fabs(a[i & m]); break;
+    UNARY_LOOP(M_ABS, fabs(x));
+    UNARY_LOOP(M_CEIL, ceil(x));
+    UNARY_LOOP(M_FLOOR, floor(x));
+    UNARY_LOOP(M_ROUND, round_half_away(x));
+    UNARY_LOOP(M_TRUNC, trunc(x));
+    UNARY_LOOP(M_SQRT, sqrt(x));
+    UNARY_LOOP(M_CBRT, cbrt_exact(x));
+    UNARY_LOOP(M_EXP, exp(x));
+    UNARY_LOOP(M_LN, log(x));
+    UNARY_LOOP(M_LOG2, log2(x));
+    UNARY_LOOP(M_LOG10, log10(x));
     default: EX_ROWS(rows, i) o[i] = apply_f(op, a[i & m]);
   }
+#undef UNARY_LOOP
   return FL_OK;
 }
 
@@ -170,7 +208,8 @@ static int k_round_digits(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const 
     if (!ex__valid(out, i)) continue;
     int64_t d = dv[i & md];
     if (k == EX_DOUBLE || k == EX_REAL) {
-      double x = k == EX_REAL ? TY_VEC_DATA(args[0], float)[i & m] : TY_VEC_DATA(args[0], double)[i & m];
+      double x =
+          k == EX_REAL ? TY_VEC_DATA(args[0], float)[i & m] : TY_VEC_DATA(args[0], double)[i & m];
       double r = x;
       if (isfinite(x) && d < 309) {
         double f = pow(10.0, (double)(d < -308 ? -308 : d));
@@ -192,14 +231,16 @@ static int k_round_digits(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const 
           r = 0;
         } else {
           fl_i128 q = ex__dec_downscale(x, drop);
-          if (!ex__dec_upscale(q, drop, &r) || ex__dec_abs(r) > ex__pow10[call->r.ret.precision] - 1)
+          if (!ex__dec_upscale(q, drop, &r) ||
+              ex__dec_abs(r) > ex__pow10[call->r.ret.precision] - 1)
             return ex__err(err, "Decimal overflow in round()");
         }
       }
       TY_VEC_DATA(out, fl_i128)[i] = r;
     } else {
       bool wide = k == EX_BIGINT;
-      int64_t x = wide ? TY_VEC_DATA(args[0], int64_t)[i & m] : TY_VEC_DATA(args[0], int32_t)[i & m];
+      int64_t x =
+          wide ? TY_VEC_DATA(args[0], int64_t)[i & m] : TY_VEC_DATA(args[0], int32_t)[i & m];
       int64_t r = x;
       if (d < 0) {
         if (d < -18) {
@@ -306,20 +347,25 @@ static int k_greatest(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
         }
         case TY_FLOAT:
         case TY_DOUBLE: {
-          double x = out->type->kind == TY_FLOAT ? TY_VEC_DATA(args[a], float)[j] : TY_VEC_DATA(args[a], double)[j];
-          double y = out->type->kind == TY_FLOAT ? TY_VEC_DATA(args[best], float)[bj] : TY_VEC_DATA(args[best], double)[bj];
-          if (isnan(x)) return ex__err(err, "Invalid argument to %s(): NaN", want_max ? "greatest" : "least");
+          double x = out->type->kind == TY_FLOAT ? TY_VEC_DATA(args[a], float)[j]
+                                                 : TY_VEC_DATA(args[a], double)[j];
+          double y = out->type->kind == TY_FLOAT ? TY_VEC_DATA(args[best], float)[bj]
+                                                 : TY_VEC_DATA(args[best], double)[bj];
+          if (isnan(x))
+            return ex__err(err, "Invalid argument to %s(): NaN", want_max ? "greatest" : "least");
           c = (x > y) - (x < y);
           break;
         }
         case TY_DECIMAL:
-          c = ex__dec_cmp(ty_vec_get_i128(args[a], j), t->scale, ty_vec_get_i128(args[best], bj), t->scale);
+          c = ex__dec_cmp(ty_vec_get_i128(args[a], j), t->scale, ty_vec_get_i128(args[best], bj),
+                          t->scale);
           break;
         case TY_STRING:
         case TY_BINARY:
         case TY_UUID: {
           size_t nx, ny;
-          const uint8_t *x = ty_vec_get_bytes(args[a], j, &nx), *y = ty_vec_get_bytes(args[best], bj, &ny);
+          const uint8_t *x = ty_vec_get_bytes(args[a], j, &nx),
+                        *y = ty_vec_get_bytes(args[best], bj, &ny);
           size_t mn = nx < ny ? nx : ny;
           c = mn ? memcmp(x, y, mn) : 0;
           if (!c) c = (nx > ny) - (nx < ny);
@@ -344,9 +390,10 @@ static int k_greatest(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
   return FL_OK;
 }
 
-static void reg1(const char *name, ex_type_t t, ex_type_t ret, ex_kernel_fn k, int op, ex_ret_fn rf) {
-  ex__reg(&(ex_func_t){.name = name, .nparams = 1, .params = {t}, .ret = ret, .ret_fn = rf,
-                       .kernel = k, .op = op});
+static void reg1(const char *name, ex_type_t t, ex_type_t ret, ex_kernel_fn k, int op,
+                 ex_ret_fn rf) {
+  ex__reg(&(ex_func_t){
+      .name = name, .nparams = 1, .params = {t}, .ret = ret, .ret_fn = rf, .kernel = k, .op = op});
 }
 
 void ex__reg_math(void) {
@@ -354,12 +401,13 @@ void ex__reg_math(void) {
   static const struct {
     const char *name;
     int op;
-  } exact[] = {{"abs", M_ABS},     {"ceil", M_CEIL},   {"ceiling", M_CEIL}, {"floor", M_FLOOR},
+  } exact[] = {{"abs", M_ABS},     {"ceil", M_CEIL},      {"ceiling", M_CEIL}, {"floor", M_FLOOR},
                {"round", M_ROUND}, {"truncate", M_TRUNC}, {"sign", M_SIGN}};
   for (size_t f = 0; f < sizeof exact / sizeof exact[0]; f++) {
-    for (int t = 0; t < 4; t++) reg1(exact[f].name, ex_type(ints[t]), ex_type(ints[t]), k_unary_int, exact[f].op, NULL);
-    ex_ret_fn rf = exact[f].op == M_ABS ? ret_dec_same
-                   : exact[f].op == M_SIGN ? ret_dec_sign
+    for (int t = 0; t < 4; t++)
+      reg1(exact[f].name, ex_type(ints[t]), ex_type(ints[t]), k_unary_int, exact[f].op, NULL);
+    ex_ret_fn rf = exact[f].op == M_ABS     ? ret_dec_same
+                   : exact[f].op == M_SIGN  ? ret_dec_sign
                    : exact[f].op == M_TRUNC ? ret_dec_trunc
                                             : ret_dec_int_part;
     reg1(exact[f].name, EX_DEC_ANY, ex_type(EX_UNKNOWN), k_unary_dec, exact[f].op, rf);
@@ -379,35 +427,70 @@ void ex__reg_math(void) {
   reg1("is_finite", EX_T(DOUBLE), EX_T(BOOLEAN), k_double_pred, M_IS_FINITE, NULL);
   reg1("is_infinite", EX_T(DOUBLE), EX_T(BOOLEAN), k_double_pred, M_IS_INF, NULL);
   for (int t = 0; t < 4; t++)
-    ex__reg(&(ex_func_t){.name = "round", .nparams = 2, .params = {ex_type(ints[t]), EX_T(BIGINT)},
-                         .ret = ex_type(ints[t]), .kernel = k_round_digits});
-  ex__reg(&(ex_func_t){.name = "round", .nparams = 2, .params = {EX_DEC_ANY, EX_T(BIGINT)},
-                       .ret_fn = ret_dec_round_d, .kernel = k_round_digits});
-  ex__reg(&(ex_func_t){.name = "round", .nparams = 2, .params = {EX_T(REAL), EX_T(BIGINT)},
-                       .ret = EX_T(REAL), .kernel = k_round_digits});
-  ex__reg(&(ex_func_t){.name = "round", .nparams = 2, .params = {EX_T(DOUBLE), EX_T(BIGINT)},
-                       .ret = EX_T(DOUBLE), .kernel = k_round_digits});
+    ex__reg(&(ex_func_t){.name = "round",
+                         .nparams = 2,
+                         .params = {ex_type(ints[t]), EX_T(BIGINT)},
+                         .ret = ex_type(ints[t]),
+                         .kernel = k_round_digits});
+  ex__reg(&(ex_func_t){.name = "round",
+                       .nparams = 2,
+                       .params = {EX_DEC_ANY, EX_T(BIGINT)},
+                       .ret_fn = ret_dec_round_d,
+                       .kernel = k_round_digits});
+  ex__reg(&(ex_func_t){.name = "round",
+                       .nparams = 2,
+                       .params = {EX_T(REAL), EX_T(BIGINT)},
+                       .ret = EX_T(REAL),
+                       .kernel = k_round_digits});
+  ex__reg(&(ex_func_t){.name = "round",
+                       .nparams = 2,
+                       .params = {EX_T(DOUBLE), EX_T(BIGINT)},
+                       .ret = EX_T(DOUBLE),
+                       .kernel = k_round_digits});
   static const struct {
     const char *name;
     int op;
   } bin[] = {{"power", B_POW}, {"pow", B_POW}, {"log", B_LOG}, {"atan2", B_ATAN2}};
   for (size_t f = 0; f < 4; f++)
-    ex__reg(&(ex_func_t){.name = bin[f].name, .nparams = 2, .params = {EX_T(DOUBLE), EX_T(DOUBLE)},
-                         .ret = EX_T(DOUBLE), .kernel = k_binary_double, .op = bin[f].op});
+    ex__reg(&(ex_func_t){.name = bin[f].name,
+                         .nparams = 2,
+                         .params = {EX_T(DOUBLE), EX_T(DOUBLE)},
+                         .ret = EX_T(DOUBLE),
+                         .kernel = k_binary_double,
+                         .op = bin[f].op});
   static const struct {
     const char *name;
     int op;
-  } cst[] = {{"pi", C_PI}, {"e", C_E}, {"infinity", C_INF}, {"nan", C_NAN}, {"random", C_RANDOM}, {"rand", C_RANDOM}};
+  } cst[] = {{"pi", C_PI},   {"e", C_E},           {"infinity", C_INF},
+             {"nan", C_NAN}, {"random", C_RANDOM}, {"rand", C_RANDOM}};
   for (size_t f = 0; f < sizeof cst / sizeof cst[0]; f++)
-    ex__reg(&(ex_func_t){.name = cst[f].name, .nparams = 0, .ret = EX_T(DOUBLE), .kernel = k_const_double,
-                         .op = cst[f].op, .flags = cst[f].op == C_RANDOM ? EX_FN_NONDET : 0});
+    ex__reg(&(ex_func_t){.name = cst[f].name,
+                         .nparams = 0,
+                         .ret = EX_T(DOUBLE),
+                         .kernel = k_const_double,
+                         .op = cst[f].op,
+                         .flags = cst[f].op == C_RANDOM ? EX_FN_NONDET : 0});
   for (int t = 0; t < 4; t++)
     for (int r = 0; r < 2; r++)
-      ex__reg(&(ex_func_t){.name = r ? "rand" : "random", .nparams = 1, .params = {ex_type(ints[t])},
-                           .ret = ex_type(ints[t]), .kernel = k_random_n, .flags = EX_FN_NONDET});
+      ex__reg(&(ex_func_t){.name = r ? "rand" : "random",
+                           .nparams = 1,
+                           .params = {ex_type(ints[t])},
+                           .ret = ex_type(ints[t]),
+                           .kernel = k_random_n,
+                           .flags = EX_FN_NONDET});
   const uint32_t vf = EX_FN_VARIADIC | EX_FN_UNIFY | EX_FN_ORDERABLE;
-  ex__reg(&(ex_func_t){.name = "greatest", .nparams = 1, .params = {EX_T(ANY)}, .ret = EX_T(ANY),
-                       .kernel = k_greatest, .flags = vf, .op = 1});
-  ex__reg(&(ex_func_t){.name = "least", .nparams = 1, .params = {EX_T(ANY)}, .ret = EX_T(ANY),
-                       .kernel = k_greatest, .flags = vf, .op = 0});
+  ex__reg(&(ex_func_t){.name = "greatest",
+                       .nparams = 1,
+                       .params = {EX_T(ANY)},
+                       .ret = EX_T(ANY),
+                       .kernel = k_greatest,
+                       .flags = vf,
+                       .op = 1});
+  ex__reg(&(ex_func_t){.name = "least",
+                       .nparams = 1,
+                       .params = {EX_T(ANY)},
+                       .ret = EX_T(ANY),
+                       .kernel = k_greatest,
+                       .flags = vf,
+                       .op = 0});
 }

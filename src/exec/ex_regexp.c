@@ -43,8 +43,8 @@ static int rx_compile(rx_t *r, const uint8_t *p, size_t n, fl_err_t *err) {
   if (!r->code) {
     PCRE2_UCHAR msg[256];
     pcre2_get_error_message(ec, msg, sizeof msg);
-    return ex__err(err, "Invalid regular expression '%.*s': %s at offset %zu", (int)(n > 200 ? 200 : n),
-                   (const char *)p, (const char *)msg, (size_t)eo);
+    return ex__err(err, "Invalid regular expression '%.*s': %s at offset %zu",
+                   (int)(n > 200 ? 200 : n), (const char *)p, (const char *)msg, (size_t)eo);
   }
   pcre2_jit_compile(r->code, PCRE2_JIT_COMPLETE); /* falls back to the interpreter */
   r->md = pcre2_match_data_create_from_pattern(r->code, NULL);
@@ -127,7 +127,8 @@ static int k_regexp(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
     } else if (op == R_EXTRACT) {
       int64_t g = third ? TY_VEC_DATA(args[2], int64_t)[i & m3] : 0;
       if (g < 0 || g > (int64_t)r->ngroups) {
-        rc = ex__err(err, "Pattern has %u groups. Cannot access group %lld", r->ngroups, (long long)g);
+        rc = ex__err(err, "Pattern has %u groups. Cannot access group %lld", r->ngroups,
+                     (long long)g);
         break;
       }
       int f = rx_match(r, s, n, 0, err);
@@ -186,10 +187,13 @@ static int k_regexp(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                    g * 10 + (uint32_t)(rep[k + 1] - '0') <= r->ngroups)
               g = g * 10 + (uint32_t)(rep[++k] - '0');
             if (g > r->ngroups) {
-              rc = ex__err(err, "Illegal group reference: group index is %u but the pattern has %u groups", g, r->ngroups);
+              rc = ex__err(
+                  err, "Illegal group reference: group index is %u but the pattern has %u groups",
+                  g, r->ngroups);
               break;
             }
-            if (ov[2 * g] != PCRE2_UNSET) fl_buf_append(&b, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+            if (ov[2 * g] != PCRE2_UNSET)
+              fl_buf_append(&b, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
           } else if (c == '$' && k + 1 < nr && rep[k + 1] == '{') {
             size_t e = k + 2;
             while (e < nr && rep[e] != '}') e++;
@@ -206,7 +210,8 @@ static int k_regexp(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
               rc = ex__err(err, "No group with name {%s}", name);
               break;
             }
-            if (ov[2 * g] != PCRE2_UNSET) fl_buf_append(&b, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+            if (ov[2 * g] != PCRE2_UNSET)
+              fl_buf_append(&b, s + ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
             k = e;
           } else if (c == '$') {
             rc = ex__err(err, "Illegal group reference in replacement");
@@ -251,7 +256,8 @@ static int k_extract_all(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *
     if (rc) return rc;
     int64_t g = third ? TY_VEC_DATA(args[2], int64_t)[i & m3] : 0;
     if (g < 0 || g > (int64_t)r->ngroups)
-      return ex__err(err, "Pattern has %u groups. Cannot access group %lld", r->ngroups, (long long)g);
+      return ex__err(err, "Pattern has %u groups. Cannot access group %lld", r->ngroups,
+                     (long long)g);
     size_t n, at = 0;
     const uint8_t *s = ex__str(args[0], i & m, &n);
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(r->md);
@@ -295,6 +301,11 @@ void ex__reg_regexp(void) {
       {"regexp_extract_all", 3, B, ex_type_array_varchar(), R_EXTRACT, k_extract_all},
   };
   for (size_t f = 0; f < sizeof fs / sizeof fs[0]; f++)
-    ex__reg(&(ex_func_t){.name = fs[f].name, .nparams = fs[f].np, .params = {V, V, fs[f].third},
-                         .ret = fs[f].ret, .kernel = fs[f].k, .init = rx_init, .op = fs[f].op});
+    ex__reg(&(ex_func_t){.name = fs[f].name,
+                         .nparams = fs[f].np,
+                         .params = {V, V, fs[f].third},
+                         .ret = fs[f].ret,
+                         .kernel = fs[f].k,
+                         .init = rx_init,
+                         .op = fs[f].op});
 }

@@ -10,9 +10,8 @@
  * there keeps the byte length); other scripts pass through unchanged.
  */
 #define _GNU_SOURCE /* memmem */
-#include <string.h>
-
 #include <openssl/evp.h>
+#include <string.h>
 
 #include "exec/ex_func_int.h"
 
@@ -185,7 +184,8 @@ static int k_map_chars(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *ar
       for (size_t j = 0; j < n;) {
         if (p[j] < 0x80) {
           uint8_t c = p[j++];
-          d[at++] = op == S_LOWER ? (c >= 'A' && c <= 'Z' ? c + 32 : c) : (c >= 'a' && c <= 'z' ? c - 32 : c);
+          d[at++] = op == S_LOWER ? (c >= 'A' && c <= 'Z' ? c + 32 : c)
+                                  : (c >= 'a' && c <= 'z' ? c - 32 : c);
           continue;
         }
         size_t s = j;
@@ -233,7 +233,12 @@ static int k_substr(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
   return FL_OK;
 }
 
-static bool is_ws(uint32_t c) { return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F); }
+/* Java's Character.isWhitespace, which Trino's trim uses: no-break spaces are not whitespace. */
+static bool is_ws(uint32_t c) {
+  if (c < 0x80) return c == ' ' || (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x1F);
+  return c == 0x1680 || (c >= 0x2000 && c <= 0x2006) || (c >= 0x2008 && c <= 0x200A) ||
+         c == 0x2028 || c == 0x2029 || c == 0x205F || c == 0x3000;
+}
 
 enum { T_BOTH, T_LEFT, T_RIGHT };
 static int k_trim(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
@@ -283,8 +288,8 @@ static int k_trim(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
   return FL_OK;
 }
 
-static int k_pad(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
-                 const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+static int k_pad(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                 ty_vec_t *out, fl_err_t *err) {
   const bool left = call->r.fn->op == 0;
   const uint32_t m = ex__m(args[0]), ms = ex__m(args[1]), mp = ex__m(args[2]);
   const int64_t *sv = TY_VEC_DATA(args[1], int64_t);
@@ -296,7 +301,8 @@ static int k_pad(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
     const uint8_t *p = ex__str(args[0], i & m, &n), *pad = ex__str(args[2], i & mp, &np);
     int64_t size = sv[i & ms];
     if (size < 0 || size > INT32_MAX)
-      return ex__err(err, "Target length must be in the range [0..%d]: %lld", INT32_MAX, (long long)size);
+      return ex__err(err, "Target length must be in the range [0..%d]: %lld", INT32_MAX,
+                     (long long)size);
     if (np == 0) return ex__err(err, "Padding string must not be empty");
     int64_t cps = utf8_len(p, n);
     if (cps >= size) {
@@ -381,13 +387,23 @@ static int k_strpos(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
     size_t n, ns;
     const uint8_t *p = ex__str(args[0], i & m, &n), *s = ex__str(args[1], i & ms, &ns);
     int64_t inst = has_inst ? TY_VEC_DATA(args[2], int64_t)[i & mi] : 1;
-    if (inst <= 0) return ex__err(err, "'instance' must be a positive number: %lld", (long long)inst);
-    size_t at = 0;
+    if (inst == 0) return ex__err(err, "'instance' must be a positive or negative number.");
     const uint8_t *hit = NULL;
-    for (int64_t k = 0; k < inst; k++) {
-      hit = find(p + at, n - at, s, ns);
-      if (!hit) break;
-      at = (size_t)(hit - p) + (ns ? ns : 1);
+    if (inst > 0) {
+      size_t at = 0;
+      for (int64_t k = 0; k < inst; k++) {
+        hit = find(p + at, n - at, s, ns);
+        if (!hit) break;
+        at = (size_t)(hit - p) + (ns ? ns : 1);
+      }
+    } else {
+      /* A negative instance counts occurrences from the end. */
+      int64_t left = -inst;
+      for (size_t end = n + 1; end-- > 0 && left > 0;) {
+        if (end + ns > n || (ns && memcmp(p + end, s, ns) != 0) || (end < n && is_cont(p[end])))
+          continue;
+        if (--left == 0) hit = p + end;
+      }
     }
     o[i] = hit ? utf8_len(p, (size_t)(hit - p)) + 1 : 0;
   }
@@ -476,8 +492,8 @@ static int k_split_part(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *a
   return FL_OK;
 }
 
-static int k_chr(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
-                 const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+static int k_chr(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                 ty_vec_t *out, fl_err_t *err) {
   const uint32_t m = ex__m(args[0]);
   ex_sw_t w = {0};
   ex__sw_init(&w, out);
@@ -529,7 +545,8 @@ static int k_bytes(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
       }
       case B_TO_HEX: {
         uint8_t *d = ex__sw_reserve(&w, i, n * 2);
-        for (size_t j = 0; j < n; j++) d[2 * j] = (uint8_t)hex[p[j] >> 4], d[2 * j + 1] = (uint8_t)hex[p[j] & 15];
+        for (size_t j = 0; j < n; j++)
+          d[2 * j] = (uint8_t)hex[p[j] >> 4], d[2 * j + 1] = (uint8_t)hex[p[j] & 15];
         ex__sw_commit(&w, i, n * 2);
         break;
       }
@@ -540,7 +557,10 @@ static int k_bytes(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
           int v[2];
           for (int k = 0; k < 2; k++) {
             uint8_t c = p[j + (size_t)k];
-            v[k] = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            v[k] = c >= '0' && c <= '9'   ? c - '0'
+                   : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                   : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                          : -1;
             if (v[k] < 0) return ex__err(err, "invalid hex character: %c", c);
           }
           d[j / 2] = (uint8_t)(v[0] << 4 | v[1]);
@@ -575,17 +595,27 @@ static int k_digest(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
 
 static void reg(const char *name, uint32_t np, ex_type_t a, ex_type_t b, ex_type_t c, ex_type_t ret,
                 ex_kernel_fn k, int op) {
-  ex__reg(&(ex_func_t){.name = name, .nparams = np, .params = {a, b, c}, .ret = ret, .kernel = k, .op = op});
+  ex__reg(&(ex_func_t){
+      .name = name, .nparams = np, .params = {a, b, c}, .ret = ret, .kernel = k, .op = op});
 }
 
 void ex__reg_string(void) {
   const ex_type_t V = EX_T(VARCHAR), B = EX_T(BIGINT), VB = EX_T(VARBINARY), N = EX_T(UNKNOWN);
-  ex__reg(&(ex_func_t){.name = "concat", .nparams = 1, .params = {V}, .ret = V, .kernel = k_concat,
+  ex__reg(&(ex_func_t){.name = "concat",
+                       .nparams = 1,
+                       .params = {V},
+                       .ret = V,
+                       .kernel = k_concat,
                        .flags = EX_FN_VARIADIC});
   ex__reg(&(ex_func_t){.name = "||", .nparams = 2, .params = {V, V}, .ret = V, .kernel = k_concat});
-  ex__reg(&(ex_func_t){.name = "concat", .nparams = 1, .params = {VB}, .ret = VB, .kernel = k_concat,
+  ex__reg(&(ex_func_t){.name = "concat",
+                       .nparams = 1,
+                       .params = {VB},
+                       .ret = VB,
+                       .kernel = k_concat,
                        .flags = EX_FN_VARIADIC});
-  ex__reg(&(ex_func_t){.name = "||", .nparams = 2, .params = {VB, VB}, .ret = VB, .kernel = k_concat});
+  ex__reg(
+      &(ex_func_t){.name = "||", .nparams = 2, .params = {VB, VB}, .ret = VB, .kernel = k_concat});
   reg("length", 1, V, N, N, B, k_length, 0);
   reg("length", 1, VB, N, N, B, k_length, 0);
   reg("lower", 1, V, N, N, V, k_map_chars, S_LOWER);

@@ -209,7 +209,8 @@ bool ex_type_common(const ex_type_t *a, const ex_type_t *b, ex_type_t *out) {
   int ta = temporal_rank(a->kind), tb = temporal_rank(b->kind);
   if (ta >= 0 && tb >= 0) {
     *out = ta >= tb ? *a : *b;
-    if (a->kind == EX_TIMESTAMPTZ && b->kind == EX_TIMESTAMPTZ && a->zone != b->zone) out->zone = NULL;
+    if (a->kind == EX_TIMESTAMPTZ && b->kind == EX_TIMESTAMPTZ && a->zone != b->zone)
+      out->zone = NULL;
     return true;
   }
   if (a->kind == EX_ARRAY && b->kind == EX_ARRAY) {

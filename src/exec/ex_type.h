@@ -34,33 +34,33 @@
 #include "base/tz.h"
 #include "types/type.h"
 
-#define EX_TYPE_MAP(X)                               \
-  X(UNKNOWN, "unknown")                              \
-  X(BOOLEAN, "boolean")                              \
-  X(TINYINT, "tinyint")                              \
-  X(SMALLINT, "smallint")                            \
-  X(INTEGER, "integer")                              \
-  X(BIGINT, "bigint")                                \
-  X(REAL, "real")                                    \
-  X(DOUBLE, "double")                                \
-  X(DECIMAL, "decimal")                              \
-  X(VARCHAR, "varchar")                              \
-  X(VARBINARY, "varbinary")                          \
-  X(DATE, "date")                                    \
-  X(TIME, "time")                                    \
-  X(TIMESTAMP, "timestamp")                          \
-  X(TIMESTAMPTZ, "timestamp with time zone")         \
-  X(INTERVAL_DS, "interval day to second")           \
-  X(INTERVAL_YM, "interval year to month")           \
-  X(UUID, "uuid")                                    \
-  X(ARRAY, "array")                                  \
+#define EX_TYPE_MAP(X)                       \
+  X(UNKNOWN, "unknown")                      \
+  X(BOOLEAN, "boolean")                      \
+  X(TINYINT, "tinyint")                      \
+  X(SMALLINT, "smallint")                    \
+  X(INTEGER, "integer")                      \
+  X(BIGINT, "bigint")                        \
+  X(REAL, "real")                            \
+  X(DOUBLE, "double")                        \
+  X(DECIMAL, "decimal")                      \
+  X(VARCHAR, "varchar")                      \
+  X(VARBINARY, "varbinary")                  \
+  X(DATE, "date")                            \
+  X(TIME, "time")                            \
+  X(TIMESTAMP, "timestamp")                  \
+  X(TIMESTAMPTZ, "timestamp with time zone") \
+  X(INTERVAL_DS, "interval day to second")   \
+  X(INTERVAL_YM, "interval year to month")   \
+  X(UUID, "uuid")                            \
+  X(ARRAY, "array")                          \
   X(ANY, "T") /* signatures only: a type variable */
 
 typedef enum ex_tkind {
 #define EX__TKIND_ENUM(name, text) EX_##name,
   EX_TYPE_MAP(EX__TKIND_ENUM)
 #undef EX__TKIND_ENUM
-  EX_TKIND_COUNT
+      EX_TKIND_COUNT
 } ex_tkind_t;
 
 typedef struct ex_type {

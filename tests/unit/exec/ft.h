@@ -39,7 +39,7 @@ static inline int ft__parse_types(const char *spec, ex_type_t *types, fl_err_t *
 
 /* Column c of the rows (nrows rows of ncols cells) as a vector of type t. */
 static inline int ft__column(ex_ctx_t *ctx, const ex_type_t *t, int nrows, int ncols, int c,
-                      const char *const *cells, ty_vec_t **out, fl_err_t *err) {
+                             const char *const *cells, ty_vec_t **out, fl_err_t *err) {
   ty_vec_t *text = ty_vec_new(ty_primitive(TY_STRING), (uint32_t)nrows);
   for (int r = 0; r < nrows; r++) {
     const char *s = cells[r * ncols + c];
@@ -65,7 +65,8 @@ static inline int ft__column(ex_ctx_t *ctx, const ex_type_t *t, int nrows, int n
   return FL_OK;
 }
 
-static inline void ft__text(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint32_t i, char *dst, size_t cap) {
+static inline void ft__text(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint32_t i,
+                            char *dst, size_t cap) {
   if (ty_vec_is_null(v, i)) {
     snprintf(dst, cap, "NULL");
     return;
@@ -80,7 +81,8 @@ static inline void ft__text(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v
       if (ty_vec_is_null(c, (uint32_t)e))
         at += (size_t)snprintf(dst + at, cap - at, "%sNULL", e > v->offsets[i] ? "," : "");
       else
-        at += (size_t)snprintf(dst + at, cap - at, "%s%.*s", e > v->offsets[i] ? "," : "", (int)n, (const char *)p);
+        at += (size_t)snprintf(dst + at, cap - at, "%s%.*s", e > v->offsets[i] ? "," : "", (int)n,
+                               (const char *)p);
     }
     if (at < cap) snprintf(dst + at, cap - at, "]");
     return;
@@ -95,7 +97,8 @@ static inline void ft__text(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v
     size_t n;
     const uint8_t *p = ty_vec_get_bytes(one, 0, &n);
     size_t at = 0;
-    for (size_t k = 0; k < n && at + 3 < cap; k++) at += (size_t)snprintf(dst + at, cap - at, "%02x", p[k]);
+    for (size_t k = 0; k < n && at + 3 < cap; k++)
+      at += (size_t)snprintf(dst + at, cap - at, "%02x", p[k]);
     dst[at] = 0;
   } else if (ex_cast_eval(ctx, t, &vt, false, one, &r, text, &err) == FL_OK) {
     size_t n;
@@ -112,8 +115,9 @@ static inline void ft__text(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v
  * The general form: const_cols is a bit mask of columns given as one row
  * (cells[c] for those) that act as constants for all nrows rows.
  */
-static inline const char *ft_eval_ex(const char *fn, const char *types_spec, int nrows, const char *const *cells,
-                              const uint32_t *sel, uint32_t nsel, unsigned const_cols, ex_type_t *ret) {
+static inline const char *ft_eval_ex(const char *fn, const char *types_spec, int nrows,
+                                     const char *const *cells, const uint32_t *sel, uint32_t nsel,
+                                     unsigned const_cols, ex_type_t *ret) {
   fl_err_t err;
   fl_err_clear(&err);
   ex_type_t types[EX_MAX_ARGS];
@@ -140,7 +144,8 @@ static inline const char *ft_eval_ex(const char *fn, const char *types_spec, int
         rc = ex_cast_eval(&ctx, &types[0], &rt, is_try, cols[0], &rows, out, &err);
       }
     } else {
-      rc = ex_func_eval(&ctx, fn, types, (const ty_vec_t *const *)cols, (size_t)n, &rows, &out, &rt, &err);
+      rc = ex_func_eval(&ctx, fn, types, (const ty_vec_t *const *)cols, (size_t)n, &rows, &out, &rt,
+                        &err);
     }
   }
   if (rc != FL_OK) {
@@ -162,13 +167,15 @@ static inline const char *ft_eval_ex(const char *fn, const char *types_spec, int
   return ft_result;
 }
 
-static inline const char *ft_eval(const char *fn, const char *types, int nrows, const char *const *cells) {
+static inline const char *ft_eval(const char *fn, const char *types, int nrows,
+                                  const char *const *cells) {
   return ft_eval_ex(fn, types, nrows, cells, NULL, 0, 0, NULL);
 }
 
 /* One row: ft1("+", "bigint;bigint", "1", "2"). */
 #define FT1(fn, types, ...) ft_eval((fn), (types), 1, (const char *const[]){__VA_ARGS__})
-#define FTN(fn, types, nrows, ...) ft_eval((fn), (types), (nrows), (const char *const[]){__VA_ARGS__})
+#define FTN(fn, types, nrows, ...) \
+  ft_eval((fn), (types), (nrows), (const char *const[]){__VA_ARGS__})
 
 /* The resolved result type of fn(types), as text, or "ERR:...". */
 static inline const char *ft_resolve(const char *fn, const char *types_spec) {

@@ -13,7 +13,7 @@
  * strings in Trino's text form for every other type (decimals "1.25",
  * dates "2024-01-02", timestamps "2024-01-02 03:04:05.123456", varbinary
  * as hex), which the tool casts from varchar; intervals are JSON integers
- * (micros or months). null is NULL.
+ * (micros or months), arrays JSON lists of strings. null is NULL.
  *
  * Answer: {"type": "bigint", "results": [{"v": "3"}, {"v": null}, {"error": "..."}]}
  * with every value as Trino's CAST(... AS varchar) text (arrays as JSON
@@ -52,7 +52,8 @@ static int build_column(ex_ctx_t *ctx, const ex_type_t *t, json_t *rows, size_t 
   ty_vec_t *v = ty_vec_new(st, (uint32_t)(n ? n : 1));
   bool via_text = !(t->kind == EX_BOOLEAN || ex_type_is_integral(t->kind) || t->kind == EX_REAL ||
                     t->kind == EX_DOUBLE || t->kind == EX_VARCHAR || t->kind == EX_UNKNOWN ||
-                    t->kind == EX_INTERVAL_DS || t->kind == EX_INTERVAL_YM || t->kind == EX_VARBINARY);
+                    t->kind == EX_INTERVAL_DS || t->kind == EX_INTERVAL_YM ||
+                    t->kind == EX_VARBINARY || t->kind == EX_ARRAY);
   ty_vec_t *text = via_text ? ty_vec_new(ty_primitive(TY_STRING), (uint32_t)(n ? n : 1)) : NULL;
   for (size_t r = 0; r < n; r++) {
     json_t *cell = json_array_get(json_array_get(rows, r), c);
@@ -88,7 +89,10 @@ static int build_column(ex_ctx_t *ctx, const ex_type_t *t, json_t *rows, size_t 
         double d;
         if (json_is_string(cell)) {
           const char *s = json_string_value(cell);
-          d = !strcmp(s, "NaN") ? NAN : !strcmp(s, "Infinity") ? INFINITY : !strcmp(s, "-Infinity") ? -INFINITY : strtod(s, NULL);
+          d = !strcmp(s, "NaN")         ? NAN
+              : !strcmp(s, "Infinity")  ? INFINITY
+              : !strcmp(s, "-Infinity") ? -INFINITY
+                                        : strtod(s, NULL);
         } else if (json_is_number(cell)) {
           d = json_number_value(cell);
         } else {
@@ -104,6 +108,21 @@ static int build_column(ex_ctx_t *ctx, const ex_type_t *t, json_t *rows, size_t 
         if (!json_is_string(cell)) goto bad;
         ty_vec_append_bytes(v, json_string_value(cell), json_string_length(cell));
         break;
+      case EX_ARRAY: {
+        /* A JSON list of strings and nulls. */
+        if (!json_is_array(cell)) goto bad;
+        for (size_t e = 0; e < json_array_size(cell); e++) {
+          json_t *x = json_array_get(cell, e);
+          if (json_is_null(x))
+            ty_vec_append_null(v->children[0]);
+          else if (json_is_string(x))
+            ty_vec_append_bytes(v->children[0], json_string_value(x), json_string_length(x));
+          else
+            goto bad;
+        }
+        ty_vec_append_list_end(v);
+        break;
+      }
       case EX_VARBINARY: {
         if (!json_is_string(cell)) goto bad;
         size_t len = json_string_length(cell), bn;
@@ -122,7 +141,8 @@ static int build_column(ex_ctx_t *ctx, const ex_type_t *t, json_t *rows, size_t 
   bad:
     ty_vec_free(v);
     ty_vec_free(text);
-    return fl_err_set(err, FL_EINVALID, "row %zu column %zu: bad cell for %s", r, c, ex_type_str(t));
+    return fl_err_set(err, FL_EINVALID, "row %zu column %zu: bad cell for %s", r, c,
+                      ex_type_str(t));
   }
   if (via_text) {
     ex_rows_t rows_all = {.nrows = (uint32_t)n, .n = (uint32_t)n};
@@ -223,7 +243,8 @@ static json_t *serve(json_t *req) {
   json_t *answer = NULL;
   for (size_t a = 0; a < nargs; a++) {
     const char *ts = json_string_value(json_array_get(jtypes, a));
-    if (!ts || ex_type_parse(ts, &types[a], &err) || build_column(&ctx, &types[a], rows, a, &cols[a], &err)) {
+    if (!ts || ex_type_parse(ts, &types[a], &err) ||
+        build_column(&ctx, &types[a], rows, a, &cols[a], &err)) {
       answer = json_pack("{s:s}", "error", err.msg);
       goto done;
     }
@@ -234,7 +255,8 @@ static json_t *serve(json_t *req) {
   json_t *results = json_array();
   int rc = run(&ctx, fn, types, cols, nargs, &all, &out, &rt, &err);
   if (rc == FL_OK) {
-    for (uint32_t i = 0; i < n; i++) json_array_append_new(results, json_pack("{s:o}", "v", value_json(&ctx, &rt, out, i)));
+    for (uint32_t i = 0; i < n; i++)
+      json_array_append_new(results, json_pack("{s:o}", "v", value_json(&ctx, &rt, out, i)));
   } else if (!out) {
     json_decref(results);
     answer = json_pack("{s:s}", "error", err.msg);

@@ -32,12 +32,14 @@ TEST(compare_double_nan) {
   CHECK_STR(FTN("=", "double;double", 3, "NaN", "NaN", "0", "-0", "1", "NaN"), "false|true|false");
   CHECK_STR(FTN("<>", "double;double", 2, "NaN", "NaN", "1", "1"), "true|false");
   CHECK_STR(FTN("<", "double;double", 2, "NaN", "1", "1", "NaN"), "false|false");
-  CHECK_STR(FTN("is_distinct_from", "double;double", 3, "NaN", "NaN", "0", "-0", "NaN", "1"), "false|false|true");
+  CHECK_STR(FTN("is_distinct_from", "double;double", 3, "NaN", "NaN", "0", "-0", "NaN", "1"),
+            "false|false|true");
 }
 
 TEST(compare_temporal) {
   CHECK_STR(FT1("<", "date;date", "2020-01-01", "2020-01-02"), "true");
-  CHECK_STR(FT1("<", "timestamp;timestamp", "1969-12-31 23:59:59.999999", "1970-01-01 00:00:00"), "true");
+  CHECK_STR(FT1("<", "timestamp;timestamp", "1969-12-31 23:59:59.999999", "1970-01-01 00:00:00"),
+            "true");
   CHECK_STR(FT1("=", "date;timestamp", "2020-01-01", "2020-01-01 00:00:00"), "true");
   CHECK_STR(FT1("<", "date;timestamp", "2020-01-01", "2020-01-01 00:00:00.000001"), "true");
   CHECK_STR(FT1("=", "timestamp with time zone;timestamp with time zone", "2026-01-01 00:00:00 UTC",
@@ -52,17 +54,20 @@ TEST(distinct_and_between) {
             "false|true|true|false");
   CHECK_STR(FTN("is_not_distinct_from", "varchar;varchar", 2, NULL, NULL, "a", "b"), "true|false");
   CHECK_STR(FTN("=", "bigint;bigint", 2, NULL, "1", "1", "1"), "NULL|true");
-  CHECK_STR(FTN("between", "integer;integer;integer", 4, "5", "1", "10", "0", "1", "10", "10", "1", "10", NULL, "1", "2"),
+  CHECK_STR(FTN("between", "integer;integer;integer", 4, "5", "1", "10", "0", "1", "10", "10", "1",
+                "10", NULL, "1", "2"),
             "true|false|true|NULL");
   CHECK_STR(FT1("between", "varchar;varchar;varchar", "m", "a", "z"), "true");
 }
 
 TEST(three_valued_logic) {
   /* Rows: all 9 combinations of TRUE, FALSE, NULL. */
-  const char *cells[] = {"true", "true", "true", "false", "true", NULL, "false", "true", "false", "false",
-                         "false", NULL, NULL, "true", NULL, "false", NULL, NULL};
-  CHECK_STR(ft_eval("and", "boolean;boolean", 9, cells), "true|false|NULL|false|false|false|NULL|false|NULL");
-  CHECK_STR(ft_eval("or", "boolean;boolean", 9, cells), "true|true|true|true|false|NULL|true|NULL|NULL");
+  const char *cells[] = {"true",  "true",  "true", "false", "true", NULL, "false", "true", "false",
+                         "false", "false", NULL,   NULL,    "true", NULL, "false", NULL,   NULL};
+  CHECK_STR(ft_eval("and", "boolean;boolean", 9, cells),
+            "true|false|NULL|false|false|false|NULL|false|NULL");
+  CHECK_STR(ft_eval("or", "boolean;boolean", 9, cells),
+            "true|true|true|true|false|NULL|true|NULL|NULL");
   CHECK_STR(FTN("not", "boolean", 3, "true", "false", NULL), "false|true|NULL");
   CHECK_STR(FTN("is_null", "bigint", 2, NULL, "1"), "true|false");
   CHECK_STR(FTN("is_not_null", "varchar", 2, NULL, ""), "false|true");
@@ -73,7 +78,8 @@ TEST(three_valued_logic) {
 
 TEST(compare_with_selection) {
   const char *cells[] = {"1", "2", "3", "3", "5", "4"};
-  CHECK_STR(ft_eval_ex("<", "bigint;bigint", 3, cells, (const uint32_t[]){1, 2}, 2, 0, NULL), "NULL|false|false");
+  CHECK_STR(ft_eval_ex("<", "bigint;bigint", 3, cells, (const uint32_t[]){1, 2}, 2, 0, NULL),
+            "NULL|false|false");
   const char *k[] = {"b", "b", "a", NULL, "c", NULL};
   CHECK_STR(ft_eval_ex("=", "varchar;varchar", 3, k, NULL, 0, 2u, NULL), "true|false|false");
 }

@@ -7,10 +7,14 @@
 #include "test.h"
 
 TEST(eager_kernels) {
-  CHECK_STR(FTN("coalesce", "integer;bigint;bigint", 3, NULL, "2", "3", NULL, NULL, "3", NULL, NULL, NULL), "2|3|NULL");
+  CHECK_STR(FTN("coalesce", "integer;bigint;bigint", 3, NULL, "2", "3", NULL, NULL, "3", NULL, NULL,
+                NULL),
+            "2|3|NULL");
   CHECK_STR(FTN("coalesce", "varchar;varchar", 2, "a", "b", NULL, "b"), "a|b");
   CHECK_STR(FT1("coalesce", "unknown;decimal(3,1)", NULL, "1.5"), "1.5");
-  CHECK_STR(FTN("if", "boolean;integer;integer", 3, "true", "1", "2", NULL, "1", "2", "false", "1", "2"), "1|2|2");
+  CHECK_STR(
+      FTN("if", "boolean;integer;integer", 3, "true", "1", "2", NULL, "1", "2", "false", "1", "2"),
+      "1|2|2");
   CHECK_STR(FT1("if", "boolean;varchar", "false", "x"), "NULL");
   CHECK_STR(FT1("if", "boolean;varchar;unknown", "false", "x", NULL), "NULL");
   CHECK_STR(FTN("nullif", "integer;integer", 3, "1", "1", "1", "2", NULL, "1"), "NULL|1|NULL");

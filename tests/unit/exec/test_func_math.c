@@ -11,8 +11,10 @@ static const char *const none[] = {NULL};
 TEST(abs_sign) {
   CHECK_STR(FTN("abs", "bigint", 3, "-5", "0", "7"), "5|0|7");
   CHECK_STR(FT1("abs", "tinyint", "-128"), "ERR:Value -128 is out of range for abs()");
-  CHECK_STR(FT1("abs", "bigint", "-9223372036854775808"), "ERR:Value -9223372036854775808 is out of range for abs()");
-  CHECK_STR(FT1("abs", "decimal(38,2)", "-999999999999999999999999999999999999.99"), "999999999999999999999999999999999999.99");
+  CHECK_STR(FT1("abs", "bigint", "-9223372036854775808"),
+            "ERR:Value -9223372036854775808 is out of range for abs()");
+  CHECK_STR(FT1("abs", "decimal(38,2)", "-999999999999999999999999999999999999.99"),
+            "999999999999999999999999999999999999.99");
   CHECK_STR(FTN("abs", "double", 2, "-0", "-Infinity"), "0E0|Infinity");
   CHECK_STR(FTN("sign", "integer", 3, "-5", "0", "9"), "-1|0|1");
   CHECK_STR(FT1("sign", "decimal(5,2)", "-2.50"), "-1");
@@ -23,17 +25,24 @@ TEST(ceil_floor_round_truncate) {
   CHECK_STR(FTN("ceil", "double", 3, "-1.5", "1.2", "2"), "-1.0E0|2.0E0|2.0E0");
   CHECK_STR(FTN("floor", "double", 2, "-1.5", "1.7"), "-2.0E0|1.0E0");
   ex_type_t rt;
-  CHECK_STR(ft_eval_ex("floor", "decimal(3,1)", 3, (const char *const[]){"-1.5", "1.5", "-1.0"}, NULL, 0, 0, &rt), "-2|1|-1");
+  CHECK_STR(ft_eval_ex("floor", "decimal(3,1)", 3, (const char *const[]){"-1.5", "1.5", "-1.0"},
+                       NULL, 0, 0, &rt),
+            "-2|1|-1");
   CHECK_STR(ex_type_str(&rt), "decimal(3,0)");
   CHECK_STR(FTN("ceiling", "decimal(3,1)", 2, "-1.5", "1.1"), "-1|2");
-  CHECK_STR(FTN("round", "double", 4, "2.5", "-2.5", "0.49999999999999994", "-0.5"), "3.0E0|-3.0E0|0E0|-1.0E0");
+  CHECK_STR(FTN("round", "double", 4, "2.5", "-2.5", "0.49999999999999994", "-0.5"),
+            "3.0E0|-3.0E0|0E0|-1.0E0");
   CHECK_STR(FTN("round", "decimal(10,3)", 3, "2.345", "-2.5", "0.499"), "2|-3|0");
-  CHECK_STR(FTN("round", "decimal(4,3);bigint", 3, "2.345", "2", "-2.345", "2", "2.344", "2"), "2.350|-2.350|2.340");
+  CHECK_STR(FTN("round", "decimal(4,3);bigint", 3, "2.345", "2", "-2.345", "2", "2.344", "2"),
+            "2.350|-2.350|2.340");
   CHECK_STR(FT1("round", "decimal(38,0);bigint", "99999999999999999999999999999999999999", "-1"),
             "ERR:Decimal overflow in round()");
-  CHECK_STR(FTN("round", "integer;bigint", 4, "1234", "-2", "1250", "-2", "-1250", "-2", "5", "1"), "1200|1300|-1300|5");
-  CHECK_STR(FT1("round", "tinyint;bigint", "125", "-1"), "ERR:tinyint round overflow: round(125, -1)");
-  CHECK_STR(FTN("round", "double;bigint", 3, "2.567", "2", "-2.5", "0", "1234.5", "-2"), "2.57E0|-3.0E0|1.2E3");
+  CHECK_STR(FTN("round", "integer;bigint", 4, "1234", "-2", "1250", "-2", "-1250", "-2", "5", "1"),
+            "1200|1300|-1300|5");
+  CHECK_STR(FT1("round", "tinyint;bigint", "125", "-1"),
+            "ERR:tinyint round overflow: round(125, -1)");
+  CHECK_STR(FTN("round", "double;bigint", 3, "2.567", "2", "-2.5", "0", "1234.5", "-2"),
+            "2.57E0|-3.0E0|1.2E3");
   CHECK_STR(FTN("truncate", "double", 2, "-2.7", "2.7"), "-2.0E0|2.0E0");
   CHECK_STR(FTN("truncate", "decimal(4,2)", 2, "-2.79", "2.79"), "-2|2");
   CHECK_STR(FT1("round", "bigint", "-7"), "-7");
@@ -80,5 +89,6 @@ TEST(greatest_least) {
   CHECK_STR(FT1("greatest", "varchar;varchar;varchar", "apple", "pear", "fig"), "pear");
   CHECK_STR(FT1("least", "decimal(3,1);decimal(4,2)", "1.5", "1.49"), "1.49");
   CHECK_STR(FT1("greatest", "date;date", "2020-01-01", "1969-01-01"), "2020-01-01");
-  CHECK_STR(FT1("greatest", "double;double", "NaN", "1"), "ERR:Invalid argument to greatest(): NaN");
+  CHECK_STR(FT1("greatest", "double;double", "NaN", "1"),
+            "ERR:Invalid argument to greatest(): NaN");
 }

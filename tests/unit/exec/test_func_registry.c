@@ -18,19 +18,26 @@ TEST(resolve_integer_widening) {
 }
 
 TEST(resolve_decimal_result_types) {
-  CHECK_STR(ft_resolve("+", "bigint;decimal(10,2)"), "decimal(22,2) <- decimal(19,0) decimal(10,2)");
-  CHECK_STR(ft_resolve("+", "decimal(38,0);decimal(38,10)"), "decimal(38,10) <- decimal(38,0) decimal(38,10)");
-  CHECK_STR(ft_resolve("-", "decimal(5,2);decimal(7,4)"), "decimal(8,4) <- decimal(5,2) decimal(7,4)");
-  CHECK_STR(ft_resolve("*", "decimal(20,5);decimal(20,5)"), "decimal(38,10) <- decimal(20,5) decimal(20,5)");
+  CHECK_STR(ft_resolve("+", "bigint;decimal(10,2)"),
+            "decimal(22,2) <- decimal(19,0) decimal(10,2)");
+  CHECK_STR(ft_resolve("+", "decimal(38,0);decimal(38,10)"),
+            "decimal(38,10) <- decimal(38,0) decimal(38,10)");
+  CHECK_STR(ft_resolve("-", "decimal(5,2);decimal(7,4)"),
+            "decimal(8,4) <- decimal(5,2) decimal(7,4)");
+  CHECK_STR(ft_resolve("*", "decimal(20,5);decimal(20,5)"),
+            "decimal(38,10) <- decimal(20,5) decimal(20,5)");
   CHECK_STR(ft_resolve("*", "decimal(3,1);integer"), "decimal(13,1) <- decimal(3,1) decimal(10,0)");
-  CHECK_STR(ft_resolve("/", "decimal(10,2);decimal(5,3)"), "decimal(14,3) <- decimal(10,2) decimal(5,3)");
-  CHECK_STR(ft_resolve("%", "decimal(10,2);decimal(5,3)"), "decimal(5,3) <- decimal(10,2) decimal(5,3)");
+  CHECK_STR(ft_resolve("/", "decimal(10,2);decimal(5,3)"),
+            "decimal(14,3) <- decimal(10,2) decimal(5,3)");
+  CHECK_STR(ft_resolve("%", "decimal(10,2);decimal(5,3)"),
+            "decimal(5,3) <- decimal(10,2) decimal(5,3)");
   CHECK_STR(ft_resolve("round", "decimal(10,3)"), "decimal(8,0) <- decimal(10,3)");
   CHECK_STR(ft_resolve("truncate", "decimal(10,3)"), "decimal(7,0) <- decimal(10,3)");
   CHECK_STR(ft_resolve("abs", "decimal(10,3)"), "decimal(10,3) <- decimal(10,3)");
   CHECK_STR(ft_resolve("+", "decimal(10,2);double"), "double <- double double");
   CHECK_STR(ft_resolve("+", "decimal(10,2);real"), "real <- real real");
-  CHECK(strncmp(ft_resolve("*", "decimal(38,20);decimal(38,20)"), "ERR:DECIMAL scale must be", 25) == 0);
+  CHECK(strncmp(ft_resolve("*", "decimal(38,20);decimal(38,20)"), "ERR:DECIMAL scale must be",
+                25) == 0);
 }
 
 TEST(resolve_type_variables) {
@@ -39,10 +46,12 @@ TEST(resolve_type_variables) {
             "boolean <- timestamp(6) with time zone timestamp(6) with time zone");
   /* Decimals keep their own scale for comparison; integers become decimals. */
   CHECK_STR(ft_resolve("=", "integer;decimal(5,2)"), "boolean <- decimal(10,0) decimal(5,2)");
-  CHECK_STR(ft_resolve("<", "decimal(38,0);decimal(38,37)"), "boolean <- decimal(38,0) decimal(38,37)");
+  CHECK_STR(ft_resolve("<", "decimal(38,0);decimal(38,37)"),
+            "boolean <- decimal(38,0) decimal(38,37)");
   CHECK_STR(ft_resolve("coalesce", "integer;bigint;unknown"), "bigint <- bigint bigint bigint");
   CHECK_STR(ft_resolve("greatest", "integer;double"), "double <- double double");
-  CHECK_STR(ft_resolve("coalesce", "decimal(5,2);decimal(7,1)"), "decimal(8,2) <- decimal(8,2) decimal(8,2)");
+  CHECK_STR(ft_resolve("coalesce", "decimal(5,2);decimal(7,1)"),
+            "decimal(8,2) <- decimal(8,2) decimal(8,2)");
   CHECK_STR(ft_resolve("if", "boolean;varchar;unknown"), "varchar <- boolean varchar varchar");
   CHECK_STR(ft_resolve("concat", "varchar;varchar;varchar"), "varchar <- varchar varchar varchar");
   CHECK_STR(ft_resolve("and", "boolean;boolean;unknown"), "boolean <- boolean boolean boolean");
@@ -51,9 +60,12 @@ TEST(resolve_type_variables) {
 TEST(resolve_temporal) {
   CHECK_STR(ft_resolve("date_add", "varchar;integer;date"), "date <- varchar bigint date");
   CHECK_STR(ft_resolve("+", "date;interval day to second"), "date <- date interval day to second");
-  CHECK_STR(ft_resolve("+", "interval year to month;timestamp"), "timestamp(6) <- interval year to month timestamp(6)");
-  CHECK_STR(ft_resolve("-", "timestamp;timestamp"), "interval day to second <- timestamp(6) timestamp(6)");
-  CHECK_STR(ft_resolve("year", "timestamp with time zone"), "bigint <- timestamp(6) with time zone");
+  CHECK_STR(ft_resolve("+", "interval year to month;timestamp"),
+            "timestamp(6) <- interval year to month timestamp(6)");
+  CHECK_STR(ft_resolve("-", "timestamp;timestamp"),
+            "interval day to second <- timestamp(6) timestamp(6)");
+  CHECK_STR(ft_resolve("year", "timestamp with time zone"),
+            "bigint <- timestamp(6) with time zone");
   CHECK_STR(ft_resolve("to_unixtime", "timestamp"), "double <- timestamp(6) with time zone");
 }
 
@@ -63,9 +75,12 @@ TEST(resolve_errors) {
   CHECK_STR(ft_resolve("=", "varchar;bigint"), "ERR:Cannot apply operator: varchar = bigint");
   CHECK_STR(ft_resolve("nosuch", "integer"), "ERR:Function 'nosuch' not registered");
   const char *r = ft_resolve("abs", "varchar");
-  CHECK(strncmp(r, "ERR:Unexpected parameters (varchar) for function abs. Expected: abs(tinyint)", 75) == 0);
-  CHECK(strncmp(ft_resolve("substr", "varchar"), "ERR:Unexpected parameters (varchar) for function substr", 55) == 0);
-  CHECK(strncmp(ft_resolve("=", "array(varchar);array(varchar)"), "ERR:Cannot apply operator", 25) == 0);
+  CHECK(strncmp(r, "ERR:Unexpected parameters (varchar) for function abs. Expected: abs(tinyint)",
+                75) == 0);
+  CHECK(strncmp(ft_resolve("substr", "varchar"),
+                "ERR:Unexpected parameters (varchar) for function substr", 55) == 0);
+  CHECK(strncmp(ft_resolve("=", "array(varchar);array(varchar)"), "ERR:Cannot apply operator",
+                25) == 0);
   /* Narrowing is never implicit. */
   CHECK(strncmp(ft_resolve("chr", "double"), "ERR:Unexpected parameters (double)", 34) == 0);
   CHECK_STR(ft_resolve("ABS", "bigint"), "bigint <- bigint");
@@ -110,4 +125,29 @@ TEST(registry_is_complete) {
   CHECK(ex_func_exists("regexp_like"));
   CHECK(ex_func_exists("DATE_TRUNC"));
   CHECK(!ex_func_exists("no_such_function"));
+}
+
+/* docs/functions.md names every registered function. */
+TEST(every_function_is_documented) {
+  FILE *f = fopen("docs/functions.md", "rb");
+  CHECK(f != NULL);
+  static char doc[1 << 17];
+  size_t n = fread(doc, 1, sizeof doc - 1, f);
+  fclose(f);
+  doc[n] = 0;
+  size_t nf;
+  const ex_func_t *fs = ex_func_list(&nf);
+  for (size_t i = 0; i < nf; i++) {
+    const char *name = fs[i].name;
+    size_t len = strlen(name);
+    bool found = false;
+    for (const char *p = strstr(doc, name); p && !found; p = strstr(p + 1, name)) {
+      char before = p > doc ? p[-1] : ' ', after = p[len];
+      bool ident = (name[0] >= 'a' && name[0] <= 'z');
+      found = !ident ||
+              (!(before == '_' || (before >= 'a' && before <= 'z')) &&
+               !(after == '_' || (after >= 'a' && after <= 'z') || (after >= '0' && after <= '9')));
+    }
+    if (!found) t_fail(__FILE__, __LINE__, "%s is not in docs/functions.md", name);
+  }
 }
