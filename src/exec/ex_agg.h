@@ -56,7 +56,9 @@ typedef struct ex_agg_fn {
   void (*destroy)(ex_agg_t *a, uint8_t *st);
 } ex_agg_fn_t;
 
-/* A bound aggregate: the function, its types and constant parameters. */
+/* A bound aggregate: the function, its types and constant parameters. It
+ * also counts the heap its states hold, so each operator (and each worker
+ * thread) binds its own. */
 struct ex_agg {
   const ex_agg_fn_t *fn;
   const char *name;     /* as called: "stddev", "every" */

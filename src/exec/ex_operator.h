@@ -54,10 +54,10 @@ void ex_mem_release(ex_mem_t *m, size_t n);
  * spill_dir NULL means $TMPDIR, else /tmp; each spilling operator makes its
  * own private directory below it and removes it when destroyed.
  */
-typedef struct ex_qctx {
+typedef struct ex_opctx {
   ex_mem_t *mem;
   const char *spill_dir;
-} ex_qctx_t;
+} ex_opctx_t;
 
 typedef struct ex_op ex_op_t;
 

@@ -21,7 +21,7 @@ struct ex_query {
   fl_arena_t *a;
   ex_ctx_t ectx;
   ex_mem_t mem;
-  ex_qctx_t qctx;
+  ex_opctx_t qctx;
   bool stop;
   ex_op_t **ops;
   uint32_t nops, ops_cap;
@@ -178,7 +178,7 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   q->plan = p;
   ex_ctx_init(&q->ectx, a, o ? o->zone : NULL, o ? o->now_us : -1);
   ex_mem_init(&q->mem, o ? o->mem_limit : 0);
-  q->qctx = (ex_qctx_t){.mem = &q->mem, .spill_dir = o ? o->spill_dir : NULL};
+  q->qctx = (ex_opctx_t){.mem = &q->mem, .spill_dir = o ? o->spill_dir : NULL};
   q->types = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *q->types);
   for (uint32_t i = 0; i < p->ncols; i++) q->types[i] = ex_type_of(&p->cols[i].type, a);
   q->sink = ex_sink_new(schema_of(q, p));

@@ -60,7 +60,7 @@ enum { ST_BUILDING, ST_MERGING, ST_FINISHED };
 
 typedef struct hash_agg {
   ex_op_t op;
-  ex_qctx_t *ctx;
+  ex_opctx_t *ctx;
   int state;
   const ty_schema_t *in;
   uint32_t nkeys, nsets, naggs, ntable_keys;
@@ -527,7 +527,7 @@ static const ex_op_vt_t hash_agg_vt = {
     .destroy = agg_destroy,
 };
 
-int ex_hash_agg_new(ex_qctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *o, ex_op_t *next,
+int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *o, ex_op_t *next,
                     ex_op_t **out, fl_err_t *err) {
   const ty_schema_t *in = o->in_schema;
   uint32_t ncols = in->root.nfields;

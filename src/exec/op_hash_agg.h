@@ -50,8 +50,8 @@ typedef struct ex_hash_agg_stats {
  * aggregate. Types and the output schema are allocated in arena, which
  * must outlive the operator. Fails when a column index or type is wrong.
  */
-int ex_hash_agg_new(ex_qctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *opts, ex_op_t *next,
-                    ex_op_t **out, fl_err_t *err);
+int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *opts,
+                    ex_op_t *next, ex_op_t **out, fl_err_t *err);
 const ex_hash_agg_stats_t *ex_hash_agg_stats(const ex_op_t *op);
 
 #endif

@@ -34,7 +34,7 @@ enum { ST_COLLECTING, ST_MERGING, ST_FINISHED };
 
 typedef struct sort_op {
   ex_op_t op;
-  ex_qctx_t *ctx;
+  ex_opctx_t *ctx;
   const ty_schema_t *schema;
   ex_sortkey_t *key;
   fl_arena_t *arena;
@@ -42,8 +42,8 @@ typedef struct sort_op {
   /* The in-memory run. */
   ty_batch_t **batches;
   uint32_t nbatches, batches_cap;
-  uint32_t *row_batch, *row_index; /* per held row */
-  uint64_t *koff;                  /* key offsets, nrows + 1 */
+  uint64_t *batch_first; /* per held batch: number of its first row */
+  uint64_t *koff;        /* key offsets, nrows + 1 */
   uint64_t nrows, rows_cap;
   fl_buf_t keys;
   size_t reserved;
@@ -58,16 +58,21 @@ typedef struct sort_op {
 
 /* A row to sort: the first 8 key bytes as a big-endian integer, so most
  * comparisons are one integer compare on memory that is sorted along with
- * it, and the row number for the rest of the key. */
+ * it, and where the row is for the rest of the key and for emitting. */
 typedef struct sort_ent {
   uint64_t prefix;
-  uint32_t row;
+  uint32_t batch, index; /* where the row is held */
 } sort_ent_t;
+
+static inline uint64_t ent_row(const sort_op_t *s, const sort_ent_t *e) {
+  return s->batch_first[e->batch] + e->index;
+}
 
 static inline int ent_cmp(const sort_op_t *s, const sort_ent_t *x, const sort_ent_t *y) {
   if (x->prefix != y->prefix) return x->prefix < y->prefix ? -1 : 1;
-  uint64_t xo = s->koff[x->row], yo = s->koff[y->row];
-  size_t nx = s->koff[x->row + 1] - xo, ny = s->koff[y->row + 1] - yo;
+  uint64_t xr = ent_row(s, x), yr = ent_row(s, y);
+  uint64_t xo = s->koff[xr], yo = s->koff[yr];
+  size_t nx = s->koff[xr + 1] - xo, ny = s->koff[yr + 1] - yo;
   /* Equal prefixes: a key of at most 8 bytes is a prefix of the other
    * (its padding zeros matched real bytes), so the shorter sorts first. */
   if (nx > 8 && ny > 8) {
@@ -77,20 +82,13 @@ static inline int ent_cmp(const sort_op_t *s, const sort_ent_t *x, const sort_en
   return (nx > ny) - (nx < ny);
 }
 
-/* Stable bottom-up merge sort of the held rows; returns row numbers. */
-static uint32_t *sort_rows(const sort_op_t *s) {
-  uint64_t n = s->nrows;
-  sort_ent_t *a = fl_malloc((n ? n : 1) * sizeof *a), *tmp = fl_malloc((n ? n : 1) * sizeof *tmp);
-  for (uint64_t i = 0; i < n; i++) {
-    const uint8_t *k = s->keys.data + s->koff[i];
-    size_t len = s->koff[i + 1] - s->koff[i];
-    uint64_t p = 0;
-    for (size_t j = 0; j < 8; j++) p = (p << 8) | (j < len ? k[j] : 0);
-    a[i] = (sort_ent_t){p, (uint32_t)i};
-  }
+/* Stable bottom-up merge sort of a[lo, hi) with ent_cmp (tmp: scratch of
+ * the same size as a). */
+static void merge_sort_range(const sort_op_t *s, sort_ent_t *a, sort_ent_t *tmp, uint64_t lo0,
+                             uint64_t hi0) {
   /* Insertion sort of runs of 16, then merging doubles the width. */
-  for (uint64_t lo = 0; lo < n; lo += 16) {
-    uint64_t hi = lo + 16 < n ? lo + 16 : n;
+  for (uint64_t lo = lo0; lo < hi0; lo += 16) {
+    uint64_t hi = lo + 16 < hi0 ? lo + 16 : hi0;
     for (uint64_t i = lo + 1; i < hi; i++) {
       sort_ent_t x = a[i];
       uint64_t j = i;
@@ -101,26 +99,82 @@ static uint32_t *sort_rows(const sort_op_t *s) {
       a[j] = x;
     }
   }
-  for (uint64_t w = 16; w < n; w *= 2) {
-    for (uint64_t lo = 0; lo < n; lo += 2 * w) {
-      uint64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+  sort_ent_t *src = a, *dst = tmp;
+  for (uint64_t w = 16; w < hi0 - lo0; w *= 2) {
+    for (uint64_t lo = lo0; lo < hi0; lo += 2 * w) {
+      uint64_t mid = lo + w < hi0 ? lo + w : hi0, hi = lo + 2 * w < hi0 ? lo + 2 * w : hi0;
       uint64_t i = lo, j = mid, k = lo;
-      if (mid >= hi || ent_cmp(s, &a[mid - 1], &a[mid]) <= 0) {
-        memcpy(tmp + lo, a + lo, (hi - lo) * sizeof *a);
+      if (mid >= hi || ent_cmp(s, &src[mid - 1], &src[mid]) <= 0) {
+        memcpy(dst + lo, src + lo, (hi - lo) * sizeof *src);
         continue;
       }
-      while (i < mid && j < hi) tmp[k++] = ent_cmp(s, &a[j], &a[i]) < 0 ? a[j++] : a[i++];
-      while (i < mid) tmp[k++] = a[i++];
-      while (j < hi) tmp[k++] = a[j++];
+      while (i < mid && j < hi) dst[k++] = ent_cmp(s, &src[j], &src[i]) < 0 ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
     }
-    sort_ent_t *t = a;
-    a = tmp;
-    tmp = t;
+    sort_ent_t *t = src;
+    src = dst;
+    dst = t;
   }
-  uint32_t *rows = (uint32_t *)tmp; /* reuse: 4 bytes per row fit in 16 */
-  for (uint64_t i = 0; i < n; i++) rows[i] = a[i].row;
-  fl_free(a);
-  return rows;
+  if (src != a) memcpy(a + lo0, src + lo0, (hi0 - lo0) * sizeof *a);
+}
+
+/*
+ * Sorts the held rows stably and returns them in order (fl_free). An
+ * LSD radix sort on the 8-byte key prefix (stable; passes over a byte that
+ * is the same in every row are skipped) does most of the work with
+ * sequential memory traffic; runs of equal prefixes whose keys may still
+ * differ are then finished with the merge sort.
+ */
+static sort_ent_t *sort_rows(const sort_op_t *s) {
+  uint64_t n = s->nrows;
+  sort_ent_t *a = fl_malloc((n ? n : 1) * sizeof *a), *tmp = fl_malloc((n ? n : 1) * sizeof *tmp);
+  for (uint32_t b = 0, i = 0; b < s->nbatches; b++) {
+    uint32_t rows = s->batches[b]->nrows;
+    for (uint32_t r = 0; r < rows; r++, i++) {
+      const uint8_t *k = s->keys.data + s->koff[i];
+      size_t len = s->koff[i + 1] - s->koff[i];
+      uint64_t p = 0;
+      for (size_t j = 0; j < 8; j++) p = (p << 8) | (j < len ? k[j] : 0);
+      a[i] = (sort_ent_t){p, b, r};
+    }
+  }
+  if (n < 256) {
+    merge_sort_range(s, a, tmp, 0, n);
+  } else {
+    uint64_t counts[8][256];
+    memset(counts, 0, sizeof counts);
+    for (uint64_t i = 0; i < n; i++)
+      for (int b = 0; b < 8; b++) counts[b][(a[i].prefix >> (8 * b)) & 0xff]++;
+    for (int b = 0; b < 8; b++) {
+      if (counts[b][(a[0].prefix >> (8 * b)) & 0xff] == n) continue; /* one value: no-op pass */
+      uint64_t pos[256], sum = 0;
+      for (int v = 0; v < 256; v++) {
+        pos[v] = sum;
+        sum += counts[b][v];
+      }
+      for (uint64_t i = 0; i < n; i++) tmp[pos[(a[i].prefix >> (8 * b)) & 0xff]++] = a[i];
+      sort_ent_t *t = a;
+      a = tmp;
+      tmp = t;
+    }
+    for (uint64_t lo = 0; lo < n;) {
+      uint64_t hi = lo + 1;
+      uint64_t r0 = ent_row(s, &a[lo]);
+      size_t len0 = s->koff[r0 + 1] - s->koff[r0];
+      bool differ = len0 > 8;
+      while (hi < n && a[hi].prefix == a[lo].prefix) {
+        uint64_t r = ent_row(s, &a[hi]);
+        size_t len = s->koff[r + 1] - s->koff[r];
+        differ |= len != len0 || len > 8;
+        hi++;
+      }
+      if (hi - lo > 1 && differ) merge_sort_range(s, a, tmp, lo, hi);
+      lo = hi;
+    }
+  }
+  fl_free(tmp);
+  return a;
 }
 
 static void drop_memory_run(sort_op_t *s) {
@@ -130,17 +184,6 @@ static void drop_memory_run(sort_op_t *s) {
   fl_buf_clear(&s->keys);
   ex_mem_release(s->ctx->mem, s->reserved);
   s->reserved = 0;
-}
-
-/* Appends row i of batch b (input columns) to out, emitting full batches. */
-static int out_row(sort_op_t *s, const ty_batch_t *b, uint32_t i, fl_err_t *err) {
-  ty_batch_t *o = s->out;
-  for (uint32_t c = 0; c < o->ncols; c++) ty_vec_append_from(o->cols[c], b->cols[c], i);
-  if (o->cols[0]->len < TY_BATCH_ROWS) return FL_OK;
-  ty_batch_seal(o);
-  int rc = ex_op_emit(&s->op, o, err);
-  ty_batch_reset(o);
-  return rc;
 }
 
 static int out_flush(sort_op_t *s, fl_err_t *err) {
@@ -154,7 +197,7 @@ static int out_flush(sort_op_t *s, fl_err_t *err) {
 /* Writes the held rows in the order perm, as output batches or, when f is
  * set, as run batches (with their keys) to f. Each column of a chunk is
  * one multi-source gather. */
-static int emit_sorted(sort_op_t *s, const uint32_t *perm, ex_spill_file_t *f, fl_err_t *err) {
+static int emit_sorted(sort_op_t *s, const sort_ent_t *perm, ex_spill_file_t *f, fl_err_t *err) {
   ty_batch_t *ob = f ? ty_batch_new(s->run_schema, TY_BATCH_ROWS) : s->out;
   uint32_t ncols = s->schema->root.nfields;
   const ty_vec_t **srcs = fl_malloc(TY_BATCH_ROWS * sizeof *srcs);
@@ -165,15 +208,14 @@ static int emit_sorted(sort_op_t *s, const uint32_t *perm, ex_spill_file_t *f, f
     ty_batch_reset(ob);
     for (uint32_t c = 0; c < ncols; c++) {
       for (uint32_t k = 0; k < n; k++) {
-        uint32_t r = perm[i0 + k];
-        srcs[k] = s->batches[s->row_batch[r]]->cols[c];
-        idx[k] = s->row_index[r];
+        srcs[k] = s->batches[perm[i0 + k].batch]->cols[c];
+        idx[k] = perm[i0 + k].index;
       }
       ex_vec_gather_multi(ob->cols[c], srcs, idx, n);
     }
     if (f)
       for (uint32_t k = 0; k < n; k++) {
-        uint32_t r = perm[i0 + k];
+        uint64_t r = ent_row(s, &perm[i0 + k]);
         ty_vec_append_bytes(ob->cols[ncols], s->keys.data + s->koff[r],
                             s->koff[r + 1] - s->koff[r]);
       }
@@ -204,7 +246,7 @@ static int spill_run(sort_op_t *s, fl_err_t *err) {
   ex_spill_file_t *f;
   int rc = new_run(s, &f, err);
   if (rc) return rc;
-  uint32_t *perm = sort_rows(s);
+  sort_ent_t *perm = sort_rows(s);
   rc = emit_sorted(s, perm, f, err);
   fl_free(perm);
   if (!rc) rc = ex_spill_seal(f, err);
@@ -218,20 +260,16 @@ static void hold_rows(sort_op_t *s, ty_batch_t *copy) {
   if (s->nrows + n + 1 > s->rows_cap) {
     uint64_t cap = s->rows_cap ? s->rows_cap : 4096;
     while (cap < s->nrows + n + 1) cap *= 2;
-    s->row_batch = fl_realloc(s->row_batch, cap * sizeof *s->row_batch);
-    s->row_index = fl_realloc(s->row_index, cap * sizeof *s->row_index);
     s->koff = fl_realloc(s->koff, cap * sizeof *s->koff);
     s->rows_cap = cap;
   }
   if (s->nbatches == s->batches_cap) {
     s->batches_cap = s->batches_cap ? s->batches_cap * 2 : 16;
     s->batches = fl_realloc(s->batches, s->batches_cap * sizeof *s->batches);
+    s->batch_first = fl_realloc(s->batch_first, s->batches_cap * sizeof *s->batch_first);
   }
   ex_sortkey_encode(s->key, copy, NULL, n, &s->keys, s->koff + s->nrows);
-  for (uint32_t i = 0; i < n; i++) {
-    s->row_batch[s->nrows + i] = s->nbatches;
-    s->row_index[s->nrows + i] = i;
-  }
+  s->batch_first[s->nbatches] = s->nrows;
   s->batches[s->nbatches++] = copy;
   s->nrows += n;
 }
@@ -249,7 +287,9 @@ static int sort_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   ex_batch_append_live(copy, b);
   size_t keys_before = s->keys.len;
   hold_rows(s, copy);
-  size_t cost = ex_batch_bytes(copy) + (s->keys.len - keys_before) + (size_t)n * 16;
+  /* Per row: its key offset (8 bytes) and the two sort entries sorting
+   * will need (2 x 16), reserved now so that sorting cannot overshoot. */
+  size_t cost = ex_batch_bytes(copy) + (s->keys.len - keys_before) + (size_t)n * 40;
   s->stats.rows += n;
   if (ex_mem_reserve(s->ctx->mem, cost)) {
     s->reserved += cost;
@@ -289,12 +329,38 @@ static void sift_down(run_cursor_t **h, uint32_t n, uint32_t i) {
   }
 }
 
+/* The rows picked by a merge and not yet copied out: gathered a column at
+ * a time when 2048 are pending or before a cursor replaces its batch. */
+typedef struct pending {
+  const ty_batch_t **from;
+  uint32_t *idx;
+  const ty_vec_t **srcs;
+  uint32_t n;
+} pending_t;
+
+static int flush_pending(sort_op_t *s, pending_t *p, ty_batch_t *ob, ex_spill_file_t *into,
+                         fl_err_t *err) {
+  if (!p->n) return FL_OK;
+  for (uint32_t c = 0; c < ob->ncols; c++) {
+    for (uint32_t k = 0; k < p->n; k++) p->srcs[k] = p->from[k]->cols[c];
+    ex_vec_gather_multi(ob->cols[c], p->srcs, p->idx, p->n);
+  }
+  p->n = 0;
+  ty_batch_seal(ob);
+  int rc = into ? ex_spill_write(into, ob, err) : ex_op_emit(&s->op, ob, err);
+  ty_batch_reset(ob);
+  return rc;
+}
+
 /* Merges runs[0..n) into `into` (a run file, keys kept) or, when into is
  * NULL, into the operator's output. */
 static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill_file_t *into,
                       fl_err_t *err) {
   run_cursor_t *cur = fl_calloc(n, sizeof *cur);
   run_cursor_t **heap = fl_calloc(n, sizeof *heap);
+  pending_t p = {.from = fl_malloc(TY_BATCH_ROWS * sizeof *p.from),
+                 .idx = fl_malloc(TY_BATCH_ROWS * sizeof *p.idx),
+                 .srcs = fl_malloc(TY_BATCH_ROWS * sizeof *p.srcs)};
   uint32_t nh = 0;
   int rc = FL_OK;
   for (uint32_t i = 0; i < n && !rc; i++) {
@@ -307,22 +373,15 @@ static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill
     if (!rc && !eof && cur[i].b->nrows) heap[nh++] = &cur[i];
   }
   for (int64_t i = (int64_t)nh / 2 - 1; i >= 0 && !rc; i--) sift_down(heap, nh, (uint32_t)i);
-  ty_batch_t *rb = into ? ty_batch_new(s->run_schema, TY_BATCH_ROWS) : NULL;
+  ty_batch_t *ob = into ? ty_batch_new(s->run_schema, TY_BATCH_ROWS) : s->out;
   while (nh && !rc) {
     run_cursor_t *c = heap[0];
-    if (into) {
-      for (uint32_t k = 0; k < rb->ncols; k++)
-        ty_vec_append_from(rb->cols[k], c->b->cols[k], c->pos);
-      if (rb->cols[0]->len == TY_BATCH_ROWS) {
-        ty_batch_seal(rb);
-        rc = ex_spill_write(into, rb, err);
-        ty_batch_reset(rb);
-      }
-    } else {
-      rc = out_row(s, c->b, c->pos, err);
-    }
-    if (rc) break;
+    p.from[p.n] = c->b;
+    p.idx[p.n++] = c->pos;
+    if (p.n == TY_BATCH_ROWS && (rc = flush_pending(s, &p, ob, into, err))) break;
     if (++c->pos == c->b->nrows) {
+      /* The batch is about to be replaced: copy out what points into it. */
+      if ((rc = flush_pending(s, &p, ob, into, err))) break;
       bool eof = false;
       c->pos = 0;
       do rc = ex_spill_read(c->f, c->b, &eof, err);
@@ -335,13 +394,13 @@ static int merge_runs(sort_op_t *s, ex_spill_file_t **runs, uint32_t n, ex_spill
     }
     sift_down(heap, nh, 0);
   }
-  if (!rc && into && rb->cols[0]->len) {
-    ty_batch_seal(rb);
-    rc = ex_spill_write(into, rb, err);
-  }
+  if (!rc) rc = flush_pending(s, &p, ob, into, err);
   if (!rc && into) rc = ex_spill_seal(into, err);
-  ty_batch_free(rb);
+  if (into) ty_batch_free(ob);
   for (uint32_t i = 0; i < n; i++) ty_batch_free(cur[i].b);
+  fl_free(p.from);
+  fl_free(p.idx);
+  fl_free(p.srcs);
   fl_free(cur);
   fl_free(heap);
   return rc;
@@ -353,7 +412,7 @@ static int sort_finish(ex_op_t *op, fl_err_t *err) {
   s->state = ST_MERGING;
   int rc = FL_OK;
   if (s->nruns == 0) {
-    uint32_t *perm = sort_rows(s);
+    sort_ent_t *perm = sort_rows(s);
     rc = emit_sorted(s, perm, NULL, err);
     fl_free(perm);
     drop_memory_run(s);
@@ -424,8 +483,7 @@ static void sort_destroy(ex_op_t *op) {
   ex_spill_dir_close(s->dir);
   fl_free(s->runs);
   fl_free(s->batches);
-  fl_free(s->row_batch);
-  fl_free(s->row_index);
+  fl_free(s->batch_first);
   fl_free(s->koff);
   fl_buf_free(&s->keys);
   ty_batch_free(s->out);
@@ -444,8 +502,8 @@ static const ex_op_vt_t sort_vt = {
     .destroy = sort_destroy,
 };
 
-int ex_sort_new(ex_qctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys,
-                ex_op_t *next, ex_op_t **out, fl_err_t *err) {
+int ex_sort_new(ex_opctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys,
+                uint32_t nkeys, ex_op_t *next, ex_op_t **out, fl_err_t *err) {
   ex_sortkey_t *k;
   int rc = ex_sortkey_new(schema, keys, nkeys, &k, err);
   if (rc) return rc;

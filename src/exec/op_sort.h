@@ -19,8 +19,8 @@ typedef struct ex_sort_stats {
  * the memory budget it writes sorted runs to disk and merges them. The
  * output schema is the input schema.
  */
-int ex_sort_new(ex_qctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys,
-                ex_op_t *next, ex_op_t **out, fl_err_t *err);
+int ex_sort_new(ex_opctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys,
+                uint32_t nkeys, ex_op_t *next, ex_op_t **out, fl_err_t *err);
 const ex_sort_stats_t *ex_sort_stats(const ex_op_t *op);
 
 /*
@@ -28,7 +28,8 @@ const ex_sort_stats_t *ex_sort_stats(const ex_op_t *op);
  * order, ties in input order, like a stable sort followed by OFFSET/LIMIT.
  * It holds offset + limit rows; more than the budget allows is FL_ELIMIT.
  */
-int ex_topn_new(ex_qctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys,
-                uint64_t limit, uint64_t offset, ex_op_t *next, ex_op_t **out, fl_err_t *err);
+int ex_topn_new(ex_opctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys,
+                uint32_t nkeys, uint64_t limit, uint64_t offset, ex_op_t *next, ex_op_t **out,
+                fl_err_t *err);
 
 #endif

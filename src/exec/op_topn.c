@@ -37,7 +37,7 @@ typedef struct entry {
 
 typedef struct topn_op {
   ex_op_t op;
-  ex_qctx_t *ctx;
+  ex_opctx_t *ctx;
   const ty_schema_t *schema;
   ex_sortkey_t *key;
   uint64_t limit, offset, k;
@@ -239,8 +239,9 @@ static const ex_op_vt_t topn_vt = {
     .destroy = topn_destroy,
 };
 
-int ex_topn_new(ex_qctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys, uint32_t nkeys,
-                uint64_t limit, uint64_t offset, ex_op_t *next, ex_op_t **out, fl_err_t *err) {
+int ex_topn_new(ex_opctx_t *ctx, const ty_schema_t *schema, const ex_sort_key_t *keys,
+                uint32_t nkeys, uint64_t limit, uint64_t offset, ex_op_t *next, ex_op_t **out,
+                fl_err_t *err) {
   if (schema->root.nfields == 0) return fl_err_set(err, FL_EINVALID, "top-N: input has no columns");
   if (limit > UINT32_MAX / 4 || offset > UINT32_MAX / 4)
     return fl_err_set(err, FL_ELIMIT,

@@ -14,6 +14,7 @@
 #include "exec/op_hash_agg.h"
 #include "exec_test_util.h"
 #include "test.h"
+#include "types/gen.h"
 
 #define NROWS 30000
 
@@ -118,7 +119,7 @@ static char **run_query(fixture_t *fx, size_t budget, const uint64_t *sets, uint
   ex_mem_init(&mem, budget);
   char dir[600];
   snprintf(dir, sizeof dir, "%s/spill", t_tmpdir());
-  ex_qctx_t ctx = {.mem = &mem, .spill_dir = dir};
+  ex_opctx_t ctx = {.mem = &mem, .spill_dir = dir};
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];
@@ -399,7 +400,7 @@ static int run_global(const ty_schema_t *schema, ty_batch_t *input, ex_sink_t **
   if (!a) a = fl_arena_new(0);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_qctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_agg_spec_t specs[4];
   const char *names[4] = {"count", "sum", "max", "array_agg"};
   for (int i = 0; i < 4; i++) {
@@ -472,7 +473,7 @@ TEST(hash_agg_checkpoint_restore) {
   fl_arena_t *a = fl_arena_new(0);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_qctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];
@@ -538,7 +539,7 @@ TEST(hash_agg_bad_setup) {
   ex_agg_spec_t spec = {.agg = agg, .arg_col = 0, .filter_col = 1};
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_qctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_hash_agg_opts_t o = {.in_schema = s, .aggs = &spec, .naggs = 1};
   ex_op_t *op;
   CHECK_ERR(ex_hash_agg_new(&ctx, a, &o, NULL, &op, &err), FL_EINVALID);
@@ -581,7 +582,7 @@ TEST(hash_agg_parallel_partial_aggregation) {
   fl_arena_t *a = fl_arena_new(0);
   ex_mem_t mem;
   ex_mem_init(&mem, 0);
-  ex_qctx_t ctx = {.mem = &mem};
+  ex_opctx_t ctx = {.mem = &mem};
   ex_agg_spec_t specs[NQUERY_AGGS];
   for (uint32_t i = 0; i < NQUERY_AGGS; i++) {
     const spec_in_t *q = &query_aggs[i];
@@ -656,4 +657,66 @@ TEST(hash_agg_parallel_partial_aggregation) {
   fl_arena_free(a);
   fl_pool_free(pool);
   free_input(&fx);
+}
+
+/* Keys of nested and unusual types (list, struct, uuid, double with NaN and
+ * signed zeros, timestamps) group and spill like any other. */
+TEST(hash_agg_nested_and_odd_keys_spill) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err;
+  ty_schema_t *s;
+  CHECK_OK(
+      ty_schema_parse(
+          a, "l list<int>, st struct<x: int, y: string>, u uuid, d double, ts timestamp, v long",
+          &s, &err),
+      &err);
+  ty_gen_opts_t go = {
+      .seed = 5, .null_fraction = 0.2, .edge_fraction = 0.2, .max_elements = 2, .max_string = 2};
+  ty_gen_t *g = ty_gen_new(&go);
+  ty_batch_t *batches[20];
+  for (int i = 0; i < 20; i++) {
+    batches[i] = ty_batch_new(s, 1000);
+    ty_gen_fill(g, batches[i], 1000);
+  }
+  ty_gen_free(g);
+  char **results[2];
+  for (int run = 0; run < 2; run++) {
+    ex_mem_t mem;
+    ex_mem_init(&mem, run ? 64 * 1024 : 0);
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/spill-nested", t_tmpdir());
+    ex_opctx_t ctx = {.mem = &mem, .spill_dir = dir};
+    ex_agg_spec_t spec[2] = {{.arg_col = -1, .filter_col = -1}, {.arg_col = 5, .filter_col = -1}};
+    CHECK_OK(ex_agg_bind(a, "count", NULL, false, NULL, 0, &spec[0].agg, &err), &err);
+    CHECK_OK(ex_agg_bind(a, "sum", ty_primitive(TY_LONG), false, NULL, 0, &spec[1].agg, &err),
+             &err);
+    uint32_t keys[5] = {0, 1, 2, 3, 4};
+    ex_hash_agg_opts_t o = {.in_schema = s, .key_cols = keys, .nkeys = 5, .aggs = spec, .naggs = 2};
+    ex_op_t *op;
+    CHECK_OK(ex_hash_agg_new(&ctx, a, &o, NULL, &op, &err), &err);
+    ex_sink_t *sink = ex_sink_new(op->out_schema);
+    op->next = &sink->op;
+    int rc = FL_OK;
+    for (int i = 0; i < 20 && !rc; i++) rc = ex_op_push(op, batches[i], &err);
+    if (!rc) rc = ex_op_finish(op, &err);
+    CHECK_OK(rc, &err);
+    if (run) CHECK(ex_hash_agg_stats(op)->spills > 0);
+    results[run] = tu_rows(sink, false);
+    /* Every input row is counted once. */
+    int64_t total = 0;
+    for (uint32_t bi = 0; bi < sink->nbatches; bi++)
+      for (uint32_t i = 0; i < sink->batches[bi]->nrows; i++)
+        total += TY_VEC_DATA(sink->batches[bi]->cols[5], int64_t)[i];
+    CHECK_EQ(total, 20000);
+    ex_op_destroy(op);
+    ex_op_destroy(&sink->op);
+  }
+  size_t n = nrows_of(results[0]);
+  CHECK(n > 1000);
+  CHECK_EQ(nrows_of(results[1]), n);
+  for (size_t i = 0; i < n; i++) CHECK_STR(results[1][i], results[0][i]);
+  tu_rows_free(results[0]);
+  tu_rows_free(results[1]);
+  for (int i = 0; i < 20; i++) ty_batch_free(batches[i]);
+  fl_arena_free(a);
 }
