@@ -505,6 +505,17 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
     case SQL_E_TYPED: {
       sql_dtype_t t;
       if ((rc = sql_bind_type(x->u.typed.type, &t, b->err))) return rc;
+      /* TIMESTAMP '... UTC' or '...+01:00' is a timestamp with time zone, as in Trino. */
+      if (t.kind == SQL_DT_TIMESTAMP) {
+        for (size_t i = 10; i < x->u.typed.len; i++) {
+          char ch = x->u.typed.data[i];
+          if (ch == '+' || ch == '-' || (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z')) {
+            if (ch == 'T' && i == 10) continue;
+            t.kind = SQL_DT_TIMESTAMPTZ;
+            break;
+          }
+        }
+      }
       sql_bexpr_t *s = const_str(b, x->pos, x->u.typed.data, x->u.typed.len);
       if ((rc = sql__coerce(b, s, &t, out))) return rc;
       return FL_OK;
