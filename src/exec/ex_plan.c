@@ -103,11 +103,13 @@ static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t 
     if (rc) return rc;
     specs[j].arg_col = g->arg_col;
     specs[j].filter_col = g->filter_col;
-    specs[j].name = p->cols[p->u.agg.nkeys + j].name;
+    specs[j].name = p->cols[p->ncols - p->u.agg.naggs + j].name;
   }
   ex_hash_agg_opts_t o = {.in_schema = in,
                           .key_cols = p->u.agg.keys,
                           .nkeys = p->u.agg.nkeys,
+                          .grouping_sets = p->u.agg.sets,
+                          .nsets = p->u.agg.nsets,
                           .aggs = specs,
                           .naggs = p->u.agg.naggs};
   return ex_hash_agg_new(&q->qctx, q->a, &o, next, out, err);

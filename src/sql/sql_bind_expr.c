@@ -314,7 +314,7 @@ static int bind_agg_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t
                                              .filter_col = filter_col,
                                              .type = ret};
   }
-  *out = sql__col_ref(b, ag->nkeys + j, &ret, x->pos);
+  *out = sql__col_ref(b, ag->agg_base + j, &ret, x->pos);
   return FL_OK;
 }
 

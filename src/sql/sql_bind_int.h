@@ -54,6 +54,12 @@ typedef struct sql_aggctx {
   sql_bexpr_t **agg_args; /* for recognizing repeated calls; NULL for count(*) */
   sql_bexpr_t **agg_filters;
   uint32_t naggs, aggs_cap;
+  /* Grouping sets (ROLLUP, CUBE, GROUPING SETS): bit masks over the keys;
+   * with sets the aggregate's output has a "$grouping_set" column after
+   * the keys, so aggregate j is column agg_base + j. */
+  uint64_t *sets;
+  uint32_t nsets;
+  uint32_t agg_base;
 } sql_aggctx_t;
 
 /* Where an expression is bound. */

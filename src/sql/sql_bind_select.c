@@ -88,43 +88,144 @@ static int expand_star(sql_binder_t *b, const sql_select_item_t *it, const sql_s
   return FL_OK;
 }
 
+/* The index of key e among the keys (added when new). */
+static int key_index(sql_binder_t *b, sql_aggctx_t *ag, sql_bexpr_t *e, uint32_t cap, sql_pos_t pos,
+                     uint32_t *out) {
+  for (uint32_t i = 0; i < ag->nkeys; i++)
+    if (sql_bexpr_equal(ag->keys[i], e)) {
+      *out = i;
+      return FL_OK;
+    }
+  if (ag->nkeys >= 64 || ag->nkeys >= cap)
+    return sql__errf(b, pos, FL_ELIMIT, "GROUP BY has more than 64 grouping expressions");
+  ag->keys[ag->nkeys] = e;
+  /* Keys take the first slots of the projection below the aggregate. */
+  if (ag->nproj == ag->proj_cap) {
+    uint32_t c2 = ag->proj_cap ? ag->proj_cap * 2 : 8;
+    sql_bexpr_t **n = fl_arena_alloc(b->a, c2 * sizeof *n);
+    if (ag->nproj) memcpy(n, ag->proj, ag->nproj * sizeof *n);
+    ag->proj = n;
+    ag->proj_cap = c2;
+  }
+  ag->proj[ag->nproj++] = e;
+  *out = ag->nkeys++;
+  return FL_OK;
+}
+
+static int bind_key(sql_binder_t *b, const sql_select_t *s, const sql_scope_t *sc,
+                    sql_aggctx_t *ag, const sql_expr_t *x, uint32_t cap, uint32_t *out) {
+  sql_ectx_t cx = {.scope = sc, .clause = "GROUP BY clause"};
+  if (x->kind == SQL_E_INT) {
+    int64_t k = x->u.i.value;
+    if (k < 1 || (size_t)k > s->nitems)
+      return sql__errf(b, x->pos, FL_EINVALID, "GROUP BY position %lld is not in select list",
+                       (long long)k);
+    const sql_select_item_t *it = &s->items[k - 1];
+    if (it->kind != SQL_ITEM_EXPR)
+      return sql__errf(b, x->pos, FL_EINVALID, "GROUP BY position %lld names a *", (long long)k);
+    x = it->expr;
+  }
+  sql_bexpr_t *e;
+  int rc = sql__bind_expr(b, &cx, x, &e);
+  if (rc) return rc;
+  return key_index(b, ag, e, cap, x->pos, out);
+}
+
+/* The key mask of an expression list. */
+static int list_mask(sql_binder_t *b, const sql_select_t *s, const sql_scope_t *sc,
+                     sql_aggctx_t *ag, const sql_expr_list_t *l, uint32_t cap, uint64_t *mask) {
+  *mask = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    uint32_t k;
+    int rc = bind_key(b, s, sc, ag, l->items[i], cap, &k);
+    if (rc) return rc;
+    *mask |= 1ull << k;
+  }
+  return FL_OK;
+}
+
+/*
+ * GROUP BY: each element gives a list of grouping sets (a plain
+ * expression one set of one key; ROLLUP (a, b) {a,b}, {a}, {}; CUBE every
+ * subset; GROUPING SETS its lists), and the query's sets are the cross
+ * product of the elements' lists, as in Trino. Without ROLLUP, CUBE or
+ * GROUPING SETS there is one set of all keys and no sets are recorded.
+ */
 static int group_keys(sql_binder_t *b, const sql_select_t *s, const sql_scope_t *sc,
                       sql_aggctx_t *ag) {
-  sql_ectx_t cx = {.scope = sc, .clause = "GROUP BY clause"};
-  ag->keys = fl_arena_zalloc(b->a, (s->ngroup ? s->ngroup : 1) * sizeof *ag->keys);
+  uint32_t cap = 64;
+  ag->keys = fl_arena_zalloc(b->a, cap * sizeof *ag->keys);
+  uint64_t *sets = fl_arena_zalloc(b->a, sizeof *sets);
+  uint32_t nsets = 1; /* the one empty set */
+  bool any_sets = false;
+  int rc;
   for (size_t g = 0; g < s->ngroup; g++) {
     const sql_group_elem_t *ge = &s->group_by[g];
-    if (ge->kind != SQL_GROUP_EXPR)
-      return sql__errf(b, ge->pos, FL_EUNSUPPORTED,
-                       "ROLLUP, CUBE and GROUPING SETS are not supported yet");
-    const sql_expr_t *x = ge->expr;
-    if (x->kind == SQL_E_INT) {
-      int64_t k = x->u.i.value;
-      if (k < 1 || (size_t)k > s->nitems)
-        return sql__errf(b, x->pos, FL_EINVALID, "GROUP BY position %lld is not in select list",
-                         (long long)k);
-      const sql_select_item_t *it = &s->items[k - 1];
-      if (it->kind != SQL_ITEM_EXPR)
-        return sql__errf(b, x->pos, FL_EINVALID, "GROUP BY position %lld names a *", (long long)k);
-      x = it->expr;
+    uint64_t *el = NULL;
+    uint32_t nel = 0;
+    switch (ge->kind) {
+      case SQL_GROUP_EXPR: {
+        uint32_t k;
+        if ((rc = bind_key(b, s, sc, ag, ge->expr, cap, &k))) return rc;
+        el = fl_arena_alloc(b->a, sizeof *el);
+        el[nel++] = 1ull << k;
+        break;
+      }
+      case SQL_GROUP_EMPTY:
+        any_sets = true;
+        el = fl_arena_zalloc(b->a, sizeof *el);
+        nel = 1;
+        break;
+      case SQL_GROUP_ROLLUP:
+      case SQL_GROUP_CUBE: {
+        any_sets = true;
+        size_t n = ge->list.n;
+        if (n > 12) return sql__errf(b, ge->pos, FL_ELIMIT, "Too many columns in ROLLUP or CUBE");
+        uint64_t bits[12];
+        for (size_t i = 0; i < n; i++) {
+          uint32_t k;
+          if ((rc = bind_key(b, s, sc, ag, ge->list.items[i], cap, &k))) return rc;
+          bits[i] = 1ull << k;
+        }
+        if (ge->kind == SQL_GROUP_ROLLUP) {
+          el = fl_arena_zalloc(b->a, (n + 1) * sizeof *el);
+          for (size_t len = n + 1; len-- > 0;) {
+            uint64_t m = 0;
+            for (size_t i = 0; i < len; i++) m |= bits[i];
+            el[nel++] = m;
+          }
+        } else {
+          el = fl_arena_zalloc(b->a, ((size_t)1 << n) * sizeof *el);
+          for (uint64_t sub = ((uint64_t)1 << n); sub-- > 0;) {
+            uint64_t m = 0;
+            for (size_t i = 0; i < n; i++)
+              if (sub & (1ull << i)) m |= bits[i];
+            el[nel++] = m;
+          }
+        }
+        break;
+      }
+      case SQL_GROUP_SETS:
+        any_sets = true;
+        el = fl_arena_zalloc(b->a, (ge->nsets ? ge->nsets : 1) * sizeof *el);
+        for (size_t i = 0; i < ge->nsets; i++)
+          if ((rc = list_mask(b, s, sc, ag, &ge->sets[i], cap, &el[nel++]))) return rc;
+        break;
     }
-    sql_bexpr_t *e;
-    int rc = sql__bind_expr(b, &cx, x, &e);
-    if (rc) return rc;
-    bool dup = false;
-    for (uint32_t i = 0; i < ag->nkeys && !dup; i++) dup = sql_bexpr_equal(ag->keys[i], e);
-    if (dup) continue;
-    ag->keys[ag->nkeys++] = e;
-    /* Keys take the first slots of the projection below the aggregate. */
-    if (ag->nproj == ag->proj_cap) {
-      uint32_t cap = ag->proj_cap ? ag->proj_cap * 2 : 8;
-      sql_bexpr_t **n = fl_arena_alloc(b->a, cap * sizeof *n);
-      if (ag->nproj) memcpy(n, ag->proj, ag->nproj * sizeof *n);
-      ag->proj = n;
-      ag->proj_cap = cap;
-    }
-    ag->proj[ag->nproj++] = e;
+    if ((uint64_t)nsets * nel > 4096)
+      return sql__errf(b, ge->pos, FL_ELIMIT, "GROUP BY has more than 4096 grouping sets");
+    uint64_t *next = fl_arena_zalloc(b->a, (size_t)nsets * nel * sizeof *next);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < nsets; i++)
+      for (uint32_t j = 0; j < nel; j++) next[k++] = sets[i] | el[j];
+    sets = next;
+    nsets = k;
   }
+  if (any_sets) {
+    ag->sets = sets;
+    ag->nsets = nsets;
+  }
+  ag->agg_base = ag->nkeys + (ag->nsets ? 1 : 0);
   return FL_OK;
 }
 
@@ -258,11 +359,15 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
     for (uint32_t i = 0; i < ag.nkeys; i++) a->u.agg.keys[i] = i;
     a->u.agg.aggs = ag.aggs;
     a->u.agg.naggs = ag.naggs;
-    a->ncols = ag.nkeys + ag.naggs;
+    a->u.agg.sets = ag.sets;
+    a->u.agg.nsets = ag.nsets;
+    a->ncols = ag.agg_base + ag.naggs;
     a->cols = fl_arena_zalloc(b->a, (a->ncols ? a->ncols : 1) * sizeof *a->cols);
     for (uint32_t i = 0; i < ag.nkeys; i++) a->cols[i] = p->cols[i];
+    if (ag.nsets)
+      a->cols[ag.nkeys] = (sql_col_t){.name = "$grouping_set", .type = sql_dtype(SQL_DT_BIGINT)};
     for (uint32_t j = 0; j < ag.naggs; j++)
-      a->cols[ag.nkeys + j] = (sql_col_t){.name = ag.aggs[j].name, .type = ag.aggs[j].type};
+      a->cols[ag.agg_base + j] = (sql_col_t){.name = ag.aggs[j].name, .type = ag.aggs[j].type};
     p = a;
     if (having) {
       sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, p);

@@ -182,8 +182,10 @@ struct sql_plan {
     struct {
       uint32_t *keys; /* input columns grouped on (output first) */
       uint32_t nkeys;
-      sql_agg_call_t *aggs; /* output after the keys */
+      sql_agg_call_t *aggs; /* output after the keys (and $grouping_set) */
       uint32_t naggs;
+      uint64_t *sets; /* grouping sets as masks over keys; NULL: plain GROUP BY */
+      uint32_t nsets;
     } agg;
     struct {
       sql_sort_key_t *keys;
