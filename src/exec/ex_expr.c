@@ -10,6 +10,7 @@
 #include "exec/ex_cast.h"
 #include "exec/ex_cond.h"
 #include "exec/ex_expr.h"
+#include "exec/ex_plan.h"
 
 _Static_assert((int)EX_UNKNOWN == (int)SQL_DT_UNKNOWN && (int)EX_DECIMAL == (int)SQL_DT_DECIMAL &&
                    (int)EX_TIMESTAMPTZ == (int)SQL_DT_TIMESTAMPTZ &&
@@ -30,6 +31,11 @@ struct ex_expr {
   ex_expr_t **args;
   uint32_t nargs;
   const ty_vec_t **argv;
+  /* IN (subquery): one one-row vector per value, "=" and the OR kernel */
+  ty_vec_t **cands;
+  uint32_t ncands;
+  ex_call_t *eq;
+  ty_vec_t *tmp, *acc2;
   /* lazy forms: selection scratch */
   uint32_t *rows_a, *rows_b, *rows_c;
   uint8_t *which;
@@ -125,6 +131,29 @@ static void fold(ex_ctx_t *ctx, ex_expr_t *x) {
   x->nargs = 0;
 }
 
+/* Runs an uncorrelated subquery to its end; *vals gets its one column. */
+static int run_subquery(ex_ctx_t *ctx, sql_plan_t *plan, const ty_type_t *storage, ty_vec_t **vals,
+                        fl_err_t *err) {
+  int rc = sql_optimize(ctx->arena, plan, err);
+  if (rc) return rc;
+  ex_query_opts_t o = {.zone = ctx->zone, .now_us = ctx->now_us};
+  ex_query_t *q;
+  if ((rc = ex_query_new(ctx->arena, plan, &o, &q, err))) return rc;
+  if ((rc = ex_query_run(q, err))) {
+    ex_query_free(q);
+    return rc;
+  }
+  const ex_sink_t *sink = ex_query_sink(q);
+  ty_vec_t *v = vec_new(ctx, storage, sink->rows ? (uint32_t)sink->rows : 1);
+  for (uint32_t i = 0; i < sink->nbatches; i++) {
+    const ty_batch_t *b = sink->batches[i];
+    for (uint32_t r = 0; r < b->nrows; r++) ty_vec_append_from(v, b->cols[0], r);
+  }
+  ex_query_free(q);
+  *vals = v;
+  return FL_OK;
+}
+
 static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
                    fl_err_t *err) {
   ex_expr_t *x = fl_arena_zalloc(ctx->arena, sizeof *x);
@@ -181,6 +210,37 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
       if (e->nargs > 255) return fl_err_set(err, FL_ELIMIT, "too many branches (at most 254)");
       x->out = vec_new(ctx, x->storage, TY_BATCH_ROWS);
       break;
+    case SQL_BX_SUBQUERY: {
+      ty_vec_t *v;
+      if ((rc = run_subquery(ctx, e->plan, x->storage, &v, err))) return rc;
+      if (v->len > 1)
+        return fl_err_set(err, FL_EINVALID, "line %u, column %u: Scalar sub-query has returned multiple rows",
+                          e->pos.line, e->pos.col);
+      if (v->len == 0) ty_vec_append_null(v);
+      x->out = v;
+      x->is_const = true;
+      break;
+    }
+    case SQL_BX_IN_QUERY: {
+      ty_vec_t *v;
+      const ex_type_t *at = &x->args[0]->type;
+      if ((rc = run_subquery(ctx, e->plan, x->args[0]->storage, &v, err))) return rc;
+      ex_type_t eqt[2] = {*at, *at}, bt[2] = {ex_type(EX_BOOLEAN), ex_type(EX_BOOLEAN)};
+      ex_resolved_t r;
+      if ((rc = ex_func_resolve("=", eqt, 2, &r, err)) || (rc = ex_call_init(ctx, &r, NULL, &x->eq, err)) ||
+          (rc = ex_func_resolve("or", bt, 2, &r, err)) || (rc = ex_call_init(ctx, &r, NULL, &x->logic, err)))
+        return rc;
+      x->ncands = v->len;
+      x->cands = fl_arena_zalloc(ctx->arena, (v->len ? v->len : 1) * sizeof *x->cands);
+      for (uint32_t i = 0; i < v->len; i++) {
+        x->cands[i] = vec_new(ctx, v->type, 1);
+        ty_vec_append_from(x->cands[i], v, i);
+      }
+      x->out = vec_new(ctx, x->storage, TY_BATCH_ROWS);
+      x->acc2 = vec_new(ctx, x->storage, TY_BATCH_ROWS);
+      x->tmp = vec_new(ctx, x->storage, TY_BATCH_ROWS);
+      break;
+    }
   }
   fold(ctx, x);
   *out = x;
@@ -276,6 +336,29 @@ static int eval_coalesce(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const
   return FL_OK;
 }
 
+/* x IN (values): OR over x = value, in three-valued logic; FALSE when
+ * the subquery returned no rows. */
+static int eval_in_query(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
+                         const ty_vec_t **res, fl_err_t *err) {
+  const ty_vec_t *arg;
+  int rc = ex_expr_eval(ctx, x->args[0], b, rows, &arg, err);
+  if (rc) return rc;
+  ty_vec_t *acc = x->out, *other = x->acc2;
+  ty_vec_reset(acc);
+  for (uint32_t i = 0; i < rows->nrows; i++) ty_vec_append_bool(acc, false);
+  for (uint32_t j = 0; j < x->ncands; j++) {
+    const ty_vec_t *eqa[2] = {arg, x->cands[j]};
+    if ((rc = ex_call_eval(ctx, x->eq, eqa, rows, x->tmp, err))) return rc;
+    const ty_vec_t *ora[2] = {acc, x->tmp};
+    if ((rc = ex_call_eval(ctx, x->logic, ora, rows, other, err))) return rc;
+    ty_vec_t *t = acc;
+    acc = other;
+    other = t;
+  }
+  *res = acc;
+  return FL_OK;
+}
+
 int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
                  const ty_vec_t **out, fl_err_t *err) {
   if (x->is_const) {
@@ -313,6 +396,8 @@ int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows
     case SQL_BX_COALESCE:
       if ((rc = eval_coalesce(ctx, x, b, rows, err))) return rc;
       break;
+    case SQL_BX_SUBQUERY: *out = x->out; return FL_OK;
+    case SQL_BX_IN_QUERY: return eval_in_query(ctx, x, b, rows, out, err);
   }
   *out = x->out;
   return FL_OK;

@@ -469,6 +469,18 @@ static int negate(sql_binder_t *b, sql_pos_t pos, bool neg, sql_bexpr_t *e, sql_
   return call2(b, "not", pos, e, NULL, out);
 }
 
+/* An uncorrelated subquery of one column: bound on its own, so names of
+ * the outer query are not visible (a correlated reference does not resolve). */
+static int bind_subquery(sql_binder_t *b, const sql_query_t *q, sql_pos_t pos, sql_plan_t **out) {
+  int rc = sql__bind_query(b, q, out);
+  if (rc) return rc;
+  if ((*out)->ncols != 1)
+    return sql__errf(b, pos, FL_EUNSUPPORTED,
+                     "Multiple columns returned by subquery are not yet supported. Found %u",
+                     (*out)->ncols);
+  return FL_OK;
+}
+
 static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
                      sql_bexpr_t **out) {
   int rc;
@@ -618,11 +630,40 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
       if (!fn) return sql__errf(b, x->pos, FL_EUNSUPPORTED, "This CURRENT_ form is not supported yet");
       return bind_call(b, fn, x->pos, NULL, 0, out);
     }
-    case SQL_E_SUBQUERY:
-    case SQL_E_IN_QUERY:
+    case SQL_E_SUBQUERY: {
+      sql_plan_t *p;
+      if ((rc = bind_subquery(b, x->u.query, x->pos, &p))) return rc;
+      sql_bexpr_t *e = bx_new(b, SQL_BX_SUBQUERY, x->pos, 0);
+      e->plan = p;
+      e->type = p->cols[0].type;
+      *out = e;
+      return FL_OK;
+    }
+    case SQL_E_IN_QUERY: {
+      sql_plan_t *p;
+      if ((rc = sql__bind_expr(b, cx, x->u.in_query.arg, &l)) ||
+          (rc = bind_subquery(b, x->u.in_query.query, x->u.in_query.query->pos, &p)))
+        return rc;
+      sql_dtype_t t;
+      if (!sql__common(b, &l->type, &p->cols[0].type, &t))
+        return sql__errf(b, x->pos, FL_EINVALID,
+                         "Value expression and result of subquery must be of the same type: %s vs %s",
+                         sql_dtype_str(&l->type), sql_dtype_str(&p->cols[0].type));
+      if ((rc = sql__coerce(b, l, &t, &l))) return rc;
+      if (!sql_dtype_equal(&t, &p->cols[0].type)) {
+        p = sql__project_all(b, p);
+        if ((rc = sql__coerce(b, p->u.project.exprs[0], &t, &p->u.project.exprs[0]))) return rc;
+        p->cols[0].type = t;
+      }
+      sql_bexpr_t *e = bx_new(b, SQL_BX_IN_QUERY, x->pos, 1);
+      e->args[0] = l;
+      e->plan = p;
+      e->type = sql_dtype(SQL_DT_BOOLEAN);
+      return negate(b, x->pos, x->u.in_query.negated, e, out);
+    }
     case SQL_E_EXISTS:
     case SQL_E_QUANTIFIED:
-      return sql__errf(b, x->pos, FL_EUNSUPPORTED, "Subqueries in expressions are not supported yet");
+      return sql__errf(b, x->pos, FL_EUNSUPPORTED, "EXISTS and quantified subqueries are not supported yet");
     default:
       return sql__errf(b, x->pos, FL_EUNSUPPORTED, "%s expressions are not supported yet",
                        sql_expr_kind_name(x->kind));

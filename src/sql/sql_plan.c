@@ -70,6 +70,10 @@ bool sql_bexpr_equal(const sql_bexpr_t *a, const sql_bexpr_t *b) {
     case SQL_BX_CAST:
       if (a->try_ != b->try_) return false;
       break;
+    case SQL_BX_SUBQUERY:
+    case SQL_BX_IN_QUERY:
+      if (a->plan != b->plan) return false;
+      break;
     default: break;
   }
   for (uint32_t i = 0; i < a->nargs; i++)
@@ -123,6 +127,8 @@ void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *o) {
                      : e->kind == SQL_BX_AND      ? "and"
                      : e->kind == SQL_BX_OR       ? "or"
                      : e->kind == SQL_BX_CASE     ? "case"
+                     : e->kind == SQL_BX_SUBQUERY ? "subquery"
+                     : e->kind == SQL_BX_IN_QUERY ? "in_subquery"
                                                   : "coalesce";
   put(o, name);
   put(o, "(");

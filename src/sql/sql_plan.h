@@ -77,6 +77,8 @@ typedef enum sql_bx_kind {
   SQL_BX_OR,       /* args[0..n), lazily left to right */
   SQL_BX_CASE,     /* args: when0, then0, when1, then1, ..., else */
   SQL_BX_COALESCE, /* args[0..n), lazily */
+  SQL_BX_SUBQUERY, /* an uncorrelated scalar subquery: plan (one column) */
+  SQL_BX_IN_QUERY, /* args[0] IN (plan): an uncorrelated subquery of one column */
 } sql_bx_kind_t;
 
 /* A literal's value. Decimal, date and other literals are a VARCHAR
@@ -101,6 +103,7 @@ struct sql_bexpr {
   const char *fn;    /* CALL: the function's name */
   const void *impl;  /* CALL: the resolver's handle of the overload */
   bool try_;         /* CAST */
+  struct sql_plan *plan; /* SUBQUERY, IN_QUERY */
   sql_bexpr_t **args;
   uint32_t nargs;
 };
