@@ -161,6 +161,21 @@ static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *q
     fl_buf_append_u8(&b, 0);
     res->explain = fl_arena_strdup(a, (const char *)b.data);
     fl_buf_free(&b);
+    /* Also as rows of one column, as Trino returns plans. */
+    res->ncols = 1;
+    res->names = fl_arena_zalloc(a, sizeof *res->names);
+    res->types = fl_arena_zalloc(a, sizeof *res->types);
+    res->numeric = fl_arena_zalloc(a, sizeof *res->numeric);
+    res->names[0] = "Query Plan";
+    res->types[0] = "varchar";
+    uint64_t n = 0;
+    for (const char *c = res->explain; *c; c++) n += *c == '\n';
+    res->cells = fl_arena_zalloc(a, (n ? n : 1) * sizeof *res->cells);
+    char *copy = fl_arena_strdup(a, res->explain);
+    for (char *line = copy, *e; (e = strchr(line, '\n')); line = e + 1) {
+      *e = 0;
+      res->cells[res->nrows++] = line;
+    }
     return FL_OK;
   }
   ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1};
