@@ -99,7 +99,7 @@ static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t 
   for (uint32_t j = 0; j < p->u.agg.naggs; j++) {
     const sql_agg_call_t *g = &p->u.agg.aggs[j];
     const ty_type_t *arg = g->arg_col >= 0 ? in->root.fields[g->arg_col].type : NULL;
-    int rc = ex_agg_bind(q->a, g->name, arg, g->distinct, NULL, 0, &specs[j].agg, err);
+    int rc = ex_agg_bind(q->a, g->name, arg, g->distinct, &g->param, g->nparams, &specs[j].agg, err);
     if (rc) return rc;
     specs[j].arg_col = g->arg_col;
     specs[j].filter_col = g->filter_col;

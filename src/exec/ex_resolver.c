@@ -39,12 +39,12 @@ static bool r_is_aggregate(void *ctx, const char *name) {
 }
 
 static int r_aggregate(void *ctx, const char *name, const sql_dtype_t *arg, bool distinct,
-                       sql_dtype_t *ret, fl_err_t *err) {
+                       const double *params, uint32_t nparams, sql_dtype_t *ret, fl_err_t *err) {
   fl_arena_t *a = ctx;
   ex_type_t at = arg ? ex_type_of(arg, a) : ex_type(EX_UNKNOWN);
   const ty_type_t *st = arg ? ex_type_storage(&at, a) : NULL;
   ex_agg_t *g;
-  int rc = ex_agg_bind(a, name, st, distinct, NULL, 0, &g, err);
+  int rc = ex_agg_bind(a, name, st, distinct, params, nparams, &g, err);
   if (rc) return rc;
   /* Where the aggregate keeps its argument's storage (min, max,
    * arbitrary), the result keeps the argument's SQL type too. */

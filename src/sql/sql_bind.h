@@ -41,9 +41,10 @@ typedef struct sql_resolver {
                 fl_err_t *err);
   /* Whether name is an aggregate function. */
   bool (*is_aggregate)(void *ctx, const char *name);
-  /* The result type of aggregate name over arg (NULL for count(*)). */
+  /* The result type of aggregate name over arg (NULL for count(*)) with
+   * constant parameters (approx_percentile's percentile). */
   int (*aggregate)(void *ctx, const char *name, const sql_dtype_t *arg, bool distinct,
-                   sql_dtype_t *ret, fl_err_t *err);
+                   const double *params, uint32_t nparams, sql_dtype_t *ret, fl_err_t *err);
   /* Whether CAST(from AS to) exists. */
   int (*cast)(void *ctx, const sql_dtype_t *from, const sql_dtype_t *to, fl_err_t *err);
   /* Trino's common super type; false when there is none. */

@@ -274,19 +274,35 @@ static int bind_agg_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t
   /* Arguments are bound below the aggregation, where aggregates nest not. */
   sql_ectx_t in = {.scope = ag->pre, .clause = "Aggregate arguments", .quiet = cx->quiet};
   sql_bexpr_t *arg = NULL, *filt = NULL;
+  double param = 0;
+  uint32_t nparams = 0;
   int rc;
   if (c->star || (!strcmp(name, "count") && c->args.n == 0)) {
     if (c->distinct) return sql__errf(b, x->pos, FL_EINVALID, "count(DISTINCT *) is not valid");
   } else {
-    if (c->args.n != 1)
+    if (c->args.n == 2) {
+      /* A constant parameter after the argument: approx_percentile(x, 0.5),
+       * approx_distinct(x, 0.01). */
+      const sql_expr_t *px = c->args.items[1];
+      if (px->kind == SQL_E_INT) {
+        param = (double)px->u.i.value;
+      } else if (px->kind == SQL_E_DECIMAL || px->kind == SQL_E_DOUBLE) {
+        param = strtod(px->u.num.text, NULL);
+      } else {
+        return sql__errf(b, px->pos, FL_EUNSUPPORTED, "The second argument of %s must be a numeric literal",
+                         name);
+      }
+      nparams = 1;
+    } else if (c->args.n != 1) {
       return sql__errf(b, x->pos, FL_EUNSUPPORTED, "%s with %zu arguments is not supported yet",
                        name, c->args.n);
+    }
     if ((rc = sql__bind_expr(b, &in, c->args.items[0], &arg))) return rc;
   }
   if (c->filter && (rc = sql__bind_cond(b, &in, c->filter, "FILTER", &filt))) return rc;
   sql_dtype_t ret;
   rc = b->o->resolver->aggregate(b->o->resolver->ctx, name, arg ? &arg->type : NULL, c->distinct,
-                                 &ret, b->err);
+                                 &param, nparams, &ret, b->err);
   if (rc) {
     b->err->code = rc;
     return fl_err_prefix(b->err, "line %u, column %u: ", (x->pos).line, (x->pos).col);
@@ -297,7 +313,7 @@ static int bind_agg_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t
   for (; j < ag->naggs; j++) {
     const sql_agg_call_t *o = &ag->aggs[j];
     if (!strcmp(o->name, name) && o->distinct == c->distinct && o->arg_col == arg_col &&
-        o->filter_col == filter_col)
+        o->filter_col == filter_col && o->nparams == nparams && o->param == param)
       break;
   }
   if (j == ag->naggs) {
@@ -312,7 +328,9 @@ static int bind_agg_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t
                                              .distinct = c->distinct,
                                              .arg_col = arg_col,
                                              .filter_col = filter_col,
-                                             .type = ret};
+                                             .type = ret,
+                                             .param = param,
+                                             .nparams = nparams};
   }
   *out = sql__col_ref(b, ag->agg_base + j, &ret, x->pos);
   return FL_OK;

@@ -145,6 +145,8 @@ typedef struct sql_agg_call {
   int32_t arg_col;    /* input column; -1 for count(*) */
   int32_t filter_col; /* boolean input column of FILTER (WHERE); -1: none */
   sql_dtype_t type;   /* result */
+  double param;       /* constant parameter (approx_percentile(x, 0.5)) */
+  uint32_t nparams;   /* 0 or 1 */
 } sql_agg_call_t;
 
 typedef struct sql_sort_key {
