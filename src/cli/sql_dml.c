@@ -73,8 +73,11 @@ int sql__exec_insert(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_
     ice_commit_result_t res = {0};
     rc = ice_commit(t, &ch, &res, err);
   }
-  if (rc && w) ice_dw_abort(w);
-  if (w) ice_dw_free(w);
+  /* abort deletes what was written and frees the writer. */
+  if (rc)
+    ice_dw_abort(w);
+  else
+    ice_dw_free(w);
   if (rc) return fl_err_prefix(err, "INSERT INTO %s.%s: ", ins.ns, ins.name);
   return FL_OK;
 }
