@@ -28,6 +28,20 @@ static bool read_all(FILE *fp, fl_buf_t *out) {
   return !ferror(fp);
 }
 
+/* Positions in a statement's own text, made positions in the script:
+ * "line L, column C: " rewritten with the statement's start. */
+static void shift_position(fl_err_t *err, const sql_pos_t *start) {
+  uint32_t line, col;
+  if (!sql_error_pos(err, &line, &col)) return;
+  const char *rest = strstr(err->msg, ": ");
+  if (!rest) return;
+  if (line == 1) col += start->col - 1;
+  line += start->line - 1;
+  char tmp[sizeof err->msg];
+  snprintf(tmp, sizeof tmp, "line %u, column %u%s", line, col, rest);
+  memcpy(err->msg, tmp, sizeof err->msg);
+}
+
 static bool print_result(const sql_result_t *r, cli_fmt_t fmt) {
   if (r->ncols == 0 && !r->explain) return true; /* DDL prints nothing */
   if (r->explain) {
@@ -93,17 +107,23 @@ static int run_sql(int argc, char **argv) {
   fl_err_t err;
   fl_err_clear(&err);
   int status = 0;
-  sql_stmt_t **stmts;
+  /* Split first, then parse and run each statement in turn, so that the
+   * statements before a bad one still run (as Trino's CLI does). */
+  sql_piece_t *pieces;
   size_t n;
-  if (sql_parse_script(arena, src, len, &stmts, &n, &err)) {
+  if (sql_split_script(arena, src, len, &pieces, &n, &err)) {
     sql_exec_print_error("floe sql", src, len, &err);
     status = 1;
     n = 0;
   }
   for (size_t i = 0; i < n && !status; i++) {
     fl_arena_t *sa = fl_arena_new(0);
+    const char *ptext = src + pieces[i].off;
+    sql_stmt_t *st;
     sql_result_t res;
-    if (sql_exec_stmt(&sess, sa, src, len, stmts[i], &res, &err)) {
+    if (sql_parse_statement(sa, ptext, pieces[i].len, &st, &err) ||
+        sql_exec_stmt(&sess, sa, ptext, pieces[i].len, st, &res, &err)) {
+      shift_position(&err, &pieces[i].pos);
       sql_exec_print_error("floe sql", src, len, &err);
       status = 1;
     } else if (!print_result(&res, fmt)) {
