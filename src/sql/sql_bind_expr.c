@@ -86,6 +86,18 @@ static int bind_call(sql_binder_t *b, const char *name, sql_pos_t pos, sql_bexpr
   return FL_OK;
 }
 
+int sql__call(sql_binder_t *b, const char *name, sql_pos_t pos, sql_bexpr_t **args, uint32_t n,
+              sql_bexpr_t **out) {
+  return bind_call(b, name, pos, args, n, out);
+}
+
+sql_bexpr_t *sql__int_const(sql_binder_t *b, int64_t v, sql_pos_t pos) {
+  sql_bexpr_t *e = bx_new(b, SQL_BX_CONST, pos, 0);
+  e->type = sql_dtype(SQL_DT_INTEGER);
+  e->c.i = v;
+  return e;
+}
+
 static int call2(sql_binder_t *b, const char *name, sql_pos_t pos, sql_bexpr_t *x, sql_bexpr_t *y,
                  sql_bexpr_t **out) {
   sql_bexpr_t *args[2] = {x, y};

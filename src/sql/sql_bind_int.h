@@ -82,6 +82,10 @@ int sql__coerce(sql_binder_t *b, sql_bexpr_t *e, const sql_dtype_t *t, sql_bexpr
 int sql__bind_cond(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *e, const char *clause,
                    sql_bexpr_t **out);
 sql_bexpr_t *sql__col_ref(sql_binder_t *b, uint32_t col, const sql_dtype_t *t, sql_pos_t pos);
+/* A scalar call through the resolver, with the coercions it asks for. */
+int sql__call(sql_binder_t *b, const char *name, sql_pos_t pos, sql_bexpr_t **args, uint32_t n,
+              sql_bexpr_t **out);
+sql_bexpr_t *sql__int_const(sql_binder_t *b, int64_t v, sql_pos_t pos);
 bool sql__common(sql_binder_t *b, const sql_dtype_t *x, const sql_dtype_t *y, sql_dtype_t *out);
 /* Whether the tree contains a call of an aggregate function. */
 bool sql__has_agg(sql_binder_t *b, const sql_expr_t *e);

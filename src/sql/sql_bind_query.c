@@ -130,24 +130,98 @@ static int cast_columns(sql_binder_t *b, sql_plan_t **pp, const sql_dtype_t *typ
   return FL_OK;
 }
 
+/* Appends the marker columns ($l, $r) = (left, right) to p's columns. */
+static sql_plan_t *mark_side(sql_binder_t *b, sql_plan_t *p, int left, sql_pos_t pos) {
+  sql_plan_t *m = sql_plan_new(b->a, SQL_P_PROJECT, p);
+  uint32_t n = p->ncols;
+  m->ncols = n + 2;
+  m->cols = fl_arena_zalloc(b->a, (n + 2) * sizeof *m->cols);
+  m->u.project.exprs = fl_arena_zalloc(b->a, (n + 2) * sizeof(sql_bexpr_t *));
+  for (uint32_t i = 0; i < n; i++) {
+    m->cols[i] = p->cols[i];
+    m->u.project.exprs[i] = sql__col_ref(b, i, &p->cols[i].type, pos);
+  }
+  m->u.project.exprs[n] = sql__int_const(b, left, pos);
+  m->u.project.exprs[n + 1] = sql__int_const(b, !left, pos);
+  m->cols[n] = (sql_col_t){.name = "$l", .type = sql_dtype(SQL_DT_INTEGER)};
+  m->cols[n + 1] = (sql_col_t){.name = "$r", .type = sql_dtype(SQL_DT_INTEGER)};
+  return m;
+}
+
+/*
+ * INTERSECT and EXCEPT (distinct) as an aggregation: both sides tagged
+ * with which side a row came from, grouped on all columns (NULLs equal,
+ * as set operations want), and kept when the row occurs on both sides
+ * (INTERSECT) or only on the left (EXCEPT).
+ */
+static int intersect_except(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t *u, sql_plan_t **out) {
+  uint32_t n = u->ncols - 2;
+  sql_plan_t *a = sql_plan_new(b->a, SQL_P_AGGREGATE, u);
+  a->u.agg.nkeys = n;
+  a->u.agg.keys = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < n; i++) a->u.agg.keys[i] = i;
+  a->u.agg.naggs = 2;
+  a->u.agg.aggs = fl_arena_zalloc(b->a, 2 * sizeof *a->u.agg.aggs);
+  sql_dtype_t it = sql_dtype(SQL_DT_INTEGER);
+  for (int k = 0; k < 2; k++)
+    a->u.agg.aggs[k] = (sql_agg_call_t){.name = "max", .arg_col = (int32_t)(n + k), .filter_col = -1, .type = it};
+  a->ncols = n + 2;
+  a->cols = u->cols;
+  sql_bexpr_t *args[2], *lhs, *rhs, *pred;
+  int rc;
+  args[0] = sql__col_ref(b, n, &it, q->pos);
+  args[1] = sql__int_const(b, 1, q->pos);
+  if ((rc = sql__call(b, "=", q->pos, args, 2, &lhs))) return rc;
+  args[0] = sql__col_ref(b, n + 1, &it, q->pos);
+  args[1] = sql__int_const(b, q->u.setop.op == SQL_SET_INTERSECT ? 1 : 0, q->pos);
+  if ((rc = sql__call(b, "=", q->pos, args, 2, &rhs))) return rc;
+  pred = fl_arena_zalloc(b->a, sizeof *pred);
+  pred->kind = SQL_BX_AND;
+  pred->type = sql_dtype(SQL_DT_BOOLEAN);
+  pred->pos = q->pos;
+  pred->nargs = 2;
+  pred->args = fl_arena_alloc(b->a, 2 * sizeof *pred->args);
+  pred->args[0] = lhs;
+  pred->args[1] = rhs;
+  sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, a);
+  f->u.filter.pred = pred;
+  f->cols = a->cols;
+  f->ncols = a->ncols;
+  sql_plan_t *p = sql_plan_new(b->a, SQL_P_PROJECT, f);
+  p->ncols = n;
+  p->cols = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof *p->cols);
+  p->u.project.exprs = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof(sql_bexpr_t *));
+  for (uint32_t i = 0; i < n; i++) {
+    p->cols[i] = u->cols[i];
+    p->u.project.exprs[i] = sql__col_ref(b, i, &u->cols[i].type, q->pos);
+  }
+  *out = p;
+  return FL_OK;
+}
+
 static int bind_setop(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t **out) {
-  if (q->u.setop.op != SQL_SET_UNION)
-    return sql__errf(b, q->pos, FL_EUNSUPPORTED, "%s is not supported yet",
-                     q->u.setop.op == SQL_SET_INTERSECT ? "INTERSECT" : "EXCEPT");
+  bool inter = q->u.setop.op != SQL_SET_UNION;
+  const char *opname = q->u.setop.op == SQL_SET_UNION ? "UNION" : q->u.setop.op == SQL_SET_INTERSECT ? "INTERSECT" : "EXCEPT";
+  if (inter && q->u.setop.all)
+    return sql__errf(b, q->pos, FL_EUNSUPPORTED, "%s ALL is not supported yet", opname);
   sql_plan_t *l, *r;
   int rc;
   if ((rc = bind_body(b, q->u.setop.l, NULL, &l)) || (rc = bind_body(b, q->u.setop.r, NULL, &r)))
     return rc;
   if (l->ncols != r->ncols)
     return sql__errf(b, q->u.setop.r->pos, FL_EINVALID,
-                     "UNION query has different number of fields: %u, %u", l->ncols, r->ncols);
+                     "%s query has different number of fields: %u, %u", opname, l->ncols, r->ncols);
   sql_dtype_t *types = fl_arena_zalloc(b->a, (l->ncols ? l->ncols : 1) * sizeof *types);
   for (uint32_t i = 0; i < l->ncols; i++)
     if (!sql__common(b, &l->cols[i].type, &r->cols[i].type, &types[i]))
       return sql__errf(b, q->u.setop.r->pos, FL_EINVALID,
-                       "column %u in UNION query has incompatible types: %s, %s", i + 1,
+                       "column %u in %s query has incompatible types: %s, %s", i + 1, opname,
                        sql_dtype_str(&l->cols[i].type), sql_dtype_str(&r->cols[i].type));
   if ((rc = cast_columns(b, &l, types)) || (rc = cast_columns(b, &r, types))) return rc;
+  if (inter) {
+    l = mark_side(b, l, 1, q->pos);
+    r = mark_side(b, r, 0, q->pos);
+  }
   sql_plan_t *u = sql_plan_new(b->a, SQL_P_UNION, NULL);
   u->ninputs = 2;
   u->inputs = fl_arena_zalloc(b->a, 2 * sizeof *u->inputs);
@@ -156,7 +230,9 @@ static int bind_setop(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t **out) {
   u->in = l;
   u->ncols = l->ncols;
   u->cols = fl_arena_zalloc(b->a, (l->ncols ? l->ncols : 1) * sizeof *u->cols);
-  for (uint32_t i = 0; i < l->ncols; i++) u->cols[i] = (sql_col_t){.name = l->cols[i].name, .type = types[i]};
+  for (uint32_t i = 0; i < l->ncols; i++)
+    u->cols[i] = (sql_col_t){.name = l->cols[i].name, .type = inter && i >= l->ncols - 2 ? l->cols[i].type : types[i]};
+  if (inter) return intersect_except(b, q, u, out);
   if (!q->u.setop.all) {
     sql_plan_t *d = sql_plan_new(b->a, SQL_P_AGGREGATE, u);
     d->u.agg.nkeys = u->ncols;
