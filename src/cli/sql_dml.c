@@ -26,21 +26,19 @@ static int pos_err(fl_err_t *err, const sql_stmt_t *st, int code, const char *wh
   return fl_err_set(err, code, "line %u, column %u: %s", st->pos.line, st->pos.col, what);
 }
 
-int sql__exec_insert(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
-                     const sql_stmt_t *st, int64_t *rows, fl_err_t *err) {
-  if (st->u.insert.overwrite) return pos_err(err, st, FL_EUNSUPPORTED, "INSERT OVERWRITE is not supported yet");
-  sql_insert_t ins;
-  int rc = sql_bind_insert(a, o, st, &ins, err);
+/* Runs plan p (columns in table order and of its types) and appends its
+ * rows to t in one commit. */
+static int write_rows(const sql_session_t *s, fl_arena_t *a, ice_table_t *t, sql_plan_t *p,
+                      int64_t *rows, fl_err_t *err) {
+  int rc = sql_optimize(a, p, err);
   if (rc) return rc;
-  if ((rc = sql_optimize(a, ins.plan, err))) return rc;
   ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1};
   ex_query_t *q;
-  if ((rc = ex_query_new(a, ins.plan, &qo, &q, err))) return rc;
+  if ((rc = ex_query_new(a, p, &qo, &q, err))) return rc;
   if ((rc = ex_query_run(q, err))) {
     ex_query_free(q);
     return rc;
   }
-  ice_table_t *t = ins.table;
   const ice_meta_t *m = t->meta;
   const ty_schema_t *schema = ice_meta_schema(m);
   const ice_sort_order_t *so = ice_meta_sort_order(m);
@@ -78,9 +76,21 @@ int sql__exec_insert(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_
     ice_dw_abort(w);
   else
     ice_dw_free(w);
-  if (rc) return fl_err_prefix(err, "INSERT INTO %s.%s: ", ins.ns, ins.name);
+  return rc;
+}
+
+int sql__exec_insert(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
+                     const sql_stmt_t *st, int64_t *rows, fl_err_t *err) {
+  if (st->u.insert.overwrite) return pos_err(err, st, FL_EUNSUPPORTED, "INSERT OVERWRITE is not supported yet");
+  sql_insert_t ins;
+  int rc = sql_bind_insert(a, o, st, &ins, err);
+  if (rc) return rc;
+  if ((rc = write_rows(s, a, ins.table, ins.plan, rows, err)))
+    return fl_err_prefix(err, "INSERT INTO %s.%s: ", ins.ns, ins.name);
   return FL_OK;
 }
+
+static void table_cleanup(void *t) { ice_table_free(t); }
 
 static void split_ns(fl_arena_t *a, const sql_qname_t *q, const char **ns) {
   fl_buf_t b;
@@ -115,7 +125,20 @@ int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *
       sql_create_table_t ct;
       if ((rc = sql_bind_create_table(a, o, st, &ct, err))) return rc;
       cat_create_opts_t co = {.schema = ct.schema};
-      rc = cat_create_table(s->catalog, io_local_fs(), ct.ns, ct.name, &co, NULL, err);
+      ice_table_t *t = NULL;
+      rc = cat_create_table(s->catalog, io_local_fs(), ct.ns, ct.name, &co, &t, err);
+      if (!rc && t) fl_arena_on_reset(a, table_cleanup, t);
+      if (!rc && ct.plan) {
+        /* The query's rows; on failure the new table goes again, so that
+         * CREATE TABLE AS either happens whole or not at all. */
+        int64_t rows;
+        if ((rc = write_rows(s, a, t, ct.plan, &rows, err))) {
+          fl_err_t e2;
+          fl_err_clear(&e2);
+          cat_drop_table(s->catalog, io_local_fs(), ct.ns, ct.name, true, NULL, &e2);
+          return fl_err_prefix(err, "CREATE TABLE %s.%s AS: ", ct.ns, ct.name);
+        }
+      }
       if (rc == FL_EEXISTS && st->u.create_table.if_not_exists) {
         fl_err_clear(err);
         return FL_OK;

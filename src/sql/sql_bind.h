@@ -88,10 +88,12 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
  * renumbers), with NOT NULL columns required. Types map as Trino's Iceberg
  * connector does: integer int, bigint long, real float, varchar string,
  * varbinary binary, timestamp(6) timestamp, with time zone timestamptz.
+ * CREATE TABLE AS takes the query's column names and types.
  */
 typedef struct sql_create_table {
   const char *ns, *name;
   ty_schema_t *schema;
+  sql_plan_t *plan; /* CREATE TABLE AS: the rows to insert (NULL: none, WITH NO DATA) */
 } sql_create_table_t;
 int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
                           sql_create_table_t *out, fl_err_t *err);

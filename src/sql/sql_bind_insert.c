@@ -93,10 +93,8 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
   return FL_OK;
 }
 
-static int iceberg_type(sql_binder_t *b, const sql_type_t *t, const ty_type_t **out) {
-  sql_dtype_t dt;
-  int rc = sql_bind_type(t, &dt, b->err);
-  if (rc) return rc;
+static int iceberg_dtype(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos, const ty_type_t **out) {
+  sql_dtype_t dt = *dtp;
   switch (dt.kind) {
     case SQL_DT_BOOLEAN: *out = ty_primitive(TY_BOOLEAN); return FL_OK;
     case SQL_DT_INTEGER: *out = ty_primitive(TY_INT); return FL_OK;
@@ -112,9 +110,16 @@ static int iceberg_type(sql_binder_t *b, const sql_type_t *t, const ty_type_t **
     case SQL_DT_TIMESTAMPTZ: *out = ty_primitive(TY_TIMESTAMPTZ); return FL_OK;
     case SQL_DT_UUID: *out = ty_primitive(TY_UUID); return FL_OK;
     default:
-      return sql__errf(b, t->pos, FL_EUNSUPPORTED, "Type not supported for Iceberg: %s",
+      return sql__errf(b, pos, FL_EUNSUPPORTED, "Type not supported for Iceberg: %s",
                        sql_dtype_str(&dt));
   }
+}
+
+static int iceberg_type(sql_binder_t *b, const sql_type_t *t, const ty_type_t **out) {
+  sql_dtype_t dt;
+  int rc = sql_bind_type(t, &dt, b->err);
+  if (rc) return rc;
+  return iceberg_dtype(b, &dt, t->pos, out);
 }
 
 int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
@@ -123,8 +128,29 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
   const sql_qname_t *q = &st->u.create_table.name;
   int rc;
   if ((rc = sql__table_name(&b, q, st->pos, &out->ns, &out->name))) return rc;
-  if (st->u.create_table.as_query)
-    return sql__errf(&b, st->pos, FL_EUNSUPPORTED, "CREATE TABLE AS is not supported yet");
+  out->plan = NULL;
+  if (st->u.create_table.as_query) {
+    /* CREATE TABLE AS: the columns are the query's (or the names given). */
+    sql_plan_t *p;
+    if ((rc = sql__bind_query(&b, st->u.create_table.as_query, &p))) return rc;
+    const sql_ident_list_t *names = &st->u.create_table.as_columns;
+    if (names->n && names->n != p->ncols)
+      return sql__errf(&b, st->pos, FL_EINVALID, "Column alias list has %zu entries but the query has %u columns",
+                       names->n, p->ncols);
+    ty_field_t *f = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *f);
+    for (uint32_t i = 0; i < p->ncols; i++) {
+      f[i].id = (int32_t)i + 1;
+      f[i].name = names->n ? names->items[i].name : p->cols[i].name;
+      for (uint32_t j = 0; j < i; j++)
+        if (!strcasecmp(f[j].name, f[i].name))
+          return sql__errf(&b, st->pos, FL_EINVALID, "Column name '%s' specified more than once", f[i].name);
+      if ((rc = iceberg_dtype(&b, &p->cols[i].type, st->u.create_table.as_query->pos, &f[i].type))) return rc;
+      p->cols[i].name = f[i].name;
+    }
+    out->schema = ty_schema_new(a, 0, f, p->ncols);
+    out->plan = st->u.create_table.with_no_data ? NULL : p;
+    return FL_OK;
+  }
   size_t n = st->u.create_table.ncolumns;
   if (!n) return sql__errf(&b, st->pos, FL_EINVALID, "CREATE TABLE needs at least one column");
   ty_field_t *f = fl_arena_zalloc(a, n * sizeof *f);
