@@ -117,6 +117,31 @@ static int render(ex_query_t *q, fl_arena_t *a, sql_result_t *res, fl_err_t *err
         }
         continue;
       }
+      if (t->kind == EX_ARRAY && v->nchildren == 1 && v->children[0]->type->kind == TY_STRING) {
+        /* array(varchar) as Trino's clients show it: [a, b, NULL]. */
+        const ty_vec_t *el = v->children[0];
+        for (uint32_t k = 0; k < rows.n; k++) {
+          uint32_t r = rows.sel ? rows.sel[k] : k;
+          if (ty_vec_is_null(v, r)) continue;
+          fl_buf_t sb;
+          fl_buf_init(&sb);
+          fl_buf_append_u8(&sb, '[');
+          for (int32_t e = v->offsets[r]; e < v->offsets[r + 1]; e++) {
+            if (e > v->offsets[r]) fl_buf_append_str(&sb, ", ");
+            if (ty_vec_is_null(el, (uint32_t)e)) {
+              fl_buf_append_str(&sb, "NULL");
+              continue;
+            }
+            size_t n;
+            const uint8_t *p = ty_vec_get_bytes(el, (uint32_t)e, &n);
+            fl_buf_append(&sb, p, n);
+          }
+          fl_buf_append_u8(&sb, ']');
+          res->cells[(base + k) * nc + c] = fl_arena_strndup(a, (const char *)sb.data, sb.len);
+          fl_buf_free(&sb);
+        }
+        continue;
+      }
       if (t->kind == EX_VARCHAR) {
         v = b->cols[c];
       } else if (t->kind == EX_UNKNOWN) {
@@ -192,9 +217,20 @@ int sql__exec_insert(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_
 int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                   const sql_stmt_t *st, fl_err_t *err);
 
+int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
+                   const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);
+
 int sql_exec_stmt(const sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
                   const sql_stmt_t *st, sql_result_t *res, fl_err_t *err) {
   memset(res, 0, sizeof *res);
+  if (st->kind == SQL_S_DESCRIBE ||
+      (st->kind == SQL_S_SHOW && (st->u.show.kind == SQL_SHOW_SCHEMAS || st->u.show.kind == SQL_SHOW_TABLES ||
+                                  st->u.show.kind == SQL_SHOW_COLUMNS))) {
+    sql_resolver_t r;
+    ex_sql_resolver(&r, a);
+    sql_bind_opts_t o = {.resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
+    return sql__exec_show(s, a, &o, st, res, err);
+  }
   if (st->kind == SQL_S_INSERT || st->kind == SQL_S_CREATE_SCHEMA ||
       st->kind == SQL_S_CREATE_TABLE || st->kind == SQL_S_DROP_TABLE) {
     sql_resolver_t r;

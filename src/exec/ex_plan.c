@@ -61,6 +61,17 @@ static const ty_schema_t *schema_of(ex_query_t *q, const sql_plan_t *p) {
 
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err);
 
+/* Whether vectors of storage type a can stand where b is expected: the
+ * same layout, whatever the nested fields' ids and names. */
+static bool same_layout(const ty_type_t *a, const ty_type_t *b) {
+  if (a->kind != b->kind || a->nfields != b->nfields) return false;
+  if (a->kind == TY_DECIMAL) return a->precision == b->precision && a->scale == b->scale;
+  if (a->kind == TY_FIXED) return a->length == b->length;
+  for (uint32_t i = 0; i < a->nfields; i++)
+    if (!same_layout(a->fields[i].type, b->fields[i].type)) return false;
+  return true;
+}
+
 static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err) {
   ice_scan_opts_t o = {.snapshot_id = p->u.scan.snapshot_id,
                        .ref = NULL,
@@ -83,7 +94,7 @@ static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_
                       p->u.scan.ident, ss->root.nfields, p->ncols);
   }
   for (uint32_t i = 0; i < p->ncols; i++)
-    if (!ty_type_equal(ss->root.fields[i].type, want->root.fields[i].type)) {
+    if (!same_layout(ss->root.fields[i].type, want->root.fields[i].type)) {
       ice_scan_free(s);
       return fl_err_set(err, FL_EUNSUPPORTED, "column %s of %s has a type SQL cannot read yet",
                         p->cols[i].name, p->u.scan.ident);
