@@ -30,7 +30,9 @@ static int pos_err(fl_err_t *err, const sql_stmt_t *st, int code, const char *wh
  * rows to t in one commit. */
 static int write_rows(const sql_session_t *s, fl_arena_t *a, ice_table_t *t, sql_plan_t *p,
                       int64_t *rows, fl_err_t *err) {
-  int rc = sql_optimize(a, p, err);
+  sql_resolver_t r;
+  ex_sql_resolver(&r, a);
+  int rc = sql_optimize(a, &r, &p, err);
   if (rc) return rc;
   ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1};
   ex_query_t *q;

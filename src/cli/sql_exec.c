@@ -178,7 +178,7 @@ static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *q
   sql_plan_t *p;
   int rc = sql_bind_query(a, &o, qa, &p, err);
   if (rc) return rc;
-  if ((rc = sql_optimize(a, p, err))) return rc;
+  if ((rc = sql_optimize(a, &r, &p, err))) return rc;
   if (explain) {
     fl_buf_t b;
     fl_buf_init(&b);

@@ -134,7 +134,9 @@ static void fold(ex_ctx_t *ctx, ex_expr_t *x) {
 /* Runs an uncorrelated subquery to its end; *vals gets its one column. */
 static int run_subquery(ex_ctx_t *ctx, sql_plan_t *plan, const ty_type_t *storage, ty_vec_t **vals,
                         fl_err_t *err) {
-  int rc = sql_optimize(ctx->arena, plan, err);
+  sql_resolver_t res;
+  ex_sql_resolver(&res, ctx->arena);
+  int rc = sql_optimize(ctx->arena, &res, &plan, err);
   if (rc) return rc;
   ex_query_opts_t o = {.zone = ctx->zone, .now_us = ctx->now_us};
   ex_query_t *q;

@@ -83,6 +83,57 @@ static int r_from_storage(void *ctx, const ty_type_t *t, sql_dtype_t *out, fl_er
   return FL_OK;
 }
 
+static int r_fold(void *ctx, const sql_bexpr_t *e, sql_const_t *out, bool *as_text, fl_err_t *err) {
+  fl_arena_t *a = ctx;
+  ex_ctx_t ec;
+  ex_ctx_init(&ec, a, NULL, -1);
+  ex_expr_t *x;
+  int rc = ex_expr_compile(&ec, e, NULL, &x, err);
+  if (rc) return rc;
+  const ty_vec_t *v = ex_expr_const(x);
+  if (!v) return fl_err_set(err, FL_EINVALID, "not a constant");
+  memset(out, 0, sizeof *out);
+  *as_text = false;
+  if (ty_vec_is_null(v, 0)) {
+    out->null = true;
+    return FL_OK;
+  }
+  const ex_type_t *t = ex_expr_type(x);
+  switch (t->kind) {
+    case EX_BOOLEAN: out->b = v->data[0] != 0; return FL_OK;
+    case EX_TINYINT:
+    case EX_SMALLINT:
+    case EX_INTEGER: out->i = TY_VEC_DATA(v, int32_t)[0]; return FL_OK;
+    case EX_BIGINT: out->i = TY_VEC_DATA(v, int64_t)[0]; return FL_OK;
+    case EX_DOUBLE: out->d = TY_VEC_DATA(v, double)[0]; return FL_OK;
+    default: break;
+  }
+  /* Other types travel as their text under a CAST. */
+  const ty_vec_t *tv = v;
+  if (t->kind != EX_VARCHAR) {
+    ex_type_t vc = ex_type(EX_VARCHAR);
+    ty_vec_t *txt = ty_vec_new(ex_type_storage(&vc, a), 1);
+    ex_rows_t one = {.nrows = 1, .n = 1};
+    rc = ex_cast_eval(&ec, t, &vc, false, v, &one, txt, err);
+    if (rc || ty_vec_is_null(txt, 0)) {
+      ty_vec_free(txt);
+      return rc ? rc : fl_err_set(err, FL_EINVALID, "no text form");
+    }
+    size_t n;
+    const uint8_t *p = ty_vec_get_bytes(txt, 0, &n);
+    out->s = fl_arena_strndup(a, (const char *)p, n);
+    out->len = n;
+    ty_vec_free(txt);
+    *as_text = true;
+    return FL_OK;
+  }
+  size_t n;
+  const uint8_t *p = ty_vec_get_bytes(tv, 0, &n);
+  out->s = fl_arena_strndup(a, (const char *)p, n);
+  out->len = n;
+  return FL_OK;
+}
+
 void ex_sql_resolver(sql_resolver_t *r, fl_arena_t *a) {
   *r = (sql_resolver_t){.ctx = a,
                         .scalar = r_scalar,
@@ -90,5 +141,6 @@ void ex_sql_resolver(sql_resolver_t *r, fl_arena_t *a) {
                         .aggregate = r_aggregate,
                         .cast = r_cast,
                         .common = r_common,
+                        .fold = r_fold,
                         .from_storage = r_from_storage};
 }

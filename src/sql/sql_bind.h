@@ -49,6 +49,15 @@ typedef struct sql_resolver {
   int (*cast)(void *ctx, const sql_dtype_t *from, const sql_dtype_t *to, fl_err_t *err);
   /* Trino's common super type; false when there is none. */
   bool (*common)(void *ctx, const sql_dtype_t *a, const sql_dtype_t *b, sql_dtype_t *out);
+  /*
+   * Evaluates a constant expression (no column references) for constant
+   * folding. The value comes back as a literal of e's type, or with
+   * *as_text set as its varchar text (decimal, date, timestamp: the
+   * optimizer puts a CAST over it). Fails, and nothing is folded, when the
+   * evaluation fails (1/0 must fail only if a row reaches it) or the
+   * expression is not deterministic.
+   */
+  int (*fold)(void *ctx, const sql_bexpr_t *e, sql_const_t *out, bool *as_text, fl_err_t *err);
   /* The SQL type of an Iceberg column type; fails for types SQL does not
    * cover yet. */
   int (*from_storage)(void *ctx, const ty_type_t *t, sql_dtype_t *out, fl_err_t *err);

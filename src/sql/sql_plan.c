@@ -105,6 +105,7 @@ void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *o) {
       else if (e->type.kind == SQL_DT_DOUBLE) {
         snprintf(tmp, sizeof tmp, "%.17g", e->c.d);
         put(o, tmp);
+        if (!strpbrk(tmp, ".eni")) put(o, ".0"); /* a double, not an integer */
       } else if (e->type.kind == SQL_DT_VARCHAR) {
         put(o, "'");
         fl_buf_append(o, e->c.s, e->c.len);
