@@ -82,7 +82,9 @@ ty_vec_t *ex_const_vec(ex_ctx_t *ctx, const sql_const_t *c, const ex_type_t *t, 
     case EX_TINYINT:
     case EX_SMALLINT:
     case EX_INTEGER: ty_vec_append_i32(v, (int32_t)c->i); break;
-    case EX_BIGINT: ty_vec_append_i64(v, c->i); break;
+    case EX_BIGINT:
+    case EX_INTERVAL_DS: ty_vec_append_i64(v, c->i); break;
+    case EX_INTERVAL_YM: ty_vec_append_i32(v, (int32_t)c->i); break;
     case EX_DOUBLE: ty_vec_append_f64(v, c->d); break;
     case EX_VARCHAR: ty_vec_append_bytes(v, c->s, c->len); break;
     default:

@@ -104,7 +104,9 @@ static int r_fold(void *ctx, const sql_bexpr_t *e, sql_const_t *out, bool *as_te
     case EX_TINYINT:
     case EX_SMALLINT:
     case EX_INTEGER: out->i = TY_VEC_DATA(v, int32_t)[0]; return FL_OK;
-    case EX_BIGINT: out->i = TY_VEC_DATA(v, int64_t)[0]; return FL_OK;
+    case EX_BIGINT:
+    case EX_INTERVAL_DS: out->i = TY_VEC_DATA(v, int64_t)[0]; return FL_OK;
+    case EX_INTERVAL_YM: out->i = TY_VEC_DATA(v, int32_t)[0]; return FL_OK;
     case EX_DOUBLE: out->d = TY_VEC_DATA(v, double)[0]; return FL_OK;
     default: break;
   }

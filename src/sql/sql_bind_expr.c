@@ -166,6 +166,79 @@ static int bind_decimal_lit(sql_binder_t *b, const sql_expr_t *x, sql_bexpr_t **
   return sql__coerce(b, s, &dt, out);
 }
 
+/*
+ * INTERVAL 'text' field [TO field]: day-to-second intervals in
+ * microseconds, year-to-month ones in months, as the executor keeps them.
+ * The text holds one number per field from the first to the last
+ * ('1-6' YEAR TO MONTH, '2 03:04:05.5' DAY TO SECOND); seconds may have a
+ * fraction.
+ */
+static int bind_interval(sql_binder_t *b, const sql_expr_t *x, sql_bexpr_t **out) {
+  static const sql_field_t ym[] = {SQL_F_YEAR, SQL_F_MONTH};
+  static const sql_field_t ds[] = {SQL_F_DAY, SQL_F_HOUR, SQL_F_MINUTE, SQL_F_SECOND};
+  static const int64_t ym_unit[] = {12, 1};
+  static const int64_t ds_unit[] = {86400000000LL, 3600000000LL, 60000000LL, 1000000LL};
+  sql_field_t from = x->u.interval.from, to = x->u.interval.to ? x->u.interval.to : from;
+  const sql_field_t *list = NULL;
+  const int64_t *unit = NULL;
+  int nf = 0, fi = -1, ti = -1;
+  for (int pass = 0; pass < 2 && fi < 0; pass++) {
+    list = pass ? ds : ym;
+    unit = pass ? ds_unit : ym_unit;
+    nf = pass ? 4 : 2;
+    fi = ti = -1;
+    for (int i = 0; i < nf; i++) {
+      if (list[i] == from) fi = i;
+      if (list[i] == to) ti = i;
+    }
+  }
+  if (fi < 0 || ti < fi)
+    return sql__errf(b, x->pos, FL_EUNSUPPORTED, "Interval field %s is not supported", sql_field_name(from));
+  const char *p = x->u.interval.data, *end = p + x->u.interval.len;
+  bool neg = x->u.interval.negative;
+  while (p < end && *p == ' ') p++;
+  if (p < end && (*p == '-' || *p == '+')) {
+    neg ^= *p == '-';
+    p++;
+  }
+  int64_t total = 0;
+  for (int i = fi; i <= ti; i++) {
+    if (p >= end || *p < '0' || *p > '9') goto bad;
+    int64_t v = 0;
+    while (p < end && *p >= '0' && *p <= '9') {
+      if (v > INT64_MAX / 10 - 10) goto bad;
+      v = v * 10 + (*p++ - '0');
+    }
+    if (v > INT64_MAX / unit[i] / 2) goto bad;
+    total += v * unit[i];
+    if (i == ti && list == ds && list[i] == SQL_F_SECOND && p < end && *p == '.') {
+      p++;
+      int64_t frac = 0, scale = 100000;
+      while (p < end && *p >= '0' && *p <= '9') {
+        if (scale) frac += (*p - '0') * scale;
+        scale /= 10;
+        p++;
+      }
+      total += frac;
+    }
+    if (i < ti) {
+      if (p >= end || (*p != '-' && *p != ' ' && *p != ':')) goto bad;
+      p++;
+    }
+  }
+  while (p < end && *p == ' ') p++;
+  if (p != end) goto bad;
+  sql_bexpr_t *e = bx_new(b, SQL_BX_CONST, x->pos, 0);
+  e->type = sql_dtype(list == ym ? SQL_DT_INTERVAL_YM : SQL_DT_INTERVAL_DS);
+  e->c.i = neg ? -total : total;
+  if (list == ym && (e->c.i > INT32_MAX || e->c.i < INT32_MIN)) goto bad;
+  *out = e;
+  return FL_OK;
+bad:
+  return sql__errf(b, x->pos, FL_EINVALID, "Invalid INTERVAL %s value: '%.*s'", sql_field_name(from),
+                   (int)x->u.interval.len, x->u.interval.data);
+}
+
 /* ---- names ---- */
 
 static bool qual_matches(const char *qual, const sql_qname_t *q, size_t nparts) {
@@ -563,6 +636,7 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
       return FL_OK;
     }
     case SQL_E_COLUMN: return bind_column(b, cx, x, out);
+    case SQL_E_INTERVAL: return bind_interval(b, x, out);
     case SQL_E_UNARY:
       if ((rc = sql__bind_expr(b, cx, x->u.unary.arg, &l))) return rc;
       if (x->u.unary.op == SQL_UN_PLUS) {
