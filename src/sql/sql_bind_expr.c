@@ -450,6 +450,63 @@ static int unify(sql_binder_t *b, sql_bexpr_t **es, uint32_t n, sql_dtype_t *out
   return FL_OK;
 }
 
+/*
+ * grouping(a, b, ...): a bit per argument, the first the highest, set when
+ * that key is not grouped on in the row's grouping set. Each set's value
+ * is a constant, so this is CASE $grouping_set WHEN i THEN mask_i END.
+ */
+static int bind_grouping(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                         sql_bexpr_t **out) {
+  const sql_call_t *c = &x->u.call;
+  sql_aggctx_t *ag = cx->agg;
+  if (!ag || !ag->nkeys)
+    return sql__errf(b, x->pos, FL_EINVALID, "grouping() requires a GROUP BY clause");
+  if (c->args.n < 1 || c->args.n > 62)
+    return sql__errf(b, x->pos, FL_EINVALID, "grouping() takes 1 to 62 arguments");
+  uint32_t keys[62];
+  sql_ectx_t below = {.scope = ag->pre, .clause = "grouping() arguments"};
+  for (size_t i = 0; i < c->args.n; i++) {
+    sql_bexpr_t *e;
+    int rc = sql__bind_expr(b, &below, c->args.items[i], &e);
+    if (rc) return rc;
+    uint32_t k = 0;
+    while (k < ag->nkeys && !sql_bexpr_equal(ag->keys[k], e)) k++;
+    if (k == ag->nkeys)
+      return sql__errf(b, c->args.items[i]->pos, FL_EINVALID,
+                       "The arguments to GROUPING() must be expressions referenced by the GROUP BY");
+    keys[i] = k;
+  }
+  sql_dtype_t it = sql_dtype(SQL_DT_INTEGER);
+  uint32_t nsets = ag->nsets ? ag->nsets : 1;
+  sql_bexpr_t *e = bx_new(b, SQL_BX_CASE, x->pos, 2 * nsets + 1);
+  e->type = it;
+  sql_dtype_t bt = sql_dtype(SQL_DT_BIGINT);
+  for (uint32_t s = 0; s < nsets; s++) {
+    uint64_t set = ag->nsets ? ag->sets[s] : ~0ull;
+    int64_t mask = 0;
+    for (size_t i = 0; i < c->args.n; i++)
+      mask = (mask << 1) | ((set >> keys[i]) & 1 ? 0 : 1);
+    sql_bexpr_t *cond;
+    if (ag->nsets) {
+      sql_bexpr_t *idx = const_new(b, x->pos, SQL_DT_BIGINT);
+      idx->c.i = s;
+      int rc = call2(b, "=", x->pos, sql__col_ref(b, ag->nkeys, &bt, x->pos), idx, &cond);
+      if (rc) return rc;
+    } else {
+      cond = const_new(b, x->pos, SQL_DT_BOOLEAN);
+      cond->c.b = true;
+    }
+    e->args[2 * s] = cond;
+    sql_bexpr_t *m = const_new(b, x->pos, SQL_DT_INTEGER);
+    m->c.i = mask;
+    e->args[2 * s + 1] = m;
+  }
+  sql_bexpr_t *z = const_new(b, x->pos, SQL_DT_INTEGER);
+  e->args[2 * nsets] = z;
+  *out = e;
+  return FL_OK;
+}
+
 static int bind_fcall(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
                       sql_bexpr_t **out) {
   const sql_call_t *c = &x->u.call;
@@ -461,6 +518,7 @@ static int bind_fcall(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x
   for (char *p = name; *p; p++)
     if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
   if (b->o->resolver->is_aggregate(b->o->resolver->ctx, name)) return bind_agg_call(b, cx, x, name, out);
+  if (!strcmp(name, "grouping")) return bind_grouping(b, cx, x, out);
   if (c->over) return sql__errf(b, x->pos, FL_EUNSUPPORTED, "Window functions are not supported yet");
   if (c->distinct || c->filter)
     return sql__errf(b, x->pos, FL_EINVALID, "DISTINCT and FILTER are only valid with aggregates: %s", name);
