@@ -643,6 +643,46 @@ static int bind_subquery(sql_binder_t *b, const sql_query_t *q, sql_pos_t pos, s
 }
 
 static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                     sql_bexpr_t **out);
+
+/* EXISTS (q), uncorrelated: the scalar subquery
+ * SELECT count(*) > 0 FROM (q LIMIT 1), run once. */
+static int bind_exists(sql_binder_t *b, const sql_expr_t *x, sql_bexpr_t **out) {
+  sql_plan_t *q;
+  int rc = sql__bind_query(b, x->u.query, &q);
+  if (rc) return rc;
+  sql_plan_t *l = sql_plan_new(b->a, SQL_P_LIMIT, q);
+  l->u.limit.limit = 1;
+  l->cols = q->cols;
+  l->ncols = q->ncols;
+  sql_plan_t *pre = sql_plan_new(b->a, SQL_P_PROJECT, l);
+  pre->u.project.exprs = fl_arena_zalloc(b->a, sizeof(sql_bexpr_t *));
+  pre->cols = fl_arena_zalloc(b->a, sizeof *pre->cols);
+  sql_plan_t *ag = sql_plan_new(b->a, SQL_P_AGGREGATE, pre);
+  sql_dtype_t bt = sql_dtype(SQL_DT_BIGINT);
+  ag->u.agg.naggs = 1;
+  ag->u.agg.aggs = fl_arena_zalloc(b->a, sizeof *ag->u.agg.aggs);
+  ag->u.agg.aggs[0] = (sql_agg_call_t){.name = "count", .arg_col = -1, .filter_col = -1, .type = bt};
+  ag->u.agg.keys = fl_arena_zalloc(b->a, sizeof(uint32_t));
+  ag->ncols = 1;
+  ag->cols = fl_arena_zalloc(b->a, sizeof *ag->cols);
+  ag->cols[0] = (sql_col_t){.name = "count", .type = bt};
+  sql_bexpr_t *zero = const_new(b, x->pos, SQL_DT_BIGINT), *gt;
+  if ((rc = call2(b, ">", x->pos, sql__col_ref(b, 0, &bt, x->pos), zero, &gt))) return rc;
+  sql_plan_t *top = sql_plan_new(b->a, SQL_P_PROJECT, ag);
+  top->ncols = 1;
+  top->cols = fl_arena_zalloc(b->a, sizeof *top->cols);
+  top->cols[0] = (sql_col_t){.name = "exists", .type = gt->type};
+  top->u.project.exprs = fl_arena_zalloc(b->a, sizeof(sql_bexpr_t *));
+  top->u.project.exprs[0] = gt;
+  sql_bexpr_t *e = bx_new(b, SQL_BX_SUBQUERY, x->pos, 0);
+  e->plan = top;
+  e->type = gt->type;
+  *out = e;
+  return FL_OK;
+}
+
+static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
                      sql_bexpr_t **out) {
   int rc;
   sql_bexpr_t *l, *r;
@@ -823,9 +863,25 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
       e->type = sql_dtype(SQL_DT_BOOLEAN);
       return negate(b, x->pos, x->u.in_query.negated, e, out);
     }
-    case SQL_E_EXISTS:
+    case SQL_E_EXISTS: return bind_exists(b, x, out);
     case SQL_E_QUANTIFIED:
-      return sql__errf(b, x->pos, FL_EUNSUPPORTED, "EXISTS and quantified subqueries are not supported yet");
+      if (x->u.quant.q != SQL_Q_ALL && x->u.quant.op == SQL_OP_EQ) {
+        /* x = ANY (q) is x IN (q). */
+        sql_expr_t in = {.kind = SQL_E_IN_QUERY, .pos = x->pos};
+        in.u.in_query.arg = x->u.quant.arg;
+        in.u.in_query.query = x->u.quant.query;
+        return bind_node(b, cx, &in, out);
+      }
+      if (x->u.quant.q == SQL_Q_ALL && x->u.quant.op == SQL_OP_NE) {
+        /* x <> ALL (q) is x NOT IN (q). */
+        sql_expr_t in = {.kind = SQL_E_IN_QUERY, .pos = x->pos};
+        in.u.in_query.arg = x->u.quant.arg;
+        in.u.in_query.query = x->u.quant.query;
+        in.u.in_query.negated = true;
+        return bind_node(b, cx, &in, out);
+      }
+      return sql__errf(b, x->pos, FL_EUNSUPPORTED,
+                       "Quantified comparisons other than = ANY and <> ALL are not supported yet");
     default:
       return sql__errf(b, x->pos, FL_EUNSUPPORTED, "%s expressions are not supported yet",
                        sql_expr_kind_name(x->kind));
