@@ -8,7 +8,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -69,7 +68,7 @@ static int run_sql(int argc, char **argv) {
   const char *cmd_text = cli_args_get(&a, "c"), *file = cli_args_get(&a, "f");
   if (a.npos) return cli_usage_error(&cli_cmd_sql, "unexpected argument '%s'", a.pos[0]);
   if (cmd_text && file) return cli_usage_error(&cli_cmd_sql, "give -c or -f, not both");
-  cli_fmt_t fmt = isatty(STDOUT_FILENO) ? CLI_FMT_TABLE : CLI_FMT_TABLE;
+  cli_fmt_t fmt = CLI_FMT_TABLE;
   const char *fs = cli_args_get(&a, "format");
   if (fs && !cli_fmt_parse_sql(fs, &fmt))
     return cli_usage_error(&cli_cmd_sql, "unknown --format '%s' (table, csv, tsv, json, jsonl)", fs);

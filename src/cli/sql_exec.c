@@ -220,9 +220,23 @@ int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *
 int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                    const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);
 
-int sql_exec_stmt(const sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
+int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
                   const sql_stmt_t *st, sql_result_t *res, fl_err_t *err) {
   memset(res, 0, sizeof *res);
+  if (st->kind == SQL_S_USE) {
+    const sql_qname_t *q = &st->u.drop.name;
+    const char *ns = q->parts[q->n - 1].name;
+    bool exists = false;
+    int rc = s->catalog ? cat_ns_exists(s->catalog, ns, &exists, err) : FL_OK;
+    if (rc) return rc;
+    if (!exists)
+      return fl_err_set(err, FL_ENOTFOUND, "line %u, column %u: Schema does not exist: %s",
+                        q->parts[q->n - 1].pos.line, q->parts[q->n - 1].pos.col, ns);
+    /* The session outlives this statement's arena. */
+    snprintf(s->ns_buf, sizeof s->ns_buf, "%s", ns);
+    s->default_ns = s->ns_buf;
+    return FL_OK;
+  }
   if (st->kind == SQL_S_DESCRIBE ||
       (st->kind == SQL_S_SHOW && (st->u.show.kind == SQL_SHOW_SCHEMAS || st->u.show.kind == SQL_SHOW_TABLES ||
                                   st->u.show.kind == SQL_SHOW_COLUMNS))) {

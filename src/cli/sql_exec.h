@@ -30,14 +30,15 @@ typedef struct sql_session {
   cat_catalog_t *catalog; /* NULL: VALUES only */
   const char *default_ns; /* NULL: "default" */
   size_t mem_limit;
+  char ns_buf[256]; /* USE's namespace */
 } sql_session_t;
 
 /*
- * Runs one parsed statement (text is the whole script, for messages); the
+ * Runs one parsed statement (USE ns changes s->default_ns) (text is the whole script, for messages); the
  * result lives in arena a. Errors carry "line L, column C: " where the
  * binder or parser knows the place.
  */
-int sql_exec_stmt(const sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
+int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
                   const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);
 
 /* Prints err as one line, then the source line and a caret when it has a

@@ -65,3 +65,13 @@ def test_errors_point_at_the_token(tmp_path):
 def test_help(tmp_path):
     p = subprocess.run([str(FLOE), "help", "sql"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "usage: floe" in p.stdout and "--format" in p.stdout
+
+
+def test_use_sets_the_namespace(tmp_path):
+    p = sql(tmp_path, "--format", "csv", "-c",
+            "CREATE SCHEMA a; CREATE TABLE a.t (x bigint); INSERT INTO a.t VALUES (5);"
+            "USE a; SELECT x FROM t")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines()[-2:] == ["x", "5"]
+    p = sql(tmp_path, "-c", "USE nope")
+    assert p.returncode == 1 and "Schema does not exist: nope" in p.stderr
