@@ -211,7 +211,9 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
     }
     case SQL_BX_CASE:
     case SQL_BX_COALESCE:
-      if (e->nargs > 255) return fl_err_set(err, FL_ELIMIT, "too many branches (at most 254)");
+      if ((e->kind == SQL_BX_CASE ? (e->nargs - 1) / 2 + 1 : e->nargs) > 254)
+        return fl_err_set(err, FL_ELIMIT, "line %u, column %u: too many branches (at most 254)",
+                          e->pos.line, e->pos.col);
       x->out = vec_new(ctx, x->storage, TY_BATCH_ROWS);
       break;
     case SQL_BX_SUBQUERY: {

@@ -579,6 +579,20 @@ static int bind_case(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
   if ((rc = unify(b, vals, (uint32_t)nw + 1, &e->type))) return rc;
   for (size_t i = 0; i < nw; i++) e->args[2 * i + 1] = vals[i];
   e->args[2 * nw] = vals[nw];
+  /* The evaluator marks branches in a byte per row: a CASE of many WHENs
+   * becomes a chain, the rest of the WHENs in the ELSE of the first 200. */
+  for (sql_bexpr_t *c = e; c->nargs > 2 * 200 + 1;) {
+    sql_bexpr_t *rest = bx_new(b, SQL_BX_CASE, c->pos, 0);
+    rest->type = c->type;
+    rest->nargs = c->nargs - 400;
+    rest->args = c->args + 400;
+    c->nargs = 401;
+    sql_bexpr_t **head = fl_arena_alloc(b->a, 401 * sizeof *head);
+    memcpy(head, c->args, 400 * sizeof *head);
+    head[400] = rest;
+    c->args = head;
+    c = rest;
+  }
   *out = e;
   return FL_OK;
 }
