@@ -49,7 +49,8 @@ static bool print_result(const sql_result_t *r, cli_fmt_t fmt) {
   }
   cli_out_t *o = cli_out_new(fmt, stdout, r->names, r->ncols);
   for (uint64_t i = 0; i < r->nrows; i++) {
-    for (uint32_t c = 0; c < r->ncols; c++) cli_out_cell(o, r->cells[i * r->ncols + c], r->numeric[c]);
+    for (uint32_t c = 0; c < r->ncols; c++)
+      cli_out_cell(o, r->cells[i * r->ncols + c], r->numeric[c]);
     cli_out_end_row(o);
   }
   return cli_out_finish(o);
@@ -60,8 +61,10 @@ static int run_sql(int argc, char **argv) {
                                          {"namespace", true}, {"memory", true}, {0, false}};
   /* -c and -f as the short forms psql and trino's CLI users expect. */
   for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "-c")) argv[i] = "--c";
-    else if (!strcmp(argv[i], "-f")) argv[i] = "--f";
+    if (!strcmp(argv[i], "-c"))
+      argv[i] = "--c";
+    else if (!strcmp(argv[i], "-f"))
+      argv[i] = "--f";
   }
   cli_args_t a;
   if (cli_args_parse("sql", argc, argv, specs, &a)) return 2;
@@ -71,10 +74,12 @@ static int run_sql(int argc, char **argv) {
   cli_fmt_t fmt = CLI_FMT_TABLE;
   const char *fs = cli_args_get(&a, "format");
   if (fs && !cli_fmt_parse_sql(fs, &fmt))
-    return cli_usage_error(&cli_cmd_sql, "unknown --format '%s' (table, csv, tsv, json, jsonl)", fs);
+    return cli_usage_error(&cli_cmd_sql, "unknown --format '%s' (table, csv, tsv, json, jsonl)",
+                           fs);
   uint64_t mem = 0;
   const char *ms = cli_args_get(&a, "memory");
-  if (ms && !cli_parse_size(ms, &mem)) return cli_usage_error(&cli_cmd_sql, "--memory needs a size");
+  if (ms && !cli_parse_size(ms, &mem))
+    return cli_usage_error(&cli_cmd_sql, "--memory needs a size");
 
   fl_buf_t text;
   fl_buf_init(&text);
@@ -101,7 +106,8 @@ static int run_sql(int argc, char **argv) {
     fl_buf_free(&text);
     return 1;
   }
-  sql_session_t sess = {.catalog = cat, .default_ns = cli_args_get(&a, "namespace"), .mem_limit = mem};
+  sql_session_t sess = {
+      .catalog = cat, .default_ns = cli_args_get(&a, "namespace"), .mem_limit = mem};
   fl_arena_t *arena = fl_arena_new(0);
   fl_err_t err;
   fl_err_clear(&err);

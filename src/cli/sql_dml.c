@@ -69,7 +69,8 @@ static int write_rows(const sql_session_t *s, fl_arena_t *a, ice_table_t *t, sql
   size_t nfiles = 0;
   if (!rc) rc = ice_dw_close(w, a, &files, &nfiles, err);
   if (!rc) {
-    ice_change_t ch = {.kind = ICE_CHANGE_APPEND, .add = files, .nadd = (uint32_t)nfiles, .base_snapshot_id = -1};
+    ice_change_t ch = {
+        .kind = ICE_CHANGE_APPEND, .add = files, .nadd = (uint32_t)nfiles, .base_snapshot_id = -1};
     ice_commit_result_t res = {0};
     rc = ice_commit(t, &ch, &res, err);
   }
@@ -83,7 +84,8 @@ static int write_rows(const sql_session_t *s, fl_arena_t *a, ice_table_t *t, sql
 
 int sql__exec_insert(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                      const sql_stmt_t *st, int64_t *rows, fl_err_t *err) {
-  if (st->u.insert.overwrite) return pos_err(err, st, FL_EUNSUPPORTED, "INSERT OVERWRITE is not supported yet");
+  if (st->u.insert.overwrite)
+    return pos_err(err, st, FL_EUNSUPPORTED, "INSERT OVERWRITE is not supported yet");
   sql_insert_t ins;
   int rc = sql_bind_insert(a, o, st, &ins, err);
   if (rc) return rc;
@@ -156,7 +158,8 @@ int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *
     case SQL_S_DROP_TABLE: {
       const sql_qname_t *q = &st->u.drop.name;
       const char *name = q->parts[q->n - 1].name;
-      const char *ns = q->n >= 2 ? q->parts[q->n - 2].name : (o->default_ns ? o->default_ns : "default");
+      const char *ns =
+          q->n >= 2 ? q->parts[q->n - 2].name : (o->default_ns ? o->default_ns : "default");
       rc = cat_drop_table(s->catalog, io_local_fs(), ns, name, true, NULL, err);
       if (rc == FL_ENOTFOUND && st->u.drop.if_exists) {
         fl_err_clear(err);

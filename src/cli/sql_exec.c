@@ -91,8 +91,8 @@ static int render(ex_query_t *q, fl_arena_t *a, sql_result_t *res, fl_err_t *err
     const ex_type_t *t = ex_query_col_type(q, c);
     res->names[c] = fl_arena_strdup(a, ex_query_col_name(q, c));
     res->types[c] = fl_arena_strdup(a, ex_type_str(t));
-    res->numeric[c] = ex_type_is_integral(t->kind) || t->kind == EX_REAL ||
-                      t->kind == EX_DOUBLE || t->kind == EX_BOOLEAN;
+    res->numeric[c] = ex_type_is_integral(t->kind) || t->kind == EX_REAL || t->kind == EX_DOUBLE ||
+                      t->kind == EX_BOOLEAN;
   }
   res->nrows = sink->rows;
   res->cells = fl_arena_zalloc(a, (sink->rows * nc > 0 ? sink->rows * nc : 1) * sizeof *res->cells);
@@ -171,10 +171,8 @@ static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *q
                      sql_result_t *res, fl_err_t *err) {
   sql_resolver_t r;
   ex_sql_resolver(&r, a);
-  sql_bind_opts_t o = {.resolver = &r,
-                       .catalog = s->catalog,
-                       .fs = io_local_fs(),
-                       .default_ns = s->default_ns};
+  sql_bind_opts_t o = {
+      .resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
   sql_plan_t *p;
   int rc = sql_bind_query(a, &o, qa, &p, err);
   if (rc) return rc;
@@ -238,18 +236,21 @@ int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
     return FL_OK;
   }
   if (st->kind == SQL_S_DESCRIBE ||
-      (st->kind == SQL_S_SHOW && (st->u.show.kind == SQL_SHOW_SCHEMAS || st->u.show.kind == SQL_SHOW_TABLES ||
-                                  st->u.show.kind == SQL_SHOW_COLUMNS))) {
+      (st->kind == SQL_S_SHOW &&
+       (st->u.show.kind == SQL_SHOW_SCHEMAS || st->u.show.kind == SQL_SHOW_TABLES ||
+        st->u.show.kind == SQL_SHOW_COLUMNS))) {
     sql_resolver_t r;
     ex_sql_resolver(&r, a);
-    sql_bind_opts_t o = {.resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
+    sql_bind_opts_t o = {
+        .resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
     return sql__exec_show(s, a, &o, st, res, err);
   }
   if (st->kind == SQL_S_INSERT || st->kind == SQL_S_CREATE_SCHEMA ||
       st->kind == SQL_S_CREATE_TABLE || st->kind == SQL_S_DROP_TABLE) {
     sql_resolver_t r;
     ex_sql_resolver(&r, a);
-    sql_bind_opts_t o = {.resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
+    sql_bind_opts_t o = {
+        .resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
     if (st->kind != SQL_S_INSERT) return sql__exec_ddl(s, a, &o, st, err);
     int64_t rows;
     int rc = sql__exec_insert(s, a, &o, st, &rows, err);
@@ -267,7 +268,8 @@ int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
     return FL_OK;
   }
   if (st->kind == SQL_S_QUERY) return run_query(s, a, st->u.query, false, res, err);
-  if (st->kind == SQL_S_EXPLAIN && st->u.explain.stmt->kind == SQL_S_QUERY && !st->u.explain.analyze)
+  if (st->kind == SQL_S_EXPLAIN && st->u.explain.stmt->kind == SQL_S_QUERY &&
+      !st->u.explain.analyze)
     return run_query(s, a, st->u.explain.stmt->u.query, true, res, err);
   return fl_err_set(err, FL_EUNSUPPORTED, "line %u, column %u: %s statements are not supported yet",
                     st->pos.line, st->pos.col, sql_stmt_kind_name(st->kind));

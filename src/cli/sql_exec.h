@@ -19,8 +19,8 @@
 typedef struct sql_result {
   uint32_t ncols;
   const char **names;
-  const char **types;  /* Trino's type names */
-  bool *numeric;       /* unquoted in JSON (numbers, booleans) */
+  const char **types; /* Trino's type names */
+  bool *numeric;      /* unquoted in JSON (numbers, booleans) */
   uint64_t nrows;
   const char **cells;
   const char *explain; /* EXPLAIN: the plan text, no rows */
@@ -34,9 +34,9 @@ typedef struct sql_session {
 } sql_session_t;
 
 /*
- * Runs one parsed statement (USE ns changes s->default_ns) (text is the whole script, for messages); the
- * result lives in arena a. Errors carry "line L, column C: " where the
- * binder or parser knows the place.
+ * Runs one parsed statement (USE ns changes s->default_ns) (text is the whole script, for
+ * messages); the result lives in arena a. Errors carry "line L, column C: " where the binder or
+ * parser knows the place.
  */
 int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
                   const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);

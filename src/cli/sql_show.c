@@ -78,8 +78,8 @@ int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t 
   ice_table_t *t;
   rc = cat_open_table(s->catalog, io_local_fs(), ns, name, &t, err);
   if (rc == FL_ENOTFOUND)
-    return fl_err_set(err, rc, "line %u, column %u: Table '%s.%s' does not exist", q->parts[0].pos.line,
-                      q->parts[0].pos.col, ns, name);
+    return fl_err_set(err, rc, "line %u, column %u: Table '%s.%s' does not exist",
+                      q->parts[0].pos.line, q->parts[0].pos.col, ns, name);
   if (rc) return rc;
   const ty_schema_t *sc = ice_meta_schema(t->meta);
   static const char *const cols[] = {"Column", "Type", "Extra", "Comment"};
@@ -97,7 +97,8 @@ int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t 
       fl_buf_t b;
       fl_buf_init(&b);
       ty_type_format(f->type, &b);
-      row[1] = fl_arena_sprintf(a, "%.*s (not readable from SQL yet)", (int)b.len, (const char *)b.data);
+      row[1] =
+          fl_arena_sprintf(a, "%.*s (not readable from SQL yet)", (int)b.len, (const char *)b.data);
       fl_buf_free(&b);
     }
     row[2] = f->required ? "not null" : "";

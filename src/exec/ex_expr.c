@@ -5,11 +5,12 @@
  * CASE and COALESCE) and writes its own result vector; column references
  * hand out the batch's vector itself, constants their one-row vector.
  */
+#include "exec/ex_expr.h"
+
 #include <string.h>
 
 #include "exec/ex_cast.h"
 #include "exec/ex_cond.h"
-#include "exec/ex_expr.h"
 #include "exec/ex_plan.h"
 
 _Static_assert((int)EX_UNKNOWN == (int)SQL_DT_UNKNOWN && (int)EX_DECIMAL == (int)SQL_DT_DECIMAL &&
@@ -87,9 +88,7 @@ ty_vec_t *ex_const_vec(ex_ctx_t *ctx, const sql_const_t *c, const ex_type_t *t, 
     case EX_INTERVAL_YM: ty_vec_append_i32(v, (int32_t)c->i); break;
     case EX_DOUBLE: ty_vec_append_f64(v, c->d); break;
     case EX_VARCHAR: ty_vec_append_bytes(v, c->s, c->len); break;
-    default:
-      fl_err_set(err, FL_EINTERNAL, "no literal of type %s", ex_type_str(t));
-      return NULL;
+    default: fl_err_set(err, FL_EINTERNAL, "no literal of type %s", ex_type_str(t)); return NULL;
   }
   return v;
 }
@@ -220,7 +219,8 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
       ty_vec_t *v;
       if ((rc = run_subquery(ctx, e->plan, x->storage, &v, err))) return rc;
       if (v->len > 1)
-        return fl_err_set(err, FL_EINVALID, "line %u, column %u: Scalar sub-query has returned multiple rows",
+        return fl_err_set(err, FL_EINVALID,
+                          "line %u, column %u: Scalar sub-query has returned multiple rows",
                           e->pos.line, e->pos.col);
       if (v->len == 0) ty_vec_append_null(v);
       x->out = v;
@@ -233,8 +233,10 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
       if ((rc = run_subquery(ctx, e->plan, x->args[0]->storage, &v, err))) return rc;
       ex_type_t eqt[2] = {*at, *at}, bt[2] = {ex_type(EX_BOOLEAN), ex_type(EX_BOOLEAN)};
       ex_resolved_t r;
-      if ((rc = ex_func_resolve("=", eqt, 2, &r, err)) || (rc = ex_call_init(ctx, &r, NULL, &x->eq, err)) ||
-          (rc = ex_func_resolve("or", bt, 2, &r, err)) || (rc = ex_call_init(ctx, &r, NULL, &x->logic, err)))
+      if ((rc = ex_func_resolve("=", eqt, 2, &r, err)) ||
+          (rc = ex_call_init(ctx, &r, NULL, &x->eq, err)) ||
+          (rc = ex_func_resolve("or", bt, 2, &r, err)) ||
+          (rc = ex_call_init(ctx, &r, NULL, &x->logic, err)))
         return rc;
       x->ncands = v->len;
       x->cands = fl_arena_zalloc(ctx->arena, (v->len ? v->len : 1) * sizeof *x->cands);

@@ -8,11 +8,12 @@
  * (storage types of their SQL types), so the operators agree on the
  * vectors they exchange.
  */
+#include "exec/ex_plan.h"
+
 #include <string.h>
 
 #include "base/alloc.h"
 #include "exec/ex_agg.h"
-#include "exec/ex_plan.h"
 #include "exec/op_basic.h"
 #include "exec/op_hash_agg.h"
 #include "exec/op_sort.h"
@@ -106,11 +107,13 @@ static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_
 static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t **out,
                      fl_err_t *err) {
   const ty_schema_t *in = schema_of(q, p->in);
-  ex_agg_spec_t *specs = fl_arena_zalloc(q->a, (p->u.agg.naggs ? p->u.agg.naggs : 1) * sizeof *specs);
+  ex_agg_spec_t *specs =
+      fl_arena_zalloc(q->a, (p->u.agg.naggs ? p->u.agg.naggs : 1) * sizeof *specs);
   for (uint32_t j = 0; j < p->u.agg.naggs; j++) {
     const sql_agg_call_t *g = &p->u.agg.aggs[j];
     const ty_type_t *arg = g->arg_col >= 0 ? in->root.fields[g->arg_col].type : NULL;
-    int rc = ex_agg_bind(q->a, g->name, arg, g->distinct, &g->param, g->nparams, &specs[j].agg, err);
+    int rc =
+        ex_agg_bind(q->a, g->name, arg, g->distinct, &g->param, g->nparams, &specs[j].agg, err);
     if (rc) return rc;
     specs[j].arg_col = g->arg_col;
     specs[j].filter_col = g->filter_col;
@@ -177,7 +180,9 @@ static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *er
       for (uint32_t i = 0; i < p->ninputs; i++)
         if ((rc = build(q, p->inputs[i], op, err))) return rc;
       return FL_OK;
-    default: return fl_err_set(err, FL_EINTERNAL, "no operator for plan node %s", sql_plan_kind_name(p->kind));
+    default:
+      return fl_err_set(err, FL_EINTERNAL, "no operator for plan node %s",
+                        sql_plan_kind_name(p->kind));
   }
   if (rc) return rc;
   keep_op(q, op);

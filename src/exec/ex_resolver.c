@@ -26,10 +26,25 @@ static int r_scalar(void *ctx, const char *name, const sql_dtype_t *args, size_t
 }
 
 static const char *const agg_names[] = {
-    "count",    "sum",         "avg",        "min",          "max",
-    "any_value", "arbitrary",  "bool_and",   "every",        "bool_or",
-    "stddev",   "stddev_samp", "stddev_pop", "variance",     "var_samp",
-    "var_pop",  "approx_distinct", "approx_percentile", "array_agg",
+    "count",
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "any_value",
+    "arbitrary",
+    "bool_and",
+    "every",
+    "bool_or",
+    "stddev",
+    "stddev_samp",
+    "stddev_pop",
+    "variance",
+    "var_samp",
+    "var_pop",
+    "approx_distinct",
+    "approx_percentile",
+    "array_agg",
 };
 
 static bool r_is_aggregate(void *ctx, const char *name) {
@@ -75,7 +90,8 @@ static bool r_common(void *ctx, const sql_dtype_t *x, const sql_dtype_t *y, sql_
 static int r_from_storage(void *ctx, const ty_type_t *t, sql_dtype_t *out, fl_err_t *err) {
   /* fixed(L) is stored as fixed-width bytes, which the varbinary kernels
    * do not read; such columns stay out of SQL for now. */
-  if (t->kind == TY_FIXED) return fl_err_set(err, FL_EUNSUPPORTED, "fixed columns are not supported in SQL yet");
+  if (t->kind == TY_FIXED)
+    return fl_err_set(err, FL_EUNSUPPORTED, "fixed columns are not supported in SQL yet");
   ex_type_t et;
   int rc = ex_type_from_storage(t, &et, err);
   if (rc) return rc;

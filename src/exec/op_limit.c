@@ -34,7 +34,8 @@ static int limit_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   }
   l->seen += live;
   uint32_t take = live - skip;
-  if (l->limit >= 0 && l->passed + take > (uint64_t)l->limit) take = (uint32_t)((uint64_t)l->limit - l->passed);
+  if (l->limit >= 0 && l->passed + take > (uint64_t)l->limit)
+    take = (uint32_t)((uint64_t)l->limit - l->passed);
   if (!take) return FL_OK;
   l->passed += take;
   if (l->limit >= 0 && l->passed >= (uint64_t)l->limit && l->stop) *l->stop = true;

@@ -101,7 +101,8 @@ static sql_plan_t *fold_plan(fl_arena_t *a, const sql_resolver_t *r, sql_plan_t 
   if (p->ninputs) p->in = p->inputs[0];
   switch (p->kind) {
     case SQL_P_PROJECT:
-      for (uint32_t i = 0; i < p->ncols; i++) p->u.project.exprs[i] = fold_expr(a, r, p->u.project.exprs[i]);
+      for (uint32_t i = 0; i < p->ncols; i++)
+        p->u.project.exprs[i] = fold_expr(a, r, p->u.project.exprs[i]);
       break;
     case SQL_P_FILTER: {
       sql_bexpr_t *pred = fold_expr(a, r, p->u.filter.pred);

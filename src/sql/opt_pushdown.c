@@ -23,7 +23,8 @@ static bool pushable_type(sql_dkind_t k) {
  * date), or false. */
 static bool literal(fl_arena_t *a, const sql_bexpr_t *e, sql_dkind_t col_kind, ice_literal_t *out) {
   if (e->kind == SQL_BX_CAST && e->type.kind == SQL_DT_DATE && col_kind == SQL_DT_DATE &&
-      e->args[0]->kind == SQL_BX_CONST && e->args[0]->type.kind == SQL_DT_VARCHAR && !e->args[0]->c.null) {
+      e->args[0]->kind == SQL_BX_CONST && e->args[0]->type.kind == SQL_DT_VARCHAR &&
+      !e->args[0]->c.null) {
     out->kind = ICE_LIT_DATE;
     out->text = e->args[0]->c.s;
     return true;
@@ -82,9 +83,9 @@ static ice_expr_t *convert(fl_arena_t *a, const sql_plan_t *scan, const sql_bexp
     const char *fn, *flipped;
     ice_op_t op, flip_op;
   } ops[] = {
-      {"=", "=", ICE_OP_EQ, ICE_OP_EQ},   {"<>", "<>", ICE_OP_NE, ICE_OP_NE},
-      {"<", ">", ICE_OP_LT, ICE_OP_GT},   {"<=", ">=", ICE_OP_LE, ICE_OP_GE},
-      {">", "<", ICE_OP_GT, ICE_OP_LT},   {">=", "<=", ICE_OP_GE, ICE_OP_LE},
+      {"=", "=", ICE_OP_EQ, ICE_OP_EQ}, {"<>", "<>", ICE_OP_NE, ICE_OP_NE},
+      {"<", ">", ICE_OP_LT, ICE_OP_GT}, {"<=", ">=", ICE_OP_LE, ICE_OP_GE},
+      {">", "<", ICE_OP_GT, ICE_OP_LT}, {">=", "<=", ICE_OP_GE, ICE_OP_LE},
   };
   if (e->nargs == 1 && e->args[0]->kind == SQL_BX_COL &&
       (!strcmp(e->fn, "is_null") || !strcmp(e->fn, "is_not_null"))) {

@@ -76,8 +76,8 @@ typedef struct sql_bind_opts {
  * with the arena. Output column names are the aliases, the column names,
  * or "_colN" as Trino names them.
  */
-int sql_bind_query(fl_arena_t *a, const sql_bind_opts_t *o, const sql_query_t *q,
-                   sql_plan_t **out, fl_err_t *err);
+int sql_bind_query(fl_arena_t *a, const sql_bind_opts_t *o, const sql_query_t *q, sql_plan_t **out,
+                   fl_err_t *err);
 
 /*
  * INSERT INTO t [(columns)] query: the query's plan with one output column

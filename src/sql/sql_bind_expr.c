@@ -162,7 +162,8 @@ static int bind_decimal_lit(sql_binder_t *b, const sql_expr_t *x, sql_bexpr_t **
   if (precision > 38)
     return sql__errf(b, x->pos, FL_EINVALID, "Decimal literal %s has more than 38 digits", t);
   sql_bexpr_t *s = const_str(b, x->pos, t, strlen(t));
-  sql_dtype_t dt = {.kind = SQL_DT_DECIMAL, .precision = (uint8_t)precision, .scale = (uint8_t)scale};
+  sql_dtype_t dt = {
+      .kind = SQL_DT_DECIMAL, .precision = (uint8_t)precision, .scale = (uint8_t)scale};
   return sql__coerce(b, s, &dt, out);
 }
 
@@ -193,7 +194,8 @@ static int bind_interval(sql_binder_t *b, const sql_expr_t *x, sql_bexpr_t **out
     }
   }
   if (fi < 0 || ti < fi)
-    return sql__errf(b, x->pos, FL_EUNSUPPORTED, "Interval field %s is not supported", sql_field_name(from));
+    return sql__errf(b, x->pos, FL_EUNSUPPORTED, "Interval field %s is not supported",
+                     sql_field_name(from));
   const char *p = x->u.interval.data, *end = p + x->u.interval.len;
   bool neg = x->u.interval.negative;
   while (p < end && *p == ' ') p++;
@@ -235,8 +237,8 @@ static int bind_interval(sql_binder_t *b, const sql_expr_t *x, sql_bexpr_t **out
   *out = e;
   return FL_OK;
 bad:
-  return sql__errf(b, x->pos, FL_EINVALID, "Invalid INTERVAL %s value: '%.*s'", sql_field_name(from),
-                   (int)x->u.interval.len, x->u.interval.data);
+  return sql__errf(b, x->pos, FL_EINVALID, "Invalid INTERVAL %s value: '%.*s'",
+                   sql_field_name(from), (int)x->u.interval.len, x->u.interval.data);
 }
 
 /* ---- names ---- */
@@ -270,8 +272,7 @@ static int bind_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *
   for (uint32_t i = 0; sc && i < sc->n; i++) {
     if (strcasecmp(sc->cols[i].name, name) != 0) continue;
     if (q->n > 1 && !qual_matches(sc->cols[i].qual, q, q->n - 1)) continue;
-    if (found >= 0)
-      return sql__errf(b, x->pos, FL_EINVALID, "Column '%s' is ambiguous", name);
+    if (found >= 0) return sql__errf(b, x->pos, FL_EINVALID, "Column '%s' is ambiguous", name);
     found = (int)i;
   }
   if (found < 0) {
@@ -301,7 +302,8 @@ bool sql__has_agg(sql_binder_t *b, const sql_expr_t *e) {
   switch (e->kind) {
     case SQL_E_CALL: {
       const sql_call_t *c = &e->u.call;
-      if (c->name.n == 1 && !c->over && b->o->resolver->is_aggregate(b->o->resolver->ctx, c->name.parts[0].name))
+      if (c->name.n == 1 && !c->over &&
+          b->o->resolver->is_aggregate(b->o->resolver->ctx, c->name.parts[0].name))
         return true;
       for (size_t i = 0; i < c->args.n; i++)
         if (sql__has_agg(b, c->args.items[i])) return true;
@@ -310,7 +312,8 @@ bool sql__has_agg(sql_binder_t *b, const sql_expr_t *e) {
     case SQL_E_UNARY: return sql__has_agg(b, e->u.unary.arg);
     case SQL_E_BINARY_OP: return sql__has_agg(b, e->u.bin.l) || sql__has_agg(b, e->u.bin.r);
     case SQL_E_IS_NULL: return sql__has_agg(b, e->u.is_null.arg);
-    case SQL_E_IS_DISTINCT: return sql__has_agg(b, e->u.is_distinct.l) || sql__has_agg(b, e->u.is_distinct.r);
+    case SQL_E_IS_DISTINCT:
+      return sql__has_agg(b, e->u.is_distinct.l) || sql__has_agg(b, e->u.is_distinct.r);
     case SQL_E_BETWEEN:
       return sql__has_agg(b, e->u.between.arg) || sql__has_agg(b, e->u.between.lo) ||
              sql__has_agg(b, e->u.between.hi);
@@ -351,11 +354,14 @@ static int bind_agg_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t
   const sql_call_t *c = &x->u.call;
   sql_aggctx_t *ag = cx->agg;
   if (!ag)
-    return sql__errf(b, x->pos, FL_EINVALID, "%s cannot contain aggregations, window functions or grouping operations",
+    return sql__errf(b, x->pos, FL_EINVALID,
+                     "%s cannot contain aggregations, window functions or grouping operations",
                      cx->clause ? cx->clause : "This expression");
-  if (c->over) return sql__errf(b, x->pos, FL_EUNSUPPORTED, "Window functions are not supported yet");
+  if (c->over)
+    return sql__errf(b, x->pos, FL_EUNSUPPORTED, "Window functions are not supported yet");
   if (c->order_by.n)
-    return sql__errf(b, x->pos, FL_EUNSUPPORTED, "ORDER BY inside an aggregate is not supported yet");
+    return sql__errf(b, x->pos, FL_EUNSUPPORTED,
+                     "ORDER BY inside an aggregate is not supported yet");
   /* Arguments are bound below the aggregation, where aggregates nest not. */
   sql_ectx_t in = {.scope = ag->pre, .clause = "Aggregate arguments", .quiet = cx->quiet};
   sql_bexpr_t *arg = NULL, *filt = NULL;
@@ -374,8 +380,8 @@ static int bind_agg_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t
       } else if (px->kind == SQL_E_DECIMAL || px->kind == SQL_E_DOUBLE) {
         param = strtod(px->u.num.text, NULL);
       } else {
-        return sql__errf(b, px->pos, FL_EUNSUPPORTED, "The second argument of %s must be a numeric literal",
-                         name);
+        return sql__errf(b, px->pos, FL_EUNSUPPORTED,
+                         "The second argument of %s must be a numeric literal", name);
       }
       nparams = 1;
     } else if (c->args.n != 1) {
@@ -472,8 +478,9 @@ static int bind_grouping(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t
     uint32_t k = 0;
     while (k < ag->nkeys && !sql_bexpr_equal(ag->keys[k], e)) k++;
     if (k == ag->nkeys)
-      return sql__errf(b, c->args.items[i]->pos, FL_EINVALID,
-                       "The arguments to GROUPING() must be expressions referenced by the GROUP BY");
+      return sql__errf(
+          b, c->args.items[i]->pos, FL_EINVALID,
+          "The arguments to GROUPING() must be expressions referenced by the GROUP BY");
     keys[i] = k;
   }
   sql_dtype_t it = sql_dtype(SQL_DT_INTEGER);
@@ -484,8 +491,7 @@ static int bind_grouping(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t
   for (uint32_t s = 0; s < nsets; s++) {
     uint64_t set = ag->nsets ? ag->sets[s] : ~0ull;
     int64_t mask = 0;
-    for (size_t i = 0; i < c->args.n; i++)
-      mask = (mask << 1) | ((set >> keys[i]) & 1 ? 0 : 1);
+    for (size_t i = 0; i < c->args.n; i++) mask = (mask << 1) | ((set >> keys[i]) & 1 ? 0 : 1);
     sql_bexpr_t *cond;
     if (ag->nsets) {
       sql_bexpr_t *idx = const_new(b, x->pos, SQL_DT_BIGINT);
@@ -517,13 +523,18 @@ static int bind_fcall(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x
   snprintf(name, sizeof name, "%s", c->name.parts[0].name);
   for (char *p = name; *p; p++)
     if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
-  if (b->o->resolver->is_aggregate(b->o->resolver->ctx, name)) return bind_agg_call(b, cx, x, name, out);
+  if (b->o->resolver->is_aggregate(b->o->resolver->ctx, name))
+    return bind_agg_call(b, cx, x, name, out);
   if (!strcmp(name, "grouping")) return bind_grouping(b, cx, x, out);
-  if (c->over) return sql__errf(b, x->pos, FL_EUNSUPPORTED, "Window functions are not supported yet");
+  if (c->over)
+    return sql__errf(b, x->pos, FL_EUNSUPPORTED, "Window functions are not supported yet");
   if (c->distinct || c->filter)
-    return sql__errf(b, x->pos, FL_EINVALID, "DISTINCT and FILTER are only valid with aggregates: %s", name);
-  if (c->arg_names) return sql__errf(b, x->pos, FL_EINVALID, "Named arguments are not valid for %s", name);
-  if (c->args.n > SQL_MAX_ARGS) return sql__errf(b, x->pos, FL_EINVALID, "Too many arguments for %s", name);
+    return sql__errf(b, x->pos, FL_EINVALID,
+                     "DISTINCT and FILTER are only valid with aggregates: %s", name);
+  if (c->arg_names)
+    return sql__errf(b, x->pos, FL_EINVALID, "Named arguments are not valid for %s", name);
+  if (c->args.n > SQL_MAX_ARGS)
+    return sql__errf(b, x->pos, FL_EINVALID, "Too many arguments for %s", name);
   sql_bexpr_t *args[SQL_MAX_ARGS];
   int rc = bind_args(b, cx, &c->args, args);
   if (rc) return rc;
@@ -631,9 +642,9 @@ int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err) {
 /* ---- the dispatcher ---- */
 
 static const char *const binop_fn[SQL_OP_COUNT] = {
-    [SQL_OP_EQ] = "=",  [SQL_OP_NE] = "<>", [SQL_OP_LT] = "<",  [SQL_OP_LE] = "<=",
+    [SQL_OP_EQ] = "=",  [SQL_OP_NE] = "<>", [SQL_OP_LT] = "<",      [SQL_OP_LE] = "<=",
     [SQL_OP_GT] = ">",  [SQL_OP_GE] = ">=", [SQL_OP_CONCAT] = "||", [SQL_OP_ADD] = "+",
-    [SQL_OP_SUB] = "-", [SQL_OP_MUL] = "*", [SQL_OP_DIV] = "/", [SQL_OP_MOD] = "%",
+    [SQL_OP_SUB] = "-", [SQL_OP_MUL] = "*", [SQL_OP_DIV] = "/",     [SQL_OP_MOD] = "%",
 };
 
 static int negate(sql_binder_t *b, sql_pos_t pos, bool neg, sql_bexpr_t *e, sql_bexpr_t **out) {
@@ -656,8 +667,7 @@ static int bind_subquery(sql_binder_t *b, const sql_query_t *q, sql_pos_t pos, s
   return FL_OK;
 }
 
-static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
-                     sql_bexpr_t **out);
+static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);
 
 /* EXISTS (q), uncorrelated: the scalar subquery
  * SELECT count(*) > 0 FROM (q LIMIT 1), run once. */
@@ -676,7 +686,8 @@ static int bind_exists(sql_binder_t *b, const sql_expr_t *x, sql_bexpr_t **out) 
   sql_dtype_t bt = sql_dtype(SQL_DT_BIGINT);
   ag->u.agg.naggs = 1;
   ag->u.agg.aggs = fl_arena_zalloc(b->a, sizeof *ag->u.agg.aggs);
-  ag->u.agg.aggs[0] = (sql_agg_call_t){.name = "count", .arg_col = -1, .filter_col = -1, .type = bt};
+  ag->u.agg.aggs[0] =
+      (sql_agg_call_t){.name = "count", .arg_col = -1, .filter_col = -1, .type = bt};
   ag->u.agg.keys = fl_arena_zalloc(b->a, sizeof(uint32_t));
   ag->ncols = 1;
   ag->cols = fl_arena_zalloc(b->a, sizeof *ag->cols);
@@ -702,9 +713,9 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
   sql_bexpr_t *l, *r;
   switch (x->kind) {
     case SQL_E_INT: {
-      sql_bexpr_t *e = const_new(b, x->pos, x->u.i.value >= INT32_MIN && x->u.i.value <= INT32_MAX
-                                                ? SQL_DT_INTEGER
-                                                : SQL_DT_BIGINT);
+      sql_bexpr_t *e = const_new(
+          b, x->pos,
+          x->u.i.value >= INT32_MIN && x->u.i.value <= INT32_MAX ? SQL_DT_INTEGER : SQL_DT_BIGINT);
       e->c.i = x->u.i.value;
       *out = e;
       return FL_OK;
@@ -761,7 +772,8 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
       }
       return call2(b, "negate", x->pos, l, NULL, out);
     case SQL_E_BINARY_OP:
-      if ((rc = sql__bind_expr(b, cx, x->u.bin.l, &l)) || (rc = sql__bind_expr(b, cx, x->u.bin.r, &r)))
+      if ((rc = sql__bind_expr(b, cx, x->u.bin.l, &l)) ||
+          (rc = sql__bind_expr(b, cx, x->u.bin.r, &r)))
         return rc;
       if (x->u.bin.op == SQL_OP_AND) return bind_logic(b, SQL_BX_AND, x->pos, l, r, out);
       if (x->u.bin.op == SQL_OP_OR) return bind_logic(b, SQL_BX_OR, x->pos, l, r, out);
@@ -843,7 +855,8 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
                        : x->u.current.which == SQL_KW_CURRENT_TIMESTAMP ? "current_timestamp"
                        : x->u.current.which == SQL_KW_LOCALTIMESTAMP    ? "localtimestamp"
                                                                         : NULL;
-      if (!fn) return sql__errf(b, x->pos, FL_EUNSUPPORTED, "This CURRENT_ form is not supported yet");
+      if (!fn)
+        return sql__errf(b, x->pos, FL_EUNSUPPORTED, "This CURRENT_ form is not supported yet");
       return bind_call(b, fn, x->pos, NULL, 0, out);
     }
     case SQL_E_SUBQUERY: {
@@ -862,9 +875,10 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
         return rc;
       sql_dtype_t t;
       if (!sql__common(b, &l->type, &p->cols[0].type, &t))
-        return sql__errf(b, x->pos, FL_EINVALID,
-                         "Value expression and result of subquery must be of the same type: %s vs %s",
-                         sql_dtype_str(&l->type), sql_dtype_str(&p->cols[0].type));
+        return sql__errf(
+            b, x->pos, FL_EINVALID,
+            "Value expression and result of subquery must be of the same type: %s vs %s",
+            sql_dtype_str(&l->type), sql_dtype_str(&p->cols[0].type));
       if ((rc = sql__coerce(b, l, &t, &l))) return rc;
       if (!sql_dtype_equal(&t, &p->cols[0].type)) {
         p = sql__project_all(b, p);
@@ -938,8 +952,8 @@ int sql__bind_cond(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *e, c
   int rc = sql__bind_expr(b, cx, e, &x);
   if (rc) return rc;
   if (x->type.kind != SQL_DT_BOOLEAN && x->type.kind != SQL_DT_UNKNOWN)
-    return sql__errf(b, e->pos, FL_EINVALID, "%s must evaluate to a boolean: actual type %s", clause,
-                     sql_dtype_str(&x->type));
+    return sql__errf(b, e->pos, FL_EINVALID, "%s must evaluate to a boolean: actual type %s",
+                     clause, sql_dtype_str(&x->type));
   sql_dtype_t t = sql_dtype(SQL_DT_BOOLEAN);
   return sql__coerce(b, x, &t, out);
 }

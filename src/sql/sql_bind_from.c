@@ -35,7 +35,9 @@ static int travel(sql_binder_t *b, const sql_rel_t *rel, const ice_table_t *t, i
     if (x->kind == SQL_E_STRING) {
       char *name = fl_arena_strndup(b->a, x->u.str.data, x->u.str.len);
       const ice_ref_t *r = ice_meta_ref(m, name);
-      if (!r) return sql__errf(b, x->pos, FL_ENOTFOUND, "Cannot find snapshot with reference name: %s", name);
+      if (!r)
+        return sql__errf(b, x->pos, FL_ENOTFOUND, "Cannot find snapshot with reference name: %s",
+                         name);
       *ref = name;
       *snap = r->snapshot_id;
       return FL_OK;
@@ -104,7 +106,8 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
     for (sql_cte_ent_t *c = b->ctes; c; c = c->next) {
       if (strcasecmp(c->cte->name.name, q->parts[0].name) != 0) continue;
       if (rel->u.table.travel != SQL_TT_NONE)
-        return sql__errf(b, rel->pos, FL_EINVALID, "Time travel applies to tables, not to WITH queries");
+        return sql__errf(b, rel->pos, FL_EINVALID,
+                         "Time travel applies to tables, not to WITH queries");
       /* Bind the query where it was defined: only earlier WITH names are visible. */
       sql_cte_ent_t *saved = b->ctes;
       b->ctes = c->next;
@@ -161,7 +164,8 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
   const char *qual = rel->alias.name ? rel->alias.name : p->u.scan.ident;
   if (rel->alias.name && rel->alias_cols.n) {
     if (rel->alias_cols.n != k)
-      return sql__errf(b, rel->pos, FL_EINVALID, "Column alias list has %zu entries but '%s' has %u columns",
+      return sql__errf(b, rel->pos, FL_EINVALID,
+                       "Column alias list has %zu entries but '%s' has %u columns",
                        rel->alias_cols.n, qual, k);
     p = sql__project_all(b, p);
     for (uint32_t i = 0; i < k; i++) p->cols[i].name = rel->alias_cols.items[i].name;

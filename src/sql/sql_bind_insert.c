@@ -42,8 +42,8 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
       return sql__errf(&b, cols->items[k].pos, FL_EINVALID, "Insert column name does not exist: %s",
                        cols->items[k].name);
     if (src[i] >= 0)
-      return sql__errf(&b, cols->items[k].pos, FL_EINVALID, "Insert column name is specified more than once: %s",
-                       cols->items[k].name);
+      return sql__errf(&b, cols->items[k].pos, FL_EINVALID,
+                       "Insert column name is specified more than once: %s", cols->items[k].name);
     src[i] = (int)k;
   }
   if (q->ncols != want)
@@ -57,7 +57,8 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
     const ty_field_t *f = &s->root.fields[i];
     sql_dtype_t dt;
     if ((rc = o->resolver->from_storage(o->resolver->ctx, f->type, &dt, err)))
-      return sql__errf(&b, st->pos, rc, "Column %s of %s.%s cannot be written from SQL yet", f->name, ns, name);
+      return sql__errf(&b, st->pos, rc, "Column %s of %s.%s cannot be written from SQL yet",
+                       f->name, ns, name);
     sql_bexpr_t *e;
     if (src[i] >= 0) {
       e = sql__col_ref(&b, (uint32_t)src[i], &q->cols[src[i]].type, st->u.insert.query->pos);
@@ -74,9 +75,10 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
                       sql_dtype_equal(&common, &dt);
       if ((!implicit && !(numeric(e->type.kind) && numeric(dt.kind))) ||
           (rc = o->resolver->cast(o->resolver->ctx, &e->type, &dt, err)))
-        return sql__errf(&b, st->u.insert.query->pos, FL_EINVALID,
-                         "Insert query has mismatched column types: table column %s is %s, query gives %s",
-                         f->name, sql_dtype_str(&dt), sql_dtype_str(&e->type));
+        return sql__errf(
+            &b, st->u.insert.query->pos, FL_EINVALID,
+            "Insert query has mismatched column types: table column %s is %s, query gives %s",
+            f->name, sql_dtype_str(&dt), sql_dtype_str(&e->type));
       sql_bexpr_t *c = fl_arena_zalloc(a, sizeof *c);
       c->kind = SQL_BX_CAST;
       c->type = dt;
@@ -93,7 +95,8 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
   return FL_OK;
 }
 
-static int iceberg_dtype(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos, const ty_type_t **out) {
+static int iceberg_dtype(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos,
+                         const ty_type_t **out) {
   sql_dtype_t dt = *dtp;
   switch (dt.kind) {
     case SQL_DT_BOOLEAN: *out = ty_primitive(TY_BOOLEAN); return FL_OK;
@@ -135,16 +138,19 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
     if ((rc = sql__bind_query(&b, st->u.create_table.as_query, &p))) return rc;
     const sql_ident_list_t *names = &st->u.create_table.as_columns;
     if (names->n && names->n != p->ncols)
-      return sql__errf(&b, st->pos, FL_EINVALID, "Column alias list has %zu entries but the query has %u columns",
-                       names->n, p->ncols);
+      return sql__errf(&b, st->pos, FL_EINVALID,
+                       "Column alias list has %zu entries but the query has %u columns", names->n,
+                       p->ncols);
     ty_field_t *f = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *f);
     for (uint32_t i = 0; i < p->ncols; i++) {
       f[i].id = (int32_t)i + 1;
       f[i].name = names->n ? names->items[i].name : p->cols[i].name;
       for (uint32_t j = 0; j < i; j++)
         if (!strcasecmp(f[j].name, f[i].name))
-          return sql__errf(&b, st->pos, FL_EINVALID, "Column name '%s' specified more than once", f[i].name);
-      if ((rc = iceberg_dtype(&b, &p->cols[i].type, st->u.create_table.as_query->pos, &f[i].type))) return rc;
+          return sql__errf(&b, st->pos, FL_EINVALID, "Column name '%s' specified more than once",
+                           f[i].name);
+      if ((rc = iceberg_dtype(&b, &p->cols[i].type, st->u.create_table.as_query->pos, &f[i].type)))
+        return rc;
       p->cols[i].name = f[i].name;
     }
     out->schema = ty_schema_new(a, 0, f, p->ncols);
@@ -157,10 +163,12 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
   for (size_t i = 0; i < n; i++) {
     const sql_column_def_t *c = &st->u.create_table.columns[i];
     if (c->kind != SQL_COL_PHYSICAL || !c->type)
-      return sql__errf(&b, c->pos, FL_EUNSUPPORTED, "Computed and metadata columns are not supported for Iceberg tables");
+      return sql__errf(&b, c->pos, FL_EUNSUPPORTED,
+                       "Computed and metadata columns are not supported for Iceberg tables");
     for (size_t j = 0; j < i; j++)
       if (!strcasecmp(f[j].name, c->name.name))
-        return sql__errf(&b, c->pos, FL_EINVALID, "Column name '%s' specified more than once", c->name.name);
+        return sql__errf(&b, c->pos, FL_EINVALID, "Column name '%s' specified more than once",
+                         c->name.name);
     f[i].id = (int32_t)i + 1;
     f[i].name = c->name.name;
     f[i].required = c->not_null;

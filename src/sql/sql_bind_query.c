@@ -14,7 +14,8 @@ void sql__plan_scope(sql_binder_t *b, const sql_plan_t *p, const char *qual, sql
   out->n = p->ncols;
   out->cols = fl_arena_zalloc(b->a, (p->ncols ? p->ncols : 1) * sizeof *out->cols);
   for (uint32_t i = 0; i < p->ncols; i++)
-    out->cols[i] = (sql_scope_col_t){.qual = qual, .name = p->cols[i].name, .type = p->cols[i].type};
+    out->cols[i] =
+        (sql_scope_col_t){.qual = qual, .name = p->cols[i].name, .type = p->cols[i].type};
 }
 
 sql_plan_t *sql__project_all(sql_binder_t *b, sql_plan_t *in) {
@@ -82,7 +83,8 @@ static int bind_values(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t **out) 
   p->u.values.nrows = (uint32_t)rows->n;
   p->ncols = ncols;
   p->cols = fl_arena_zalloc(b->a, (ncols ? ncols : 1) * sizeof *p->cols);
-  sql_bexpr_t **cells = fl_arena_zalloc(b->a, (rows->n * ncols > 0 ? rows->n * ncols : 1) * sizeof *cells);
+  sql_bexpr_t **cells =
+      fl_arena_zalloc(b->a, (rows->n * ncols > 0 ? rows->n * ncols : 1) * sizeof *cells);
   for (size_t r = 0; r < rows->n; r++) {
     const sql_expr_t *row = rows->items[r];
     for (uint32_t c = 0; c < ncols; c++) {
@@ -118,7 +120,8 @@ static int bind_body(sql_binder_t *b, const sql_qbody_t *q, const sql_sort_list_
 static int cast_columns(sql_binder_t *b, sql_plan_t **pp, const sql_dtype_t *types) {
   sql_plan_t *p = *pp;
   bool same = true;
-  for (uint32_t i = 0; i < p->ncols && same; i++) same = sql_dtype_equal(&p->cols[i].type, &types[i]);
+  for (uint32_t i = 0; i < p->ncols && same; i++)
+    same = sql_dtype_equal(&p->cols[i].type, &types[i]);
   if (same) return FL_OK;
   sql_plan_t *pr = sql__project_all(b, p);
   for (uint32_t i = 0; i < p->ncols; i++) {
@@ -154,7 +157,8 @@ static sql_plan_t *mark_side(sql_binder_t *b, sql_plan_t *p, int left, sql_pos_t
  * as set operations want), and kept when the row occurs on both sides
  * (INTERSECT) or only on the left (EXCEPT).
  */
-static int intersect_except(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t *u, sql_plan_t **out) {
+static int intersect_except(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t *u,
+                            sql_plan_t **out) {
   uint32_t n = u->ncols - 2;
   sql_plan_t *a = sql_plan_new(b->a, SQL_P_AGGREGATE, u);
   a->u.agg.nkeys = n;
@@ -164,7 +168,8 @@ static int intersect_except(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t *u
   a->u.agg.aggs = fl_arena_zalloc(b->a, 2 * sizeof *a->u.agg.aggs);
   sql_dtype_t it = sql_dtype(SQL_DT_INTEGER);
   for (int k = 0; k < 2; k++)
-    a->u.agg.aggs[k] = (sql_agg_call_t){.name = "max", .arg_col = (int32_t)(n + k), .filter_col = -1, .type = it};
+    a->u.agg.aggs[k] =
+        (sql_agg_call_t){.name = "max", .arg_col = (int32_t)(n + k), .filter_col = -1, .type = it};
   a->ncols = n + 2;
   a->cols = u->cols;
   sql_bexpr_t *args[2], *lhs, *rhs, *pred;
@@ -201,7 +206,9 @@ static int intersect_except(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t *u
 
 static int bind_setop(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t **out) {
   bool inter = q->u.setop.op != SQL_SET_UNION;
-  const char *opname = q->u.setop.op == SQL_SET_UNION ? "UNION" : q->u.setop.op == SQL_SET_INTERSECT ? "INTERSECT" : "EXCEPT";
+  const char *opname = q->u.setop.op == SQL_SET_UNION       ? "UNION"
+                       : q->u.setop.op == SQL_SET_INTERSECT ? "INTERSECT"
+                                                            : "EXCEPT";
   if (inter && q->u.setop.all)
     return sql__errf(b, q->pos, FL_EUNSUPPORTED, "%s ALL is not supported yet", opname);
   sql_plan_t *l, *r;
@@ -231,7 +238,8 @@ static int bind_setop(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t **out) {
   u->ncols = l->ncols;
   u->cols = fl_arena_zalloc(b->a, (l->ncols ? l->ncols : 1) * sizeof *u->cols);
   for (uint32_t i = 0; i < l->ncols; i++)
-    u->cols[i] = (sql_col_t){.name = l->cols[i].name, .type = inter && i >= l->ncols - 2 ? l->cols[i].type : types[i]};
+    u->cols[i] = (sql_col_t){.name = l->cols[i].name,
+                             .type = inter && i >= l->ncols - 2 ? l->cols[i].type : types[i]};
   if (inter) return intersect_except(b, q, u, out);
   if (!q->u.setop.all) {
     sql_plan_t *d = sql_plan_new(b->a, SQL_P_AGGREGATE, u);
@@ -281,14 +289,15 @@ static int const_count(sql_binder_t *b, const sql_expr_t *x, const char *what, i
 }
 
 int sql__bind_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out) {
-  if (q->recursive) return sql__errf(b, q->pos, FL_EUNSUPPORTED, "WITH RECURSIVE is not supported yet");
+  if (q->recursive)
+    return sql__errf(b, q->pos, FL_EUNSUPPORTED, "WITH RECURSIVE is not supported yet");
   sql_cte_ent_t *saved = b->ctes;
   for (size_t i = 0; i < q->nctes; i++) {
     for (size_t j = 0; j < i; j++)
       if (!strcasecmp(q->ctes[i].name.name, q->ctes[j].name.name)) {
         b->ctes = saved;
-        return sql__errf(b, q->ctes[i].name.pos, FL_EINVALID, "WITH query name '%s' specified more than once",
-                         q->ctes[i].name.name);
+        return sql__errf(b, q->ctes[i].name.pos, FL_EINVALID,
+                         "WITH query name '%s' specified more than once", q->ctes[i].name.name);
       }
     sql_cte_ent_t *e = fl_arena_zalloc(b->a, sizeof *e);
     e->cte = &q->ctes[i];
@@ -322,8 +331,8 @@ int sql__bind_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out) {
   return FL_OK;
 }
 
-int sql_bind_query(fl_arena_t *a, const sql_bind_opts_t *o, const sql_query_t *q,
-                   sql_plan_t **out, fl_err_t *err) {
+int sql_bind_query(fl_arena_t *a, const sql_bind_opts_t *o, const sql_query_t *q, sql_plan_t **out,
+                   fl_err_t *err) {
   sql_binder_t b = {.a = a, .o = o, .err = err};
   return sql__bind_query(&b, q, out);
 }

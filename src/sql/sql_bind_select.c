@@ -84,7 +84,9 @@ static int expand_star(sql_binder_t *b, const sql_select_item_t *it, const sql_s
   if (!found && it->qualifier.n)
     return sql__errf(b, it->pos, FL_EINVALID, "Table '%s' not found",
                      it->qualifier.parts[it->qualifier.n - 1].name);
-  if (!found) return sql__errf(b, it->pos, FL_EINVALID, "SELECT * not allowed in queries without FROM clause");
+  if (!found)
+    return sql__errf(b, it->pos, FL_EINVALID,
+                     "SELECT * not allowed in queries without FROM clause");
   return FL_OK;
 }
 
@@ -112,8 +114,8 @@ static int key_index(sql_binder_t *b, sql_aggctx_t *ag, sql_bexpr_t *e, uint32_t
   return FL_OK;
 }
 
-static int bind_key(sql_binder_t *b, const sql_select_t *s, const sql_scope_t *sc,
-                    sql_aggctx_t *ag, const sql_expr_t *x, uint32_t cap, uint32_t *out) {
+static int bind_key(sql_binder_t *b, const sql_select_t *s, const sql_scope_t *sc, sql_aggctx_t *ag,
+                    const sql_expr_t *x, uint32_t cap, uint32_t *out) {
   sql_ectx_t cx = {.scope = sc, .clause = "GROUP BY clause"};
   if (x->kind == SQL_E_INT) {
     int64_t k = x->u.i.value;
@@ -231,7 +233,8 @@ static int group_keys(sql_binder_t *b, const sql_select_t *s, const sql_scope_t 
 
 static const char *item_name(sql_binder_t *b, const sql_select_item_t *it, uint32_t i) {
   if (it->alias.name) return it->alias.name;
-  if (it->expr->kind == SQL_E_COLUMN) return it->expr->u.column.parts[it->expr->u.column.n - 1].name;
+  if (it->expr->kind == SQL_E_COLUMN)
+    return it->expr->u.column.parts[it->expr->u.column.n - 1].name;
   return fl_arena_sprintf(b->a, "_col%u", i);
 }
 
@@ -339,8 +342,9 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
           if (sql_bexpr_equal(sel.e[i], e)) col = (int)i;
         if (col < 0) {
           if (s->distinct)
-            return sql__errf(b, x->pos, FL_EINVALID,
-                             "For SELECT DISTINCT, ORDER BY expressions must appear in select list");
+            return sql__errf(
+                b, x->pos, FL_EINVALID,
+                "For SELECT DISTINCT, ORDER BY expressions must appear in select list");
           col = (int)sel.n;
           items_add(b, &sel, e, fl_arena_sprintf(b->a, "$order%u", k));
         }

@@ -2,10 +2,10 @@
  * sql_plan.c - helpers over bound expressions and logical plans (layer 7,
  * sql): equality, formatting for EXPLAIN and messages, node construction.
  */
+#include "sql/sql_plan.h"
+
 #include <stdio.h>
 #include <string.h>
-
-#include "sql/sql_plan.h"
 
 static const char *const dkind_names[] = {
 #define SQL__DKIND_NAME(name, text) text,
@@ -229,8 +229,8 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
       put(o, " [");
       for (uint32_t i = 0; i < p->u.sort.nkeys; i++) {
         const sql_sort_key_t *k = &p->u.sort.keys[i];
-        snprintf(tmp, sizeof tmp, "%s$%u %s NULLS %s", i ? ", " : "", k->col, k->desc ? "DESC" : "ASC",
-                 k->nulls_first ? "FIRST" : "LAST");
+        snprintf(tmp, sizeof tmp, "%s$%u %s NULLS %s", i ? ", " : "", k->col,
+                 k->desc ? "DESC" : "ASC", k->nulls_first ? "FIRST" : "LAST");
         put(o, tmp);
       }
       put(o, "]");

@@ -55,7 +55,7 @@ typedef enum sql_dkind {
 
 typedef struct sql_dtype {
   sql_dkind_t kind;
-  uint8_t precision, scale;      /* decimal */
+  uint8_t precision, scale;     /* decimal */
   const struct sql_dtype *elem; /* array element */
 } sql_dtype_t;
 
@@ -98,11 +98,11 @@ struct sql_bexpr {
   sql_bx_kind_t kind;
   sql_dtype_t type;
   sql_pos_t pos;
-  uint32_t col;      /* COL */
-  sql_const_t c;     /* CONST */
-  const char *fn;    /* CALL: the function's name */
-  const void *impl;  /* CALL: the resolver's handle of the overload */
-  bool try_;         /* CAST */
+  uint32_t col;          /* COL */
+  sql_const_t c;         /* CONST */
+  const char *fn;        /* CALL: the function's name */
+  const void *impl;      /* CALL: the resolver's handle of the overload */
+  bool try_;             /* CAST */
   struct sql_plan *plan; /* SUBQUERY, IN_QUERY */
   sql_bexpr_t **args;
   uint32_t nargs;
@@ -140,7 +140,7 @@ typedef struct sql_col {
 } sql_col_t;
 
 typedef struct sql_agg_call {
-  const char *name;   /* lower case: "sum", "count" */
+  const char *name; /* lower case: "sum", "count" */
   bool distinct;
   int32_t arg_col;    /* input column; -1 for count(*) */
   int32_t filter_col; /* boolean input column of FILTER (WHERE); -1: none */
@@ -158,7 +158,7 @@ typedef struct sql_sort_key {
 typedef struct sql_plan sql_plan_t;
 struct sql_plan {
   sql_plan_kind_t kind;
-  sql_plan_t *in;  /* the input (UNION: inputs) */
+  sql_plan_t *in; /* the input (UNION: inputs) */
   sql_plan_t **inputs;
   uint32_t ninputs;
   sql_col_t *cols; /* output columns */

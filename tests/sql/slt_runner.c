@@ -327,8 +327,10 @@ static void run_file(const char *path, int *failures, int *records) {
       char **exp = fl_malloc((nl + 1) * sizeof *exp);
       size_t ne = 0;
       for (; i < nl && lines[i][0]; i++) exp[ne++] = lines[i];
-      if (!dashes) fail(&r, lineno, "query without a ---- line%s%s", "", "");
-      else run_query(&r, lineno, types, !strcmp(mode, "rowsort"), sql, exp, ne);
+      if (!dashes)
+        fail(&r, lineno, "query without a ---- line%s%s", "", "");
+      else
+        run_query(&r, lineno, types, !strcmp(mode, "rowsort"), sql, exp, ne);
       fl_free(exp);
       fl_free(sql);
     } else if (!strncmp(l, "exec ", 5)) {
