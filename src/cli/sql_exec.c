@@ -167,7 +167,26 @@ static int render(ex_query_t *q, fl_arena_t *a, sql_result_t *res, fl_err_t *err
   return rc;
 }
 
-static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *qa, bool explain,
+/* EXPLAIN's text as rows of one column "Query Plan", as Trino returns it. */
+static void explain_rows(fl_arena_t *a, const char *text, sql_result_t *res) {
+  res->explain = text;
+  res->ncols = 1;
+  res->names = fl_arena_zalloc(a, sizeof *res->names);
+  res->types = fl_arena_zalloc(a, sizeof *res->types);
+  res->numeric = fl_arena_zalloc(a, sizeof *res->numeric);
+  res->names[0] = "Query Plan";
+  res->types[0] = "varchar";
+  uint64_t n = 0;
+  for (const char *c = text; *c; c++) n += *c == '\n';
+  res->cells = fl_arena_zalloc(a, (n ? n : 1) * sizeof *res->cells);
+  char *copy = fl_arena_strdup(a, text);
+  for (char *line = copy, *e; (e = strchr(line, '\n')); line = e + 1) {
+    *e = 0;
+    res->cells[res->nrows++] = line;
+  }
+}
+
+static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *qa, int explain,
                      sql_result_t *res, fl_err_t *err) {
   sql_resolver_t r;
   ex_sql_resolver(&r, a);
@@ -177,35 +196,28 @@ static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *q
   int rc = sql_bind_query(a, &o, qa, &p, err);
   if (rc) return rc;
   if ((rc = sql_optimize(a, &r, &p, err))) return rc;
-  if (explain) {
-    fl_buf_t b;
-    fl_buf_init(&b);
-    sql_plan_format(p, &b);
-    fl_buf_append_u8(&b, 0);
-    res->explain = fl_arena_strdup(a, (const char *)b.data);
-    fl_buf_free(&b);
-    /* Also as rows of one column, as Trino returns plans. */
-    res->ncols = 1;
-    res->names = fl_arena_zalloc(a, sizeof *res->names);
-    res->types = fl_arena_zalloc(a, sizeof *res->types);
-    res->numeric = fl_arena_zalloc(a, sizeof *res->numeric);
-    res->names[0] = "Query Plan";
-    res->types[0] = "varchar";
-    uint64_t n = 0;
-    for (const char *c = res->explain; *c; c++) n += *c == '\n';
-    res->cells = fl_arena_zalloc(a, (n ? n : 1) * sizeof *res->cells);
-    char *copy = fl_arena_strdup(a, res->explain);
-    for (char *line = copy, *e; (e = strchr(line, '\n')); line = e + 1) {
-      *e = 0;
-      res->cells[res->nrows++] = line;
-    }
+  fl_buf_t plan_text;
+  fl_buf_init(&plan_text);
+  if (explain) sql_plan_format(p, &plan_text);
+  if (explain == 1) {
+    fl_buf_append_u8(&plan_text, 0);
+    explain_rows(a, fl_arena_strdup(a, (const char *)plan_text.data), res);
+    fl_buf_free(&plan_text);
     return FL_OK;
   }
   ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1};
   ex_query_t *q;
   if ((rc = ex_query_new(a, p, &qo, &q, err))) return rc;
   rc = ex_query_run(q, err);
-  if (!rc) rc = render(q, a, res, err);
+  if (!rc && explain) {
+    /* EXPLAIN ANALYZE: the plan, then what the run read. */
+    ex_query_format_stats(q, &plan_text);
+    fl_buf_append_u8(&plan_text, 0);
+    explain_rows(a, fl_arena_strdup(a, (const char *)plan_text.data), res);
+  } else if (!rc) {
+    rc = render(q, a, res, err);
+  }
+  fl_buf_free(&plan_text);
   ex_query_free(q);
   return rc;
 }
@@ -267,10 +279,9 @@ int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
     res->cells[0] = fl_arena_sprintf(a, "%lld", (long long)rows);
     return FL_OK;
   }
-  if (st->kind == SQL_S_QUERY) return run_query(s, a, st->u.query, false, res, err);
-  if (st->kind == SQL_S_EXPLAIN && st->u.explain.stmt->kind == SQL_S_QUERY &&
-      !st->u.explain.analyze)
-    return run_query(s, a, st->u.explain.stmt->u.query, true, res, err);
+  if (st->kind == SQL_S_QUERY) return run_query(s, a, st->u.query, 0, res, err);
+  if (st->kind == SQL_S_EXPLAIN && st->u.explain.stmt->kind == SQL_S_QUERY)
+    return run_query(s, a, st->u.explain.stmt->u.query, st->u.explain.analyze ? 2 : 1, res, err);
   return fl_err_set(err, FL_EUNSUPPORTED, "line %u, column %u: %s statements are not supported yet",
                     st->pos.line, st->pos.col, sql_stmt_kind_name(st->kind));
 }

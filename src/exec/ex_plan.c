@@ -225,6 +225,25 @@ const char *ex_query_col_name(const ex_query_t *q, uint32_t i) { return q->plan-
 const ex_type_t *ex_query_col_type(const ex_query_t *q, uint32_t i) { return &q->types[i]; }
 ex_ctx_t *ex_query_ctx(ex_query_t *q) { return &q->ectx; }
 
+void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
+  for (uint32_t i = 0; i < q->nsrcs; i++) {
+    const ice_scan_stats_t *s = ex_scan_source_stats(q->srcs[i]);
+    if (!s) continue;
+    fl_buf_printf(out,
+                  "scan %u: manifests %llu (skipped %llu), data files %llu (skipped %llu by "
+                  "partition, %llu by metrics), row groups read %llu (skipped %llu), rows read "
+                  "%llu, rows out %llu\n",
+                  i, (unsigned long long)s->manifests_total,
+                  (unsigned long long)s->manifests_skipped, (unsigned long long)s->files_total,
+                  (unsigned long long)s->files_skipped_partition,
+                  (unsigned long long)s->files_skipped_metrics,
+                  (unsigned long long)s->row_groups_read,
+                  (unsigned long long)s->row_groups_skipped, (unsigned long long)s->rows_read,
+                  (unsigned long long)s->rows_out);
+  }
+  fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
+}
+
 void ex_query_free(ex_query_t *q) {
   if (!q) return;
   for (uint32_t i = 0; i < q->nsrcs; i++) q->srcs[i]->destroy(q->srcs[i]);

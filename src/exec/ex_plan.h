@@ -42,6 +42,9 @@ uint32_t ex_query_ncols(const ex_query_t *q);
 const char *ex_query_col_name(const ex_query_t *q, uint32_t i);
 const ex_type_t *ex_query_col_type(const ex_query_t *q, uint32_t i);
 ex_ctx_t *ex_query_ctx(ex_query_t *q);
+/* After a run: one line per table scan with what it read and what pruning
+ * skipped (EXPLAIN ANALYZE). */
+void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out);
 void ex_query_free(ex_query_t *q);
 
 /* The binder's resolver over this library; a is where it allocates. */

@@ -26,6 +26,8 @@ struct ex_source {
 
 /* Reads a planned scan (taken over: freed with the source). */
 ex_source_t *ex_scan_source_new(ice_scan_t *scan, ex_op_t *next, const bool *stop);
+/* The scan's statistics when s is a scan source, else NULL. */
+const ice_scan_stats_t *ex_scan_source_stats(const ex_source_t *s);
 /* One batch of rows, each cell a constant expression (compiled in ctx). */
 int ex_values_source_new(ex_ctx_t *ctx, const ty_schema_t *schema, sql_bexpr_t *const *cells,
                          uint32_t nrows, ex_op_t *next, const bool *stop, ex_source_t **out,

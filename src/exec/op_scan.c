@@ -39,6 +39,11 @@ static void scan_destroy(ex_source_t *s) {
   fl_free(sc);
 }
 
+const ice_scan_stats_t *ex_scan_source_stats(const ex_source_t *s) {
+  if (s->run != scan_run) return NULL;
+  return ice_scan_stats(((const scan_src_t *)s)->scan);
+}
+
 ex_source_t *ex_scan_source_new(ice_scan_t *scan, ex_op_t *next, const bool *stop) {
   scan_src_t *sc = fl_calloc(1, sizeof *sc);
   sc->src.run = scan_run;

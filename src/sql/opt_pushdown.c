@@ -7,21 +7,45 @@
  * converted into an ice_expr and given to the scan, which uses it to skip
  * manifests, data files, row groups and pages (ice_scan.h). Only types
  * whose comparison is the same in both (integers, varchar, date, boolean)
- * are pushed; the full predicate stays in the Filter above, so pushdown
+ * are pushed, and timestamps written in UTC; the full predicate stays in
+ * the Filter above, so pushdown
  * only ever saves reading.
  */
 #include <string.h>
 
+#include "base/time.h"
 #include "sql/sql_plan.h"
 
 static bool pushable_type(sql_dkind_t k) {
   return k == SQL_DT_INTEGER || k == SQL_DT_BIGINT || k == SQL_DT_VARCHAR || k == SQL_DT_DATE ||
-         k == SQL_DT_BOOLEAN;
+         k == SQL_DT_BOOLEAN || k == SQL_DT_TIMESTAMP || k == SQL_DT_TIMESTAMPTZ;
+}
+
+/* A timestamp literal's text ("2024-01-02 03:04:05.000000", with " UTC"
+ * for a timestamp with time zone) as Iceberg's ISO form; false when it is
+ * in another zone or does not parse. */
+static bool timestamp_literal(fl_arena_t *a, const char *s, size_t n, bool tz, ice_literal_t *out) {
+  if (tz) {
+    if (n < 4 || memcmp(s + n - 4, " UTC", 4) != 0) return false;
+    n -= 4;
+  }
+  int64_t us;
+  bool has_zone;
+  if (!fl_parse_timestamp(s, n, 6, &us, &has_zone) || has_zone) return false;
+  char buf[64];
+  fl_format_timestamp(us, 6, tz, buf);
+  out->kind = ICE_LIT_TIMESTAMP;
+  out->text = fl_arena_strdup(a, buf);
+  return true;
 }
 
 /* The literal text of a constant (or a CAST of a varchar constant to a
  * date), or false. */
 static bool literal(fl_arena_t *a, const sql_bexpr_t *e, sql_dkind_t col_kind, ice_literal_t *out) {
+  if (e->kind == SQL_BX_CAST && e->type.kind == col_kind &&
+      (col_kind == SQL_DT_TIMESTAMP || col_kind == SQL_DT_TIMESTAMPTZ) &&
+      e->args[0]->kind == SQL_BX_CONST && e->args[0]->type.kind == SQL_DT_VARCHAR && !e->args[0]->c.null)
+    return timestamp_literal(a, e->args[0]->c.s, e->args[0]->c.len, col_kind == SQL_DT_TIMESTAMPTZ, out);
   if (e->kind == SQL_BX_CAST && e->type.kind == SQL_DT_DATE && col_kind == SQL_DT_DATE &&
       e->args[0]->kind == SQL_BX_CONST && e->args[0]->type.kind == SQL_DT_VARCHAR &&
       !e->args[0]->c.null) {
