@@ -231,7 +231,7 @@ static int lakehouse_steps(const char *dir, char paths[DEMO_DAYS][1024], uint64_
                           "--limit", "3"};
     if (table_cmd(c, cli_table_scan, "scan", 7, scan)) goto failed;
   }
-  printf("\n== 9. an aggregate query with floe sql: mobile revenue by country on the last two days (the day partitions of the first are skipped)\n");
+  printf("\n== 9. an aggregate query with floe sql: mobile revenue by country over the last two days\n   (the filter on ts skips the first day's manifest)\n");
   if (sql_step(c, "SELECT country, count(*) AS events, sum(revenue) AS revenue, "
                   "round(avg(duration_ms), 1) AS avg_ms FROM demo.events "
                   "WHERE ts >= TIMESTAMP '2026-12-01 00:00:00 UTC' AND is_mobile "

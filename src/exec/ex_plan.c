@@ -237,9 +237,8 @@ void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
                   (unsigned long long)s->manifests_skipped, (unsigned long long)s->files_total,
                   (unsigned long long)s->files_skipped_partition,
                   (unsigned long long)s->files_skipped_metrics,
-                  (unsigned long long)s->row_groups_read,
-                  (unsigned long long)s->row_groups_skipped, (unsigned long long)s->rows_read,
-                  (unsigned long long)s->rows_out);
+                  (unsigned long long)s->row_groups_read, (unsigned long long)s->row_groups_skipped,
+                  (unsigned long long)s->rows_read, (unsigned long long)s->rows_out);
   }
   fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
 }

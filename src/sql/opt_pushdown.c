@@ -44,8 +44,10 @@ static bool timestamp_literal(fl_arena_t *a, const char *s, size_t n, bool tz, i
 static bool literal(fl_arena_t *a, const sql_bexpr_t *e, sql_dkind_t col_kind, ice_literal_t *out) {
   if (e->kind == SQL_BX_CAST && e->type.kind == col_kind &&
       (col_kind == SQL_DT_TIMESTAMP || col_kind == SQL_DT_TIMESTAMPTZ) &&
-      e->args[0]->kind == SQL_BX_CONST && e->args[0]->type.kind == SQL_DT_VARCHAR && !e->args[0]->c.null)
-    return timestamp_literal(a, e->args[0]->c.s, e->args[0]->c.len, col_kind == SQL_DT_TIMESTAMPTZ, out);
+      e->args[0]->kind == SQL_BX_CONST && e->args[0]->type.kind == SQL_DT_VARCHAR &&
+      !e->args[0]->c.null)
+    return timestamp_literal(a, e->args[0]->c.s, e->args[0]->c.len, col_kind == SQL_DT_TIMESTAMPTZ,
+                             out);
   if (e->kind == SQL_BX_CAST && e->type.kind == SQL_DT_DATE && col_kind == SQL_DT_DATE &&
       e->args[0]->kind == SQL_BX_CONST && e->args[0]->type.kind == SQL_DT_VARCHAR &&
       !e->args[0]->c.null) {
