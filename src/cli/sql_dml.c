@@ -14,6 +14,7 @@
 #include "exec/ex_plan.h"
 #include "iceberg/ice_commit.h"
 #include "iceberg/ice_data_writer.h"
+#include "iceberg/ice_spec.h"
 #include "io/fs.h"
 #include "sql/sql_bind.h"
 
@@ -128,7 +129,17 @@ int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *
     case SQL_S_CREATE_TABLE: {
       sql_create_table_t ct;
       if ((rc = sql_bind_create_table(a, o, st, &ct, err))) return rc;
-      cat_create_opts_t co = {.schema = ct.schema};
+      cat_create_opts_t co = {.schema = ct.schema, .location = ct.location};
+      ice_spec_t *spec = NULL;
+      ice_sort_order_t *sort = NULL;
+      int32_t last = 999;
+      if (ct.partitioning &&
+          (rc = ice_spec_parse(a, ct.partitioning, ct.schema, 0, &last, &spec, err)))
+        return fl_err_prefix(err, "line %u, column %u: partitioning: ", st->pos.line, st->pos.col);
+      if (ct.sorted_by && (rc = ice_sort_order_parse(a, ct.sorted_by, ct.schema, 1, &sort, err)))
+        return fl_err_prefix(err, "line %u, column %u: sorted_by: ", st->pos.line, st->pos.col);
+      co.spec = spec;
+      co.sort = sort;
       ice_table_t *t = NULL;
       rc = cat_create_table(s->catalog, io_local_fs(), ct.ns, ct.name, &co, &t, err);
       if (!rc && t) fl_arena_on_reset(a, table_cleanup, t);

@@ -103,6 +103,11 @@ typedef struct sql_create_table {
   const char *ns, *name;
   ty_schema_t *schema;
   sql_plan_t *plan; /* CREATE TABLE AS: the rows to insert (NULL: none, WITH NO DATA) */
+  /* WITH (partitioning = ARRAY['day(ts)', 'bucket(16, id)'], sorted_by =
+   * ARRAY['id DESC'], location = '...'), as Trino's Iceberg connector
+   * spells them: the lists joined with ", " for the spec and sort order
+   * parsers; NULL when not given. format = 'PARQUET' is accepted. */
+  const char *partitioning, *sorted_by, *location;
 } sql_create_table_t;
 int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
                           sql_create_table_t *out, fl_err_t *err);

@@ -125,11 +125,61 @@ static int iceberg_type(sql_binder_t *b, const sql_type_t *t, const ty_type_t **
   return iceberg_dtype(b, &dt, t->pos, out);
 }
 
+/* ARRAY['a', 'b'] (or one string) joined with ", ". */
+static int string_list(sql_binder_t *b, const sql_property_t *p, const char **out) {
+  const sql_expr_t *v = p->value;
+  fl_buf_t buf;
+  fl_buf_init(&buf);
+  size_t n = v && v->kind == SQL_E_ARRAY ? v->u.row.items.n : 1;
+  for (size_t i = 0; i < n; i++) {
+    const sql_expr_t *x = v && v->kind == SQL_E_ARRAY ? v->u.row.items.items[i] : v;
+    if (!x || x->kind != SQL_E_STRING) {
+      fl_buf_free(&buf);
+      return sql__errf(b, x ? x->pos : p->key.pos, FL_EINVALID,
+                       "Table property '%s' takes an array of strings", p->key.name);
+    }
+    if (i) fl_buf_append_str(&buf, ", ");
+    fl_buf_append(&buf, x->u.str.data, x->u.str.len);
+  }
+  fl_buf_append_u8(&buf, 0);
+  *out = fl_arena_strdup(b->a, (const char *)buf.data);
+  fl_buf_free(&buf);
+  return FL_OK;
+}
+
+static int table_props(sql_binder_t *b, const sql_stmt_t *st, sql_create_table_t *out) {
+  const sql_prop_list_t *pl = &st->u.create_table.props;
+  for (size_t i = 0; i < pl->n; i++) {
+    const sql_property_t *p = &pl->items[i];
+    const char *k = p->key.name;
+    const sql_expr_t *v = p->value;
+    int rc;
+    if (!strcasecmp(k, "partitioning")) {
+      if ((rc = string_list(b, p, &out->partitioning))) return rc;
+    } else if (!strcasecmp(k, "sorted_by")) {
+      if ((rc = string_list(b, p, &out->sorted_by))) return rc;
+    } else if (!strcasecmp(k, "location")) {
+      if (!v || v->kind != SQL_E_STRING)
+        return sql__errf(b, p->key.pos, FL_EINVALID, "Table property 'location' takes a string");
+      out->location = fl_arena_strndup(b->a, v->u.str.data, v->u.str.len);
+    } else if (!strcasecmp(k, "format")) {
+      if (!v || v->kind != SQL_E_STRING || v->u.str.len != 7 ||
+          strncasecmp(v->u.str.data, "parquet", 7))
+        return sql__errf(b, p->key.pos, FL_EUNSUPPORTED, "floe writes Parquet data files only");
+    } else {
+      return sql__errf(b, p->key.pos, FL_EINVALID, "Table property '%s' does not exist", k);
+    }
+  }
+  return FL_OK;
+}
+
 int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
                           sql_create_table_t *out, fl_err_t *err) {
   sql_binder_t b = {.a = a, .o = o, .err = err};
   const sql_qname_t *q = &st->u.create_table.name;
   int rc;
+  out->partitioning = out->sorted_by = out->location = NULL;
+  if ((rc = table_props(&b, st, out))) return rc;
   if ((rc = sql__table_name(&b, q, st->pos, &out->ns, &out->name))) return rc;
   out->plan = NULL;
   if (st->u.create_table.as_query) {
