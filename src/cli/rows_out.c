@@ -22,6 +22,7 @@ struct cli_out {
   char **cells;
   size_t ncells, cap;
   bool failed;
+  uint64_t rows; /* rows ended so far (JSON array separators) */
 };
 
 bool cli_fmt_parse(const char *s, cli_fmt_t *out) {
@@ -30,6 +31,23 @@ bool cli_fmt_parse(const char *s, cli_fmt_t *out) {
   else if (strcmp(s, "jsonl") == 0 || strcmp(s, "json") == 0) *out = CLI_FMT_JSONL;
   else return false;
   return true;
+}
+
+bool cli_fmt_parse_sql(const char *s, cli_fmt_t *out) {
+  if (strcmp(s, "tsv") == 0) *out = CLI_FMT_TSV;
+  else if (strcmp(s, "json") == 0) *out = CLI_FMT_JSON;
+  else return cli_fmt_parse(s, out);
+  return true;
+}
+
+static void tsv_cell(fl_buf_t *b, const char *s) {
+  for (const char *p = s; *p; p++) {
+    if (*p == '\t') fl_buf_append_str(b, "\\t");
+    else if (*p == '\n') fl_buf_append_str(b, "\\n");
+    else if (*p == '\r') fl_buf_append_str(b, "\\r");
+    else if (*p == '\\') fl_buf_append_str(b, "\\\\");
+    else fl_buf_append_u8(b, (uint8_t)*p);
+  }
 }
 
 static void csv_cell(fl_buf_t *b, const char *s) {
@@ -72,10 +90,13 @@ cli_out_t *cli_out_new(cli_fmt_t fmt, FILE *fp, const char *const *cols, uint32_
   o->cols = fl_calloc(ncols ? ncols : 1, sizeof *o->cols);
   for (uint32_t i = 0; i < ncols; i++) o->cols[i] = fl_strdup(cols[i]);
   fl_buf_init(&o->line);
-  if (fmt == CLI_FMT_CSV) {
+  if (fmt == CLI_FMT_CSV || fmt == CLI_FMT_TSV) {
     for (uint32_t i = 0; i < ncols; i++) {
-      if (i) fl_buf_append_u8(&o->line, ',');
-      csv_cell(&o->line, cols[i]);
+      if (i) fl_buf_append_u8(&o->line, fmt == CLI_FMT_CSV ? ',' : '\t');
+      if (fmt == CLI_FMT_CSV)
+        csv_cell(&o->line, cols[i]);
+      else
+        tsv_cell(&o->line, cols[i]);
     }
     fl_buf_append_u8(&o->line, '\n');
     if (fwrite(o->line.data, 1, o->line.len, fp) != o->line.len) o->failed = true;
@@ -102,6 +123,13 @@ void cli_out_cell(cli_out_t *o, const char *text, bool json) {
     if (c) fl_buf_append_u8(&o->line, ',');
     if (text) csv_cell(&o->line, text);
     break;
+  case CLI_FMT_TSV:
+    if (c) fl_buf_append_u8(&o->line, '\t');
+    if (text) tsv_cell(&o->line, text);
+    break;
+  case CLI_FMT_JSON:
+    if (!c) fl_buf_append_str(&o->line, o->rows ? ",\n" : "[\n");
+    /* fall through */
   case CLI_FMT_JSONL:
     fl_buf_append_u8(&o->line, c ? ',' : '{');
     js_append_string(&o->line, (const uint8_t *)o->cols[c], strlen(o->cols[c]));
@@ -123,11 +151,12 @@ void cli_out_end_row(cli_out_t *o) {
   while (o->col < o->ncols) cli_out_cell(o, NULL, false);
   o->col = 0;
   if (o->fmt == CLI_FMT_TABLE) return;
-  if (o->fmt == CLI_FMT_JSONL) {
-    if (o->ncols == 0) fl_buf_append_u8(&o->line, '{');
+  if (o->fmt == CLI_FMT_JSONL || o->fmt == CLI_FMT_JSON) {
+    if (o->ncols == 0) fl_buf_append_str(&o->line, o->fmt == CLI_FMT_JSON && !o->rows ? "[\n{" : "{");
     fl_buf_append_u8(&o->line, '}');
   }
-  fl_buf_append_u8(&o->line, '\n');
+  o->rows++;
+  if (o->fmt != CLI_FMT_JSON) fl_buf_append_u8(&o->line, '\n');
   if (o->line.len >= 1 << 16) {
     if (fwrite(o->line.data, 1, o->line.len, o->fp) != o->line.len) o->failed = true;
     fl_buf_clear(&o->line);
@@ -228,6 +257,7 @@ static void print_table(cli_out_t *o) {
 
 bool cli_out_finish(cli_out_t *o) {
   if (o->fmt == CLI_FMT_TABLE) print_table(o);
+  if (o->fmt == CLI_FMT_JSON) fl_buf_append_str(&o->line, o->rows ? "\n]\n" : "[]\n");
   if (o->line.len && fwrite(o->line.data, 1, o->line.len, o->fp) != o->line.len) o->failed = true;
   if (fflush(o->fp) != 0) o->failed = true;
   bool ok = !o->failed;

@@ -1,6 +1,6 @@
 /*
  * rows_out.h - printing rows on standard output as an aligned table, CSV
- * or JSON lines (layer 12, cli).
+ * TSV, JSON lines or a JSON array (layer 12, cli).
  *
  * Used for table scans (batches) and for the metadata listings (cells
  * given one by one). The table form buffers every row to size its
@@ -15,9 +15,12 @@
 
 #include "types/vec.h"
 
-typedef enum cli_fmt { CLI_FMT_TABLE, CLI_FMT_CSV, CLI_FMT_JSONL } cli_fmt_t;
+typedef enum cli_fmt { CLI_FMT_TABLE, CLI_FMT_CSV, CLI_FMT_JSONL, CLI_FMT_TSV, CLI_FMT_JSON } cli_fmt_t;
 
 /* "table", "csv", "jsonl" (also "json"); false when unknown. */
+/* With sql_forms also "tsv" (tab-separated, no quoting; tabs and newlines
+ * in values escaped as \t, \n) and "json" as one JSON array of objects. */
+bool cli_fmt_parse_sql(const char *s, cli_fmt_t *out);
 bool cli_fmt_parse(const char *s, cli_fmt_t *out);
 
 typedef struct cli_out cli_out_t;

@@ -1,0 +1,254 @@
+/*
+ * ex_plan.c - the physical planner: logical plan to operator pipeline, and
+ * running it (layer 8, exec). See ex_plan.h.
+ *
+ * Building goes top down: a node's operator is made with its consumer
+ * already built, then its input is built with the node's operator as the
+ * consumer. Every node's output schema is made from its logical columns
+ * (storage types of their SQL types), so the operators agree on the
+ * vectors they exchange.
+ */
+#include "exec/ex_plan.h"
+
+#include <string.h>
+
+#include "base/alloc.h"
+#include "exec/ex_agg.h"
+#include "exec/op_basic.h"
+#include "exec/op_hash_agg.h"
+#include "exec/op_sort.h"
+
+struct ex_query {
+  fl_arena_t *a;
+  ex_ctx_t ectx;
+  ex_mem_t mem;
+  ex_opctx_t qctx;
+  bool stop;
+  ex_op_t **ops;
+  uint32_t nops, ops_cap;
+  ex_source_t **srcs;
+  uint32_t nsrcs, srcs_cap;
+  ex_sink_t *sink;
+  const sql_plan_t *plan;
+  ex_type_t *types;
+};
+
+static void keep_op(ex_query_t *q, ex_op_t *op) {
+  if (q->nops == q->ops_cap) {
+    q->ops_cap = q->ops_cap ? q->ops_cap * 2 : 8;
+    q->ops = fl_realloc(q->ops, q->ops_cap * sizeof *q->ops);
+  }
+  q->ops[q->nops++] = op;
+}
+
+static void keep_src(ex_query_t *q, ex_source_t *s) {
+  if (q->nsrcs == q->srcs_cap) {
+    q->srcs_cap = q->srcs_cap ? q->srcs_cap * 2 : 4;
+    q->srcs = fl_realloc(q->srcs, q->srcs_cap * sizeof *q->srcs);
+  }
+  q->srcs[q->nsrcs++] = s;
+}
+
+static const ty_schema_t *schema_of(ex_query_t *q, const sql_plan_t *p) {
+  ty_field_t *f = fl_arena_zalloc(q->a, (p->ncols ? p->ncols : 1) * sizeof *f);
+  for (uint32_t i = 0; i < p->ncols; i++) {
+    ex_type_t t = ex_type_of(&p->cols[i].type, q->a);
+    f[i].id = (int32_t)i + 1;
+    f[i].name = p->cols[i].name;
+    f[i].type = ex_type_storage(&t, q->a);
+  }
+  return ty_schema_new(q->a, 0, f, p->ncols);
+}
+
+static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err);
+
+/* Whether vectors of storage type a can stand where b is expected: the
+ * same layout, whatever the nested fields' ids and names. */
+static bool same_layout(const ty_type_t *a, const ty_type_t *b) {
+  if (a->kind != b->kind || a->nfields != b->nfields) return false;
+  if (a->kind == TY_DECIMAL) return a->precision == b->precision && a->scale == b->scale;
+  if (a->kind == TY_FIXED) return a->length == b->length;
+  for (uint32_t i = 0; i < a->nfields; i++)
+    if (!same_layout(a->fields[i].type, b->fields[i].type)) return false;
+  return true;
+}
+
+static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err) {
+  ice_scan_opts_t o = {.snapshot_id = p->u.scan.snapshot_id,
+                       .ref = NULL,
+                       .as_of_ms = -1,
+                       .filter = p->u.scan.filter,
+                       .columns = p->u.scan.columns,
+                       .ncolumns = p->ncols,
+                       .case_sensitive = true,
+                       .limit = p->u.scan.limit};
+  if (o.snapshot_id < 0 && p->u.scan.ref) o.ref = p->u.scan.ref;
+  ice_scan_t *s;
+  int rc = ice_scan_plan(p->u.scan.table, &o, &s, err);
+  if (rc) return fl_err_prefix(err, "scanning %s: ", p->u.scan.ident);
+  /* The batches must have the column types the plan promised. */
+  const ty_schema_t *ss = ice_scan_schema(s);
+  const ty_schema_t *want = schema_of(q, p);
+  if (ss->root.nfields != p->ncols) {
+    ice_scan_free(s);
+    return fl_err_set(err, FL_EINTERNAL, "scan of %s yields %u columns, expected %u",
+                      p->u.scan.ident, ss->root.nfields, p->ncols);
+  }
+  for (uint32_t i = 0; i < p->ncols; i++)
+    if (!same_layout(ss->root.fields[i].type, want->root.fields[i].type)) {
+      ice_scan_free(s);
+      return fl_err_set(err, FL_EUNSUPPORTED, "column %s of %s has a type SQL cannot read yet",
+                        p->cols[i].name, p->u.scan.ident);
+    }
+  keep_src(q, ex_scan_source_new(s, next, &q->stop));
+  return FL_OK;
+}
+
+static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t **out,
+                     fl_err_t *err) {
+  const ty_schema_t *in = schema_of(q, p->in);
+  ex_agg_spec_t *specs =
+      fl_arena_zalloc(q->a, (p->u.agg.naggs ? p->u.agg.naggs : 1) * sizeof *specs);
+  for (uint32_t j = 0; j < p->u.agg.naggs; j++) {
+    const sql_agg_call_t *g = &p->u.agg.aggs[j];
+    const ty_type_t *arg = g->arg_col >= 0 ? in->root.fields[g->arg_col].type : NULL;
+    int rc =
+        ex_agg_bind(q->a, g->name, arg, g->distinct, &g->param, g->nparams, &specs[j].agg, err);
+    if (rc) return rc;
+    specs[j].arg_col = g->arg_col;
+    specs[j].filter_col = g->filter_col;
+    specs[j].name = p->cols[p->ncols - p->u.agg.naggs + j].name;
+  }
+  ex_hash_agg_opts_t o = {.in_schema = in,
+                          .key_cols = p->u.agg.keys,
+                          .nkeys = p->u.agg.nkeys,
+                          .grouping_sets = p->u.agg.sets,
+                          .nsets = p->u.agg.nsets,
+                          .aggs = specs,
+                          .naggs = p->u.agg.naggs};
+  return ex_hash_agg_new(&q->qctx, q->a, &o, next, out, err);
+}
+
+static ex_sort_key_t *sort_keys(ex_query_t *q, const sql_plan_t *s) {
+  ex_sort_key_t *k = fl_arena_zalloc(q->a, (s->u.sort.nkeys ? s->u.sort.nkeys : 1) * sizeof *k);
+  for (uint32_t i = 0; i < s->u.sort.nkeys; i++)
+    k[i] = (ex_sort_key_t){.col = s->u.sort.keys[i].col,
+                           .desc = s->u.sort.keys[i].desc,
+                           .nulls_first = s->u.sort.keys[i].nulls_first};
+  return k;
+}
+
+static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err) {
+  ex_op_t *op = NULL;
+  int rc;
+  const sql_plan_t *in = p->in;
+  switch (p->kind) {
+    case SQL_P_SCAN: return build_scan(q, p, next, err);
+    case SQL_P_VALUES: {
+      ex_source_t *s;
+      if ((rc = ex_values_source_new(&q->ectx, schema_of(q, p), p->u.values.cells,
+                                     p->u.values.nrows, next, &q->stop, &s, err)))
+        return rc;
+      keep_src(q, s);
+      return FL_OK;
+    }
+    case SQL_P_FILTER:
+      rc = ex_filter_new(&q->ectx, schema_of(q, in), p->u.filter.pred, next, &op, err);
+      break;
+    case SQL_P_PROJECT:
+      rc = ex_project_new(&q->ectx, schema_of(q, in), schema_of(q, p), p->u.project.exprs, p->ncols,
+                          next, &op, err);
+      break;
+    case SQL_P_AGGREGATE: rc = build_agg(q, p, next, &op, err); break;
+    case SQL_P_SORT:
+      rc = ex_sort_new(&q->qctx, schema_of(q, p), sort_keys(q, p), p->u.sort.nkeys, next, &op, err);
+      break;
+    case SQL_P_LIMIT:
+      if (in->kind == SQL_P_SORT && p->u.limit.limit >= 0) {
+        /* ORDER BY ... LIMIT: keep only the first rows while sorting. */
+        rc = ex_topn_new(&q->qctx, schema_of(q, in), sort_keys(q, in), in->u.sort.nkeys,
+                         (uint64_t)p->u.limit.limit, (uint64_t)p->u.limit.offset, next, &op, err);
+        in = in->in;
+      } else {
+        op = ex_limit_new(schema_of(q, p), p->u.limit.limit, p->u.limit.offset, &q->stop, next);
+        rc = FL_OK;
+      }
+      break;
+    case SQL_P_UNION:
+      op = ex_union_new(schema_of(q, p), p->ninputs, next);
+      keep_op(q, op);
+      for (uint32_t i = 0; i < p->ninputs; i++)
+        if ((rc = build(q, p->inputs[i], op, err))) return rc;
+      return FL_OK;
+    default:
+      return fl_err_set(err, FL_EINTERNAL, "no operator for plan node %s",
+                        sql_plan_kind_name(p->kind));
+  }
+  if (rc) return rc;
+  keep_op(q, op);
+  return build(q, in, op, err);
+}
+
+int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, ex_query_t **out,
+                 fl_err_t *err) {
+  ex_query_t *q = fl_calloc(1, sizeof *q);
+  q->a = a;
+  q->plan = p;
+  ex_ctx_init(&q->ectx, a, o ? o->zone : NULL, o ? o->now_us : -1);
+  ex_mem_init(&q->mem, o ? o->mem_limit : 0);
+  q->qctx = (ex_opctx_t){.mem = &q->mem, .spill_dir = o ? o->spill_dir : NULL};
+  q->types = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *q->types);
+  for (uint32_t i = 0; i < p->ncols; i++) q->types[i] = ex_type_of(&p->cols[i].type, a);
+  q->sink = ex_sink_new(schema_of(q, p));
+  int rc = build(q, p, &q->sink->op, err);
+  if (rc) {
+    ex_query_free(q);
+    return rc;
+  }
+  *out = q;
+  return FL_OK;
+}
+
+int ex_query_run(ex_query_t *q, fl_err_t *err) {
+  /* Sources run one after the other (UNION ALL inputs in order). */
+  for (uint32_t i = 0; i < q->nsrcs; i++) {
+    q->stop = false;
+    int rc = q->srcs[i]->run(q->srcs[i], err);
+    if (rc) return rc;
+  }
+  return FL_OK;
+}
+
+const ex_sink_t *ex_query_sink(const ex_query_t *q) { return q->sink; }
+uint32_t ex_query_ncols(const ex_query_t *q) { return q->plan->ncols; }
+const char *ex_query_col_name(const ex_query_t *q, uint32_t i) { return q->plan->cols[i].name; }
+const ex_type_t *ex_query_col_type(const ex_query_t *q, uint32_t i) { return &q->types[i]; }
+ex_ctx_t *ex_query_ctx(ex_query_t *q) { return &q->ectx; }
+
+void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
+  for (uint32_t i = 0; i < q->nsrcs; i++) {
+    const ice_scan_stats_t *s = ex_scan_source_stats(q->srcs[i]);
+    if (!s) continue;
+    fl_buf_printf(out,
+                  "scan %u: manifests %llu (skipped %llu), data files %llu (skipped %llu by "
+                  "partition, %llu by metrics), row groups read %llu (skipped %llu), rows read "
+                  "%llu, rows out %llu\n",
+                  i, (unsigned long long)s->manifests_total,
+                  (unsigned long long)s->manifests_skipped, (unsigned long long)s->files_total,
+                  (unsigned long long)s->files_skipped_partition,
+                  (unsigned long long)s->files_skipped_metrics,
+                  (unsigned long long)s->row_groups_read, (unsigned long long)s->row_groups_skipped,
+                  (unsigned long long)s->rows_read, (unsigned long long)s->rows_out);
+  }
+  fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
+}
+
+void ex_query_free(ex_query_t *q) {
+  if (!q) return;
+  for (uint32_t i = 0; i < q->nsrcs; i++) q->srcs[i]->destroy(q->srcs[i]);
+  for (uint32_t i = 0; i < q->nops; i++) ex_op_destroy(q->ops[i]);
+  if (q->sink) ex_op_destroy(&q->sink->op);
+  fl_free(q->srcs);
+  fl_free(q->ops);
+  fl_free(q);
+}

@@ -1,0 +1,53 @@
+/*
+ * ex_plan.h - the physical planner and query execution (layer 8, exec).
+ *
+ * ex_query_new turns an optimized logical plan (sql/sql_plan.h) into a
+ * push pipeline of operators ending in a sink: scans and VALUES become
+ * sources, Filter/Project/Limit/Union the streaming operators of
+ * op_basic.h, Aggregate the hash aggregation (op_hash_agg.h), Sort the
+ * sort, and a Limit directly over a Sort the top-N (op_sort.h).
+ * ex_query_run drives the sources in order on the calling thread; the
+ * pipeline shape (sources pushing into shared operators) is what morsel
+ * parallelism will split across base/pool workers.
+ *
+ * ex_sql_resolver fills the binder's function-resolver interface
+ * (sql/sql_bind.h) over the function registry and the aggregates, so the
+ * binder and the executor share one function library.
+ */
+#ifndef FL_EXEC_EX_PLAN_H
+#define FL_EXEC_EX_PLAN_H
+
+#include "exec/ex_expr.h"
+#include "exec/ex_operator.h"
+#include "sql/sql_bind.h"
+
+typedef struct ex_query_opts {
+  size_t mem_limit;      /* bytes; 0: unlimited */
+  const char *spill_dir; /* NULL: $TMPDIR or /tmp */
+  const fl_tz_t *zone;   /* session time zone; NULL: UTC */
+  int64_t now_us;        /* statement time; < 0: the clock */
+} ex_query_opts_t;
+
+typedef struct ex_query ex_query_t;
+
+/* Builds the pipeline of plan p; everything lives until ex_query_free
+ * (the plan and arena must outlive the query). */
+int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, ex_query_t **out,
+                 fl_err_t *err);
+/* Runs the query to its end; the rows are then in the sink. */
+int ex_query_run(ex_query_t *q, fl_err_t *err);
+const ex_sink_t *ex_query_sink(const ex_query_t *q);
+/* Output columns: names and SQL types. */
+uint32_t ex_query_ncols(const ex_query_t *q);
+const char *ex_query_col_name(const ex_query_t *q, uint32_t i);
+const ex_type_t *ex_query_col_type(const ex_query_t *q, uint32_t i);
+ex_ctx_t *ex_query_ctx(ex_query_t *q);
+/* After a run: one line per table scan with what it read and what pruning
+ * skipped (EXPLAIN ANALYZE). */
+void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out);
+void ex_query_free(ex_query_t *q);
+
+/* The binder's resolver over this library; a is where it allocates. */
+void ex_sql_resolver(sql_resolver_t *r, fl_arena_t *a);
+
+#endif

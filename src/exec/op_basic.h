@@ -1,0 +1,50 @@
+/*
+ * op_basic.h - the streaming relational operators and the sources of a
+ * pipeline (layer 8, exec): scan of an Iceberg table (op_scan.c), VALUES
+ * (op_values.c), filter (op_filter.c), projection (op_project.c), LIMIT /
+ * OFFSET (op_limit.c) and UNION ALL (op_union.c). Hash aggregation, sort
+ * and top-N are in op_hash_agg.h and op_sort.h.
+ *
+ * Operators follow ex_operator.h. A source is not pushed to: run() reads
+ * its input and pushes every batch to its consumer, then finishes it. A
+ * source stops early when *stop becomes true (a satisfied LIMIT sets it).
+ */
+#ifndef FL_EXEC_OP_BASIC_H
+#define FL_EXEC_OP_BASIC_H
+
+#include "exec/ex_expr.h"
+#include "exec/ex_operator.h"
+#include "iceberg/ice_scan.h"
+
+typedef struct ex_source ex_source_t;
+struct ex_source {
+  int (*run)(ex_source_t *s, fl_err_t *err);
+  void (*destroy)(ex_source_t *s);
+  ex_op_t *next;
+  const bool *stop;
+};
+
+/* Reads a planned scan (taken over: freed with the source). */
+ex_source_t *ex_scan_source_new(ice_scan_t *scan, ex_op_t *next, const bool *stop);
+/* The scan's statistics when s is a scan source, else NULL. */
+const ice_scan_stats_t *ex_scan_source_stats(const ex_source_t *s);
+/* One batch of rows, each cell a constant expression (compiled in ctx). */
+int ex_values_source_new(ex_ctx_t *ctx, const ty_schema_t *schema, sql_bexpr_t *const *cells,
+                         uint32_t nrows, ex_op_t *next, const bool *stop, ex_source_t **out,
+                         fl_err_t *err);
+
+/* Passes on the rows where pred is TRUE, as a selection over the same
+ * columns (no copy). */
+int ex_filter_new(ex_ctx_t *ctx, const ty_schema_t *in, const sql_bexpr_t *pred, ex_op_t *next,
+                  ex_op_t **out, fl_err_t *err);
+/* Computes exprs over each batch; the output keeps the input's selection. */
+int ex_project_new(ex_ctx_t *ctx, const ty_schema_t *in, const ty_schema_t *out_schema,
+                   sql_bexpr_t *const *exprs, uint32_t n, ex_op_t *next, ex_op_t **out,
+                   fl_err_t *err);
+/* Skips offset rows, passes limit rows (-1: all), then sets *stop. */
+ex_op_t *ex_limit_new(const ty_schema_t *schema, int64_t limit, int64_t offset, bool *stop,
+                      ex_op_t *next);
+/* Forwards every batch of ninputs producers; finishes after the last one. */
+ex_op_t *ex_union_new(const ty_schema_t *schema, uint32_t ninputs, ex_op_t *next);
+
+#endif

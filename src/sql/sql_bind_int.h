@@ -1,0 +1,119 @@
+/*
+ * sql_bind_int.h - what the binder's files share (layer 7, sql): the binder
+ * state, scopes of visible columns, the aggregation context, and the entry
+ * points of each file (expressions, FROM, SELECT, queries and set
+ * operations).
+ */
+#ifndef FL_SQL_SQL_BIND_INT_H
+#define FL_SQL_SQL_BIND_INT_H
+
+#include <stdarg.h>
+
+#include "sql/sql_bind.h"
+
+/* One visible column: the relation it comes from (alias or table name,
+ * NULL for none) and its name. */
+typedef struct sql_scope_col {
+  const char *qual;
+  const char *name;
+  sql_dtype_t type;
+} sql_scope_col_t;
+
+typedef struct sql_scope {
+  sql_scope_col_t *cols;
+  uint32_t n;
+} sql_scope_t;
+
+/* The WITH names visible at a point, innermost first. */
+typedef struct sql_cte_ent {
+  const sql_cte_t *cte;
+  struct sql_cte_ent *next;
+} sql_cte_ent_t;
+
+typedef struct sql_binder {
+  fl_arena_t *a;
+  const sql_bind_opts_t *o;
+  fl_err_t *err;
+  sql_cte_ent_t *ctes;
+  int depth;
+} sql_binder_t;
+
+/*
+ * Aggregation of one SELECT. The plan below it is a projection of pre
+ * (the FROM scope) into [group keys..., aggregate arguments and FILTER
+ * conditions...]; above it, column i < nkeys is key i and nkeys + j is
+ * aggregate j.
+ */
+typedef struct sql_aggctx {
+  const sql_scope_t *pre;
+  sql_bexpr_t **keys;
+  uint32_t nkeys;
+  sql_bexpr_t **proj; /* the projection below: keys first */
+  uint32_t nproj, proj_cap;
+  sql_agg_call_t *aggs;
+  sql_bexpr_t **agg_args; /* for recognizing repeated calls; NULL for count(*) */
+  sql_bexpr_t **agg_filters;
+  uint32_t naggs, aggs_cap;
+  /* Grouping sets (ROLLUP, CUBE, GROUPING SETS): bit masks over the keys;
+   * with sets the aggregate's output has a "$grouping_set" column after
+   * the keys, so aggregate j is column agg_base + j. */
+  uint64_t *sets;
+  uint32_t nsets;
+  uint32_t agg_base;
+} sql_aggctx_t;
+
+/* Where an expression is bound. */
+typedef struct sql_ectx {
+  const sql_scope_t *scope; /* the columns names resolve to */
+  sql_aggctx_t *agg;        /* non-NULL: above an aggregation (select list, HAVING, ORDER BY) */
+  const char *clause;       /* "WHERE", "GROUP BY": where aggregates are refused */
+  bool quiet;               /* trial binding: errors are expected and not reported */
+} sql_ectx_t;
+
+/* Sets err to "line L, column C: <message>" and returns code. */
+int sql__errf(sql_binder_t *b, sql_pos_t pos, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* sql_bind_expr.c */
+int sql__bind_expr(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *e, sql_bexpr_t **out);
+/* Wraps e in a CAST to t unless it already has that type. */
+int sql__coerce(sql_binder_t *b, sql_bexpr_t *e, const sql_dtype_t *t, sql_bexpr_t **out);
+/* Binds a condition and checks it is boolean (or NULL). */
+int sql__bind_cond(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *e, const char *clause,
+                   sql_bexpr_t **out);
+sql_bexpr_t *sql__col_ref(sql_binder_t *b, uint32_t col, const sql_dtype_t *t, sql_pos_t pos);
+/* A scalar call through the resolver, with the coercions it asks for. */
+int sql__call(sql_binder_t *b, const char *name, sql_pos_t pos, sql_bexpr_t **args, uint32_t n,
+              sql_bexpr_t **out);
+sql_bexpr_t *sql__int_const(sql_binder_t *b, int64_t v, sql_pos_t pos);
+bool sql__common(sql_binder_t *b, const sql_dtype_t *x, const sql_dtype_t *y, sql_dtype_t *out);
+/* Whether the tree contains a call of an aggregate function. */
+bool sql__has_agg(sql_binder_t *b, const sql_expr_t *e);
+
+/* sql_bind_from.c: a relation (table, subquery, CTE) into a plan and the
+ * scope of its columns. */
+int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope);
+
+/* The namespace and name a table name means (default namespace for one part). */
+int sql__table_name(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, const char **ns,
+                    const char **name);
+/* Opens a table of the catalog (freed with the arena). */
+int sql__open_table(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
+                    const char **ns, const char **name);
+
+/* sql_bind_select.c: one SELECT with the query's ORDER BY (which may name
+ * its input columns). */
+int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list_t *order,
+                     sql_plan_t **out);
+
+/* sql_bind_query.c */
+int sql__bind_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out);
+/* A plan's output columns as a scope under one qualifier. */
+void sql__plan_scope(sql_binder_t *b, const sql_plan_t *p, const char *qual, sql_scope_t *out);
+/* A projection of p's columns (identity) whose names can then change. */
+sql_plan_t *sql__project_all(sql_binder_t *b, sql_plan_t *p);
+/* ORDER BY over the output columns of p only (set operations, VALUES). */
+int sql__bind_order_output(sql_binder_t *b, const sql_sort_list_t *order, sql_plan_t **p);
+void sql__sort_key(const sql_sort_item_t *it, uint32_t col, sql_sort_key_t *k);
+
+#endif

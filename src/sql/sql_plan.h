@@ -1,0 +1,223 @@
+/*
+ * sql_plan.h - bound expressions and the logical plan (layer 7, sql).
+ *
+ * The binder turns a syntax tree into this form: every name resolved to an
+ * input column index, every expression typed, every implicit coercion an
+ * explicit CAST node, every function call carrying the overload the
+ * function resolver chose. The optimizer rules (opt_*.c) rewrite plans in
+ * place; the executor's physical planner (exec/ex_plan.c) turns a plan
+ * into operators. Nothing here depends on the executor: types are SQL
+ * types (sql_dtype_t, the same list and order as exec's ex_tkind_t) and
+ * functions are opaque handles the resolver hands out.
+ *
+ * Plans and expressions live in the arena of the statement.
+ */
+#ifndef FL_SQL_SQL_PLAN_H
+#define FL_SQL_SQL_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/arena.h"
+#include "base/buf.h"
+#include "iceberg/ice_expr.h"
+#include "iceberg/ice_table.h"
+#include "sql/sql_lex.h"
+
+/* SQL types, in the order of exec's EX_TYPE_MAP (checked there). */
+#define SQL_DTYPE_MAP(X)                     \
+  X(UNKNOWN, "unknown")                      \
+  X(BOOLEAN, "boolean")                      \
+  X(TINYINT, "tinyint")                      \
+  X(SMALLINT, "smallint")                    \
+  X(INTEGER, "integer")                      \
+  X(BIGINT, "bigint")                        \
+  X(REAL, "real")                            \
+  X(DOUBLE, "double")                        \
+  X(DECIMAL, "decimal")                      \
+  X(VARCHAR, "varchar")                      \
+  X(VARBINARY, "varbinary")                  \
+  X(DATE, "date")                            \
+  X(TIME, "time")                            \
+  X(TIMESTAMP, "timestamp")                  \
+  X(TIMESTAMPTZ, "timestamp with time zone") \
+  X(INTERVAL_DS, "interval day to second")   \
+  X(INTERVAL_YM, "interval year to month")   \
+  X(UUID, "uuid")                            \
+  X(ARRAY, "array")
+
+typedef enum sql_dkind {
+#define SQL__DKIND_ENUM(name, text) SQL_DT_##name,
+  SQL_DTYPE_MAP(SQL__DKIND_ENUM)
+#undef SQL__DKIND_ENUM
+      SQL_DT_COUNT
+} sql_dkind_t;
+
+typedef struct sql_dtype {
+  sql_dkind_t kind;
+  uint8_t precision, scale;     /* decimal */
+  const struct sql_dtype *elem; /* array element */
+} sql_dtype_t;
+
+static inline sql_dtype_t sql_dtype(sql_dkind_t k) { return (sql_dtype_t){.kind = k}; }
+bool sql_dtype_equal(const sql_dtype_t *a, const sql_dtype_t *b);
+/* Trino's spelling: "decimal(10,2)", "array(varchar)". */
+void sql_dtype_format(const sql_dtype_t *t, fl_buf_t *out);
+/* The same into a per-thread buffer, for messages (valid until the next call). */
+const char *sql_dtype_str(const sql_dtype_t *t);
+
+/* ---- bound expressions ---- */
+
+typedef enum sql_bx_kind {
+  SQL_BX_COL,      /* input column `col` */
+  SQL_BX_CONST,    /* a literal */
+  SQL_BX_CALL,     /* scalar function: fn, impl, args */
+  SQL_BX_CAST,     /* args[0] to type; try_ for TRY_CAST */
+  SQL_BX_AND,      /* args[0..n), lazily left to right */
+  SQL_BX_OR,       /* args[0..n), lazily left to right */
+  SQL_BX_CASE,     /* args: when0, then0, when1, then1, ..., else */
+  SQL_BX_COALESCE, /* args[0..n), lazily */
+  SQL_BX_SUBQUERY, /* an uncorrelated scalar subquery: plan (one column) */
+  SQL_BX_IN_QUERY, /* args[0] IN (plan): an uncorrelated subquery of one column */
+} sql_bx_kind_t;
+
+/* A literal's value. Decimal, date and other literals are a VARCHAR
+ * constant under a CAST, so only these kinds occur: unknown (NULL),
+ * boolean, integer, bigint, double, varchar. */
+typedef struct sql_const {
+  bool null;
+  bool b;
+  int64_t i;
+  double d;
+  const char *s;
+  size_t len;
+} sql_const_t;
+
+typedef struct sql_bexpr sql_bexpr_t;
+struct sql_bexpr {
+  sql_bx_kind_t kind;
+  sql_dtype_t type;
+  sql_pos_t pos;
+  uint32_t col;          /* COL */
+  sql_const_t c;         /* CONST */
+  const char *fn;        /* CALL: the function's name */
+  const void *impl;      /* CALL: the resolver's handle of the overload */
+  bool try_;             /* CAST */
+  struct sql_plan *plan; /* SUBQUERY, IN_QUERY */
+  sql_bexpr_t **args;
+  uint32_t nargs;
+};
+
+/* Structural equality (same columns, constants, calls). */
+bool sql_bexpr_equal(const sql_bexpr_t *a, const sql_bexpr_t *b);
+/* Whether e reads no input column. */
+bool sql_bexpr_is_const(const sql_bexpr_t *e);
+/* Appends a readable form: "($0 + 1)", "CAST($1 AS bigint)". */
+void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *out);
+
+/* ---- the logical plan ---- */
+
+#define SQL_PLAN_KINDS(X) \
+  X(SCAN)                 \
+  X(VALUES)               \
+  X(FILTER)               \
+  X(PROJECT)              \
+  X(AGGREGATE)            \
+  X(SORT)                 \
+  X(LIMIT)                \
+  X(UNION)
+
+typedef enum sql_plan_kind {
+#define SQL__PLAN_ENUM(name) SQL_P_##name,
+  SQL_PLAN_KINDS(SQL__PLAN_ENUM)
+#undef SQL__PLAN_ENUM
+      SQL_P_KIND_COUNT
+} sql_plan_kind_t;
+
+typedef struct sql_col {
+  const char *name;
+  sql_dtype_t type;
+} sql_col_t;
+
+typedef struct sql_agg_call {
+  const char *name; /* lower case: "sum", "count" */
+  bool distinct;
+  int32_t arg_col;    /* input column; -1 for count(*) */
+  int32_t filter_col; /* boolean input column of FILTER (WHERE); -1: none */
+  sql_dtype_t type;   /* result */
+  double param;       /* constant parameter (approx_percentile(x, 0.5)) */
+  uint32_t nparams;   /* 0 or 1 */
+} sql_agg_call_t;
+
+typedef struct sql_sort_key {
+  uint32_t col;
+  bool desc;
+  bool nulls_first;
+} sql_sort_key_t;
+
+typedef struct sql_plan sql_plan_t;
+struct sql_plan {
+  sql_plan_kind_t kind;
+  sql_plan_t *in; /* the input (UNION: inputs) */
+  sql_plan_t **inputs;
+  uint32_t ninputs;
+  sql_col_t *cols; /* output columns */
+  uint32_t ncols;
+  union {
+    struct {
+      ice_table_t *table;  /* owned by the statement's arena (cleanup) */
+      const char *ident;   /* "ns.name" as resolved */
+      int64_t snapshot_id; /* -1: see ref / as_of_ms / current */
+      const char *ref;
+      int64_t as_of_ms;
+      const char **columns; /* table column names read, in output order */
+      ice_expr_t *filter;   /* pushed-down filter for pruning; NULL: none */
+      int64_t limit;        /* rows the scan may stop after; -1: none */
+    } scan;
+    struct {
+      sql_bexpr_t **cells; /* nrows * ncols constant expressions */
+      uint32_t nrows;
+    } values;
+    struct {
+      sql_bexpr_t *pred;
+    } filter;
+    struct {
+      sql_bexpr_t **exprs; /* ncols */
+    } project;
+    struct {
+      uint32_t *keys; /* input columns grouped on (output first) */
+      uint32_t nkeys;
+      sql_agg_call_t *aggs; /* output after the keys (and $grouping_set) */
+      uint32_t naggs;
+      uint64_t *sets; /* grouping sets as masks over keys; NULL: plain GROUP BY */
+      uint32_t nsets;
+    } agg;
+    struct {
+      sql_sort_key_t *keys;
+      uint32_t nkeys;
+    } sort;
+    struct {
+      int64_t limit;  /* -1: none */
+      int64_t offset; /* 0: none */
+    } limit;
+  } u;
+};
+
+const char *sql_plan_kind_name(sql_plan_kind_t k);
+sql_plan_t *sql_plan_new(fl_arena_t *a, sql_plan_kind_t kind, sql_plan_t *in);
+/* Appends an indented tree, one node a line (EXPLAIN). */
+void sql_plan_format(const sql_plan_t *p, fl_buf_t *out);
+
+/* Optimizer rules (one per opt_*.c file) and the driver that runs them in
+ * order: constant folding (through the resolver's evaluator; skipped when
+ * r is NULL), predicate pushdown into the scan, projection pruning, limit
+ * pushdown. Each rule rewrites the plan in place and keeps its meaning;
+ * folding may replace the root, so the driver returns it in *p. */
+struct sql_resolver;
+int sql_opt_fold(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
+int sql_opt_pushdown(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
+int sql_opt_prune(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
+int sql_opt_limit(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
+int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
+
+#endif
