@@ -4,7 +4,10 @@
  * standard input, split into statements by the parser's script splitter;
  * each query's rows are printed in the chosen format. The first failing
  * statement stops the script with one error line, the source line and a
- * caret under the offending token, and exit status 1.
+ * caret under the offending token, and exit status 1. With neither -c nor
+ * -f and a terminal on standard input, the interactive shell
+ * (sql_shell.h) reads statements instead, and an error ends only its
+ * statement.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 #include "cli/rows_out.h"
 #include "cli/session.h"
 #include "cli/sql_exec.h"
+#include "cli/sql_shell.h"
 #include "sql/sql_parse.h"
 
 extern const cli_command_t cli_cmd_sql;
@@ -56,6 +60,57 @@ static bool print_result(const sql_result_t *r, cli_fmt_t fmt) {
   return cli_out_finish(o);
 }
 
+/* One statement at a time, from the shell or from a script. */
+static int run_one(sql_session_t *sess, const char *script, size_t script_len, const char *ptext,
+                   size_t plen, const sql_pos_t *pos, cli_fmt_t fmt) {
+  fl_arena_t *sa = fl_arena_new(0);
+  fl_err_t err;
+  fl_err_clear(&err);
+  sql_stmt_t *st;
+  sql_result_t res;
+  int status = 0;
+  if (sql_parse_statement(sa, ptext, plen, &st, &err) ||
+      sql_exec_stmt(sess, sa, ptext, plen, st, &res, &err)) {
+    shift_position(&err, pos);
+    sql_exec_print_error("floe sql", script, script_len, &err);
+    status = 1;
+  } else if (!print_result(&res, fmt)) {
+    status = cli_fail("sql", "writing to standard output failed");
+  }
+  fl_arena_free(sa);
+  return status;
+}
+
+typedef struct shell_ctx {
+  sql_session_t *sess;
+  cli_sql_shell_settings_t settings;
+} shell_ctx_t;
+
+static int shell_execute(void *ctx, const char *sql, size_t len, int line, int column) {
+  shell_ctx_t *sc = ctx;
+  cli_fmt_t fmt = CLI_FMT_TABLE;
+  if (!cli_fmt_parse_sql(sc->settings.format, &fmt)) fmt = CLI_FMT_TABLE;
+  /* Positions stay relative to the statement, whose own text the caret is
+   * drawn under (the shell hands over one statement at a time). */
+  (void)line;
+  (void)column;
+  sql_pos_t pos = {.line = 1, .col = 1};
+  return run_one(sc->sess, sql, len, sql, len, &pos, fmt);
+}
+
+static const char *const shell_formats[] = {"table", "csv", "tsv", "json", "jsonl", NULL};
+
+static int run_shell(sql_session_t *sess, const char *format) {
+  shell_ctx_t sc = {.sess = sess};
+  snprintf(sc.settings.format, sizeof sc.settings.format, "%s", format ? format : "table");
+  cli_sql_shell_opts_t o = {.ctx = &sc,
+                            .execute = shell_execute,
+                            .settings = &sc.settings,
+                            .formats = shell_formats};
+  if (sess->catalog) cli_sql_shell_use_catalog(&o, sess->catalog);
+  return cli_sql_shell_run(&o);
+}
+
 static int run_sql(int argc, char **argv) {
   static const cli_opt_spec_t specs[] = {{"c", true},         {"f", true},      {"format", true},
                                          {"namespace", true}, {"memory", true}, {0, false}};
@@ -80,6 +135,16 @@ static int run_sql(int argc, char **argv) {
   const char *ms = cli_args_get(&a, "memory");
   if (ms && !cli_parse_size(ms, &mem))
     return cli_usage_error(&cli_cmd_sql, "--memory needs a size");
+
+  if (!cmd_text && !file && cli_sql_shell_is_interactive()) {
+    cat_catalog_t *cat = NULL;
+    if (cli_session_catalog("sql", &cat)) return 1;
+    sql_session_t sess = {
+        .catalog = cat, .default_ns = cli_args_get(&a, "namespace"), .mem_limit = mem};
+    int status = run_shell(&sess, fs);
+    cat_close(cat);
+    return status;
+  }
 
   fl_buf_t text;
   fl_buf_init(&text);
@@ -121,21 +186,8 @@ static int run_sql(int argc, char **argv) {
     status = 1;
     n = 0;
   }
-  for (size_t i = 0; i < n && !status; i++) {
-    fl_arena_t *sa = fl_arena_new(0);
-    const char *ptext = src + pieces[i].off;
-    sql_stmt_t *st;
-    sql_result_t res;
-    if (sql_parse_statement(sa, ptext, pieces[i].len, &st, &err) ||
-        sql_exec_stmt(&sess, sa, ptext, pieces[i].len, st, &res, &err)) {
-      shift_position(&err, &pieces[i].pos);
-      sql_exec_print_error("floe sql", src, len, &err);
-      status = 1;
-    } else if (!print_result(&res, fmt)) {
-      status = cli_fail("sql", "writing to standard output failed");
-    }
-    fl_arena_free(sa);
-  }
+  for (size_t i = 0; i < n && !status; i++)
+    status = run_one(&sess, src, len, src + pieces[i].off, pieces[i].len, &pieces[i].pos, fmt);
   fl_arena_free(arena);
   cat_close(cat);
   fl_buf_free(&text);
@@ -162,6 +214,9 @@ const cli_command_t cli_cmd_sql = {
         "CREATE TABLE, DROP TABLE, INSERT INTO ... VALUES | SELECT, and the scalar\n"
         "functions of docs/functions.md. Not yet: joins, window functions. See\n"
         "docs/sql.md.\n\n"
+        "On a terminal with neither -c nor -f, an interactive shell reads the\n"
+        "statements (line editing, history in ~/.floe_history, \\d, \\dn, \\format,\n"
+        "\\timing, help); an error there ends only its statement.\n\n"
         "An error prints one line with its position, the source line and a caret,\n"
         "and the exit status is 1.\n",
     .run = run_sql,

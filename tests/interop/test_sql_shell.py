@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from conftest import ROOT, run_floe
+from conftest import FLOE, ROOT, run_floe
 
 TOOL = ROOT / "build" / "tests" / "shell_tool"
 # Prompts at the start of a line; libedit redraws a recalled line after a
@@ -33,7 +33,7 @@ CONTINUE = b"\n   -> "
 class Term:
     """One shell_tool process on its own pseudo-terminal."""
 
-    def __init__(self, wh, env_extra=None, drop=(), cwd=None):
+    def __init__(self, wh, env_extra=None, drop=(), cwd=None, argv=None):
         env = {k: v for k, v in os.environ.items() if k not in drop}
         env["TERM"] = "dumb"
         env.update(env_extra or {})
@@ -41,7 +41,8 @@ class Term:
         if pid == 0:
             if cwd:
                 os.chdir(cwd)
-            os.execve(str(TOOL), [str(TOOL), "--warehouse", str(wh)], env)
+            argv = argv or [str(TOOL), "--warehouse", str(wh)]
+            os.execve(argv[0], argv, env)
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 250, 0, 0))
         self.pid, self.fd, self.buf, self.status = pid, fd, b"", None
 
@@ -385,3 +386,34 @@ def test_resize_keeps_the_line(term):
     term.send(b";\r")
     out = term.expect(PROMPT)
     assert execs(out) == [(1, 1, "table", "SELECT 7")]
+
+
+def test_floe_sql_runs_the_shell_on_a_terminal(tmp_path):
+    """`floe sql` with a terminal on stdin is the shell over the real engine:
+    statements typed over several lines run, a bad one shows its error with
+    a caret and the shell goes on, \\d sees the table made through SQL."""
+    wh = tmp_path / "wh"
+    wh.mkdir()
+    t = Term(wh, env_extra={"FLOE_HISTORY": ""},
+             argv=[str(FLOE), "--warehouse", str(wh), "sql", "--format", "csv"])
+    try:
+        t.expect(PROMPT.lstrip(b"\n"))
+        t.line("CREATE SCHEMA db;")
+        t.line("CREATE TABLE db.t (id bigint, name varchar);")
+        t.line("INSERT INTO db.t VALUES (1, 'a'), (2, 'b'),")
+        t.line("  (3, NULL);")
+        t.send(b"SELECT count(*) AS n, max(id) AS m FROM db.t WHERE id >\r")
+        t.expect(CONTINUE)
+        out = t.line("1;")
+        text = out.decode().replace("\r", "")
+        assert "n,m" in text and "2,3" in text, text
+        out = t.line("SELECT nosuch FROM db.t;").decode().replace("\r", "")
+        assert "nosuch" in out and "^" in out, out
+        out = t.line("\\d").decode().replace("\r", "")
+        assert "db.t" in out, out
+        out = t.line("SELECT name FROM db.t ORDER BY id LIMIT 1;").decode().replace("\r", "")
+        assert "name" in out and "\na" in out, out
+        t.send(b"\x04")
+        assert t.wait() == 0
+    finally:
+        t.close()
