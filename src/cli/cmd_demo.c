@@ -15,16 +15,16 @@
 
 #include "base/arena.h"
 #include "base/time.h"
+#include "catalog/cat_tables.h"
 #include "cli/args.h"
 #include "cli/cli.h"
-#include "cli/rows_out.h"
-#include "cli/sql_exec.h"
-#include "sql/sql_parse.h"
 #include "cli/pipe.h"
-#include "catalog/cat_tables.h"
+#include "cli/rows_out.h"
 #include "cli/session.h"
+#include "cli/sql_exec.h"
 #include "cli/table_cmds.h"
 #include "iceberg/ice_scan.h"
+#include "sql/sql_parse.h"
 #include "types/gen.h"
 
 extern const cli_command_t cli_cmd_demo;
@@ -38,12 +38,67 @@ static const char *const demo_schema =
 #define DEMO_DAY0_US 1795996800000000LL
 #define DEMO_DAYS 3
 
+/* What click events look like, so the demo's answers read like a real
+ * table's: a few countries carry most traffic, most events buy nothing. */
+static const char *const demo_countries[] = {"US", "DE", "GB", "IN", "FR", "BR", "JP", "NL",
+                                             "ES", "CA", "SE", "PL", "IT", "MX", "AU"};
+static const char *const demo_urls[] = {
+    "/",      "/pricing",      "/docs/quickstart", "/docs/sql", "/blog/iceberg",   "/signup",
+    "/login", "/product/floe", "/checkout",        "/careers",  "/docs/streaming", "/status"};
+#define NELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Skewed pick among n: the smaller of two uniform draws favours the first. */
+static size_t skewed(ty_gen_t *g, size_t n) {
+  uint64_t r = ty_gen_next(g);
+  size_t a = (size_t)(r % n), b = (size_t)((r >> 32) % n);
+  return a < b ? a : b;
+}
+
+/* Replaces a string column's values by picks from names, keeping its nulls. */
+static void refill_names(ty_gen_t *g, ty_vec_t *v, const char *const *names, size_t n) {
+  uint32_t len = v->len;
+  uint8_t valid[TY_BATCH_ROWS];
+  for (uint32_t i = 0; i < len; i++) valid[i] = ty_vec_is_valid(v, i);
+  ty_vec_reset(v);
+  for (uint32_t i = 0; i < len; i++) {
+    if (!valid[i]) {
+      ty_vec_append_null(v);
+      continue;
+    }
+    const char *c = names[skewed(g, n)];
+    ty_vec_append_bytes(v, c, strlen(c));
+  }
+}
+
+/* Plausible values for the columns the demo's queries look at; nulls stay
+ * where the generator put them. */
+static void make_plausible(ty_gen_t *g, const ty_schema_t *s, ty_batch_t *b, uint32_t n) {
+  refill_names(g, b->cols[ty_schema_find_name(s, "country")], demo_countries,
+               NELEMS(demo_countries));
+  refill_names(g, b->cols[ty_schema_find_name(s, "url")], demo_urls, NELEMS(demo_urls));
+  int64_t *user = (int64_t *)b->cols[ty_schema_find_name(s, "user_id")]->data;
+  int32_t *dur = (int32_t *)b->cols[ty_schema_find_name(s, "duration_ms")]->data;
+  ty_vec_t *rev = b->cols[ty_schema_find_name(s, "revenue")];
+  for (uint32_t i = 0; i < n; i++) {
+    user[i] = 1 + (int64_t)(ty_gen_next(g) % 50000);
+    dur[i] = 20 + (int32_t)(ty_gen_next(g) % 4000) + (int32_t)(ty_gen_next(g) % 8 == 0 ? 20000 : 0);
+    /* One event in 25 is a purchase of 1.00-400.00; the rest earn nothing. */
+    uint64_t r = ty_gen_next(g);
+    fl_i128 cents = r % 25 == 0 ? (fl_i128)(100 + (r >> 8) % 39901) : 0;
+    memcpy(rev->data + (size_t)i * 16, &cents, 16);
+  }
+}
+
 /* Writes `rows` events of day `day` (0-based): event ids continue across
  * days and timestamps rise evenly through the day. */
 static int write_events(const ty_schema_t *s, const char *path, uint64_t rows, int day,
                         fl_err_t *err) {
-  ty_gen_opts_t go = {.seed = 42 + (uint64_t)day, .null_fraction = 0.05, .edge_fraction = 0,
-                      .max_string = 24, .max_elements = 3, .sequence_column = "event_id"};
+  ty_gen_opts_t go = {.seed = 42 + (uint64_t)day,
+                      .null_fraction = 0.05,
+                      .edge_fraction = 0,
+                      .max_string = 24,
+                      .max_elements = 3,
+                      .sequence_column = "event_id"};
   int ts_col = ty_schema_find_name(s, "ts");
   int id_col = ty_schema_find_name(s, "event_id");
   const int64_t step = rows ? 86400000000LL / (int64_t)rows : 0;
@@ -56,6 +111,7 @@ static int write_events(const ty_schema_t *s, const char *path, uint64_t rows, i
     uint32_t n = rows - done < TY_BATCH_ROWS ? (uint32_t)(rows - done) : TY_BATCH_ROWS;
     ty_batch_reset(b);
     ty_gen_fill(g, b, n);
+    make_plausible(g, s, b, n);
     int64_t *ts = (int64_t *)b->cols[ts_col]->data;
     int64_t *ids = (int64_t *)b->cols[id_col]->data;
     for (uint32_t i = 0; i < n; i++) {
@@ -106,7 +162,10 @@ static int table_cmd(cat_catalog_t *c, cli_table_fn fn, const char *shown, int a
                      const char **argv) {
   printf("$ floe table %s", shown);
   for (int i = 0; i < argc; i++)
-    printf(strchr(argv[i], '\'') ? " \"%s\"" : strpbrk(argv[i], " ()<>,") ? " '%s'" : " %s", argv[i]);
+    printf(strchr(argv[i], '\'')        ? " \"%s\""
+           : strpbrk(argv[i], " ()<>,") ? " '%s'"
+                                        : " %s",
+           argv[i]);
   printf("\n");
   fflush(stdout);
   int status = fn(c, argc, (char **)argv);
@@ -116,13 +175,12 @@ static int table_cmd(cat_catalog_t *c, cli_table_fn fn, const char *shown, int a
 }
 
 /* Rows of the table at a snapshot (-1: current), through a scan. */
-static int count_table_rows(cat_catalog_t *c, int64_t snapshot_id, uint64_t *rows,
-                            fl_err_t *err) {
+static int count_table_rows(cat_catalog_t *c, int64_t snapshot_id, uint64_t *rows, fl_err_t *err) {
   ice_table_t *t;
   int rc = cat_open_table(c, io_local_fs(), "demo", "events", &t, err);
   if (rc) return rc;
-  ice_scan_opts_t o = {.snapshot_id = snapshot_id, .as_of_ms = -1, .limit = -1,
-                       .case_sensitive = true};
+  ice_scan_opts_t o = {
+      .snapshot_id = snapshot_id, .as_of_ms = -1, .limit = -1, .case_sensitive = true};
   const char *cols[] = {"event_id"};
   o.columns = cols;
   o.ncolumns = 1;
@@ -177,12 +235,18 @@ static int lakehouse_steps(const char *dir, char paths[DEMO_DAYS][1024], uint64_
   rc = cat_ns_exists(c, "demo", &exists, err);
   if (rc == FL_OK && !exists) rc = cat_ns_create(c, "demo", NULL, 0, err);
   if (rc) goto out;
-  printf("\n== 4. an Iceberg table in the embedded catalog of the warehouse %s\n", cli_session_warehouse());
+  printf("\n== 4. an Iceberg table in the embedded catalog of the warehouse %s\n",
+         cli_session_warehouse());
   {
     const char *drop[] = {"demo.events", "--purge", "--if-exists"};
     if (table_cmd(c, cli_table_drop, "drop", 3, drop)) goto failed;
-    const char *create[] = {"demo.events", "--schema", demo_schema, "--partition", "day(ts)",
-                            "--property", "write.parquet.compression-codec=zstd"};
+    const char *create[] = {"demo.events",
+                            "--schema",
+                            demo_schema,
+                            "--partition",
+                            "day(ts)",
+                            "--property",
+                            "write.parquet.compression-codec=zstd"};
     if (table_cmd(c, cli_table_create, "create", 7, create)) goto failed;
   }
   printf("\n== 5. appending the three days in three commits (Parquet, then JSON lines)\n");
@@ -199,10 +263,13 @@ static int lakehouse_steps(const char *dir, char paths[DEMO_DAYS][1024], uint64_
   }
   printf("\n== 7. a scan pruned to one day (partition pruning: 1 of 3 files read)\n");
   {
-    const char *scan[] = {"demo.events", "--filter",
+    const char *scan[] = {"demo.events",
+                          "--filter",
                           "ts >= TIMESTAMP '2026-12-01T00:00:00+00:00' AND ts < TIMESTAMP "
                           "'2026-12-01T00:00:10+00:00'",
-                          "--columns", "event_id,ts,country,revenue", "--stats"};
+                          "--columns",
+                          "event_id,ts,country,revenue",
+                          "--stats"};
     if (table_cmd(c, cli_table_scan, "scan", 6, scan)) goto failed;
   }
   printf("\n== 8. time travel: the table as of its first snapshot\n");
@@ -221,21 +288,24 @@ static int lakehouse_steps(const char *dir, char paths[DEMO_DAYS][1024], uint64_
     printf("rows at the first snapshot %lld: %llu; rows now: %llu\n", (long long)first,
            (unsigned long long)then, (unsigned long long)now);
     if (then != per_day || now != per_day * DEMO_DAYS) {
-      rc = fl_err_set(err, FL_EINTERNAL, "expected %llu and %llu rows",
-                      (unsigned long long)per_day, (unsigned long long)(per_day * DEMO_DAYS));
+      rc = fl_err_set(err, FL_EINTERNAL, "expected %llu and %llu rows", (unsigned long long)per_day,
+                      (unsigned long long)(per_day * DEMO_DAYS));
       goto out;
     }
     char id[32];
     snprintf(id, sizeof id, "%lld", (long long)first);
-    const char *scan[] = {"demo.events", "--snapshot", id, "--columns", "event_id,ts",
-                          "--limit", "3"};
+    const char *scan[] = {"demo.events", "--snapshot", id, "--columns",
+                          "event_id,ts", "--limit",    "3"};
     if (table_cmd(c, cli_table_scan, "scan", 7, scan)) goto failed;
   }
-  printf("\n== 9. an aggregate query with floe sql: mobile revenue by country over the last two days\n   (the filter on ts skips the first day's manifest)\n");
-  if (sql_step(c, "SELECT country, count(*) AS events, sum(revenue) AS revenue, "
-                  "round(avg(duration_ms), 1) AS avg_ms FROM demo.events "
-                  "WHERE ts >= TIMESTAMP '2026-12-01 00:00:00 UTC' AND is_mobile "
-                  "GROUP BY country ORDER BY revenue DESC LIMIT 5",
+  printf(
+      "\n== 9. an aggregate query with floe sql: mobile revenue by country over the last two "
+      "days\n   (the filter on ts skips the first day's manifest)\n");
+  if (sql_step(c,
+               "SELECT country, count(*) AS events, sum(revenue) AS revenue, "
+               "round(avg(duration_ms), 1) AS avg_ms FROM demo.events "
+               "WHERE ts >= TIMESTAMP '2026-12-01 00:00:00 UTC' AND is_mobile "
+               "GROUP BY country ORDER BY revenue DESC LIMIT 5",
                err))
     goto failed;
   goto out;
@@ -254,7 +324,8 @@ static int run_demo(int argc, char **argv) {
   if (!dir) dir = "demo";
   uint64_t rows = 300000;
   const char *v = cli_args_get(&a, "rows");
-  if (v && !cli_parse_size(v, &rows)) return cli_usage_error(&cli_cmd_demo, "--rows needs a number");
+  if (v && !cli_parse_size(v, &rows))
+    return cli_usage_error(&cli_cmd_demo, "--rows needs a number");
   uint64_t per_day = rows / DEMO_DAYS;
   if (per_day == 0) return cli_usage_error(&cli_cmd_demo, "--rows must be at least %d", DEMO_DAYS);
   fl_arena_t *arena = fl_arena_new(0);
@@ -265,7 +336,9 @@ static int run_demo(int argc, char **argv) {
   char jsonl[DEMO_DAYS][1024], parquet[1024], inputs[DEMO_DAYS][1024];
   for (int d = 0; d < DEMO_DAYS; d++)
     snprintf(jsonl[d], sizeof jsonl[d], "%s/events-2026-%s.jsonl", dir,
-             d == 0 ? "11-30" : d == 1 ? "12-01" : "12-02");
+             d == 0   ? "11-30"
+             : d == 1 ? "12-01"
+                      : "12-02");
   snprintf(parquet, sizeof parquet, "%s/events-2026-11-30.parquet", dir);
   if (ty_schema_parse(arena, demo_schema, &s, &err)) goto out;
   if (io_local_fs()->mkdirs(io_local_fs(), dir, &err)) goto out;
@@ -306,11 +379,12 @@ out:
 const cli_command_t cli_cmd_demo = {
     .name = "demo",
     .summary = "run the demo job on the embedded defaults",
-    .usage = "usage: floe demo [--dir DIR] [--rows N]\n\n"
-             "Generates three days of sample click events as JSON lines in DIR (default\n"
-             "./demo), converts the first to Parquet and inspects it, then creates the\n"
-             "day-partitioned table demo.events in the catalog of DIR/warehouse, appends\n"
-             "the three days in three commits and shows the history, a scan pruned to one\n"
-             "day and a time-travel scan. --rows (default 300000) is the total.\n",
+    .usage =
+        "usage: floe demo [--dir DIR] [--rows N]\n\n"
+        "Generates three days of sample click events as JSON lines in DIR (default\n"
+        "./demo), converts the first to Parquet and inspects it, then creates the\n"
+        "day-partitioned table demo.events in the catalog of DIR/warehouse, appends\n"
+        "the three days in three commits and shows the history, a scan pruned to one\n"
+        "day and a time-travel scan. --rows (default 300000) is the total.\n",
     .run = run_demo,
 };
