@@ -303,9 +303,11 @@ static int attempt(ice_commit_state_t *st, ice_meta_t **out_meta, fl_err_t *err)
    * next-row-id on, through the manifests' first_row_id. */
   int64_t first_row_id = -1, added_rows = -1;
   if (base->format_version >= 3) first_row_id = base->next_row_id >= 0 ? base->next_row_id : 0;
+  ice_avro_codec_t codec;
+  if ((rc = ice_manifest_codec(base, &codec, err))) return rc;
   rc = ice_manifest_list_write(t->fs, ice_table_path(t, st->a, list_path), base->format_version,
                                st->snapshot_id, st->head ? st->head->snapshot_id : -1, st->seq,
-                               first_row_id, st->mfs, st->nmfs, &added_rows, err);
+                               first_row_id, st->mfs, st->nmfs, &added_rows, &codec, err);
   if (rc) return rc;
   if (first_row_id < 0) added_rows = -1;
 

@@ -42,10 +42,13 @@ static int write_manifest(ice_commit_state_t *st, const ice_spec_t *spec, int32_
   ice_table_t *t = st->t;
   const char *path = ice__commit_manifest_path(st);
   ice__commit_note_written(st, path);
+  ice_avro_codec_t codec;
+  int rc = ice_manifest_codec(t->meta, &codec, err);
+  if (rc) return rc;
   ice_manifest_writer_t *w;
-  int rc =
-      ice_manifest_writer_open(t->fs, ice_table_path(t, st->a, path), t->meta->format_version,
-                               ice_meta_schema(t->meta), spec, content, st->snapshot_id, &w, err);
+  rc = ice_manifest_writer_open(t->fs, ice_table_path(t, st->a, path), t->meta->format_version,
+                                ice_meta_schema(t->meta), spec, content, st->snapshot_id, &codec,
+                                &w, err);
   if (rc) return rc;
   for (size_t i = 0; i < n; i++) {
     rc = ice_manifest_writer_add(w, entries[i], err);

@@ -21,6 +21,8 @@
 
 #include "base/arena.h"
 #include "base/error.h"
+#include "format/avro/avro_container.h"
+#include "iceberg/ice_meta.h"
 #include "iceberg/ice_spec.h"
 #include "io/fs.h"
 #include "types/type.h"
@@ -110,15 +112,29 @@ typedef struct ice_manifest_file {
 typedef struct ice_manifest_writer ice_manifest_writer_t;
 
 /*
+ * How manifests and manifest lists are compressed. The reference
+ * implementation applies the table properties write.avro.compression-codec
+ * (gzip - Avro's deflate - by default; snappy, zstd, uncompressed) and
+ * write.avro.compression-level to them; ice_manifest_codec reads those from
+ * m and fails with a message naming the property on an unknown value.
+ */
+typedef struct ice_avro_codec {
+  av_codec_t codec;
+  int level; /* 0: the codec's default */
+} ice_avro_codec_t;
+int ice_manifest_codec(const ice_meta_t *m, ice_avro_codec_t *out, fl_err_t *err);
+
+/*
  * Starts a manifest at path for files of one spec over schema. content:
  * 0 data, 1 deletes (v2 and later). snapshot_id is the committing snapshot,
  * written on ADDED entries as Java writes it (-1: the entry's own, or null
- * so that readers inherit it). The file is deflate-compressed. The writer
- * copies what it needs.
+ * so that readers inherit it). codec NULL: deflate at its default level.
+ * The writer copies what it needs.
  */
 int ice_manifest_writer_open(io_fs_t *fs, const char *path, int format_version,
                              const ty_schema_t *schema, const ice_spec_t *spec, int32_t content,
-                             int64_t snapshot_id, ice_manifest_writer_t **out, fl_err_t *err);
+                             int64_t snapshot_id, const ice_avro_codec_t *codec,
+                             ice_manifest_writer_t **out, fl_err_t *err);
 /* Adds an entry. ADDED entries' sequence numbers are ignored (inherited);
  * EXISTING and DELETED entries keep theirs. */
 int ice_manifest_writer_add(ice_manifest_writer_t *w, const ice_manifest_entry_t *e,
@@ -157,12 +173,13 @@ int ice_manifest_read(io_fs_t *fs, fl_arena_t *a, const ice_manifest_file_t *mf,
  * upgraded table may lack ids of their own), as Java's writer does. The
  * list's header records first-row-id; *assigned_rows (may be NULL) gets
  * the ids handed out, the snapshot's added-rows. files is not changed, so
- * a retried commit assigns afresh from the new base.
+ * a retried commit assigns afresh from the new base. codec NULL: deflate.
  */
 int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version,
                             int64_t snapshot_id, int64_t parent_id, int64_t seq,
                             int64_t first_row_id, const ice_manifest_file_t *files, size_t n,
-                            int64_t *assigned_rows, fl_err_t *err);
+                            int64_t *assigned_rows, const ice_avro_codec_t *codec,
+                            fl_err_t *err);
 
 /* Reads a manifest list (v1: sequence numbers 0, content data). */
 int ice_manifest_list_read(io_fs_t *fs, fl_arena_t *a, const char *path,

@@ -91,7 +91,7 @@ static av_value_t *file_record(fl_arena_t *a, const av_schema_t *s, int fv, int6
 int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version, int64_t snapshot_id,
                             int64_t parent_id, int64_t seq, int64_t first_row_id,
                             const ice_manifest_file_t *files, size_t n, int64_t *assigned_rows,
-                            fl_err_t *err) {
+                            const ice_avro_codec_t *codec, fl_err_t *err) {
   if (assigned_rows) *assigned_rows = 0;
   if (format_version < 1 || format_version > 3)
     return fl_err_set(err, FL_EUNSUPPORTED, "manifest list %s: format version %d", path,
@@ -124,7 +124,10 @@ int ice_manifest_list_write(io_fs_t *fs, const char *path, int format_version, i
   rc = fs->create(fs, path, true, &fw, err);
   if (rc) goto out;
   av_writer_t *w;
-  av_writer_opts_t o = {.codec = AV_CODEC_DEFLATE, .meta = meta, .nmeta = nmeta};
+  av_writer_opts_t o = {.codec = codec ? codec->codec : AV_CODEC_DEFLATE,
+                        .level = codec ? codec->level : 0,
+                        .meta = meta,
+                        .nmeta = nmeta};
   rc = av_writer_open(fw, s, &o, &w, err);
   if (rc) goto out;
   fl_arena_t *scratch = fl_arena_new(0);

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/buf.h"
 #include "iceberg/ice_conv.h"
@@ -65,9 +66,43 @@ static char *json_text(json_t *j) {
   return s;
 }
 
+int ice_manifest_codec(const ice_meta_t *m, ice_avro_codec_t *out, fl_err_t *err) {
+  static const struct {
+    const char *name;
+    av_codec_t codec;
+  } names[] = {{"gzip", AV_CODEC_DEFLATE},
+               {"snappy", AV_CODEC_SNAPPY},
+               {"zstd", AV_CODEC_ZSTD},
+               {"uncompressed", AV_CODEC_NULL}};
+  out->codec = AV_CODEC_DEFLATE;
+  out->level = 0;
+  const char *v = ice_meta_property(m, "write.avro.compression-codec");
+  if (v) {
+    size_t i = 0;
+    while (i < sizeof names / sizeof names[0] && strcasecmp(v, names[i].name) != 0) i++;
+    if (i == sizeof names / sizeof names[0])
+      return fl_err_set(err, FL_EINVALID,
+                        "table property write.avro.compression-codec: '%s' is not supported "
+                        "(gzip, snappy, zstd, uncompressed)",
+                        v);
+    out->codec = names[i].codec;
+  }
+  const char *lv = ice_meta_property(m, "write.avro.compression-level");
+  if (lv) {
+    char *end;
+    long level = strtol(lv, &end, 10);
+    if (*lv == '\0' || *end != '\0' || level < 0 || level > 22)
+      return fl_err_set(err, FL_EINVALID,
+                        "table property write.avro.compression-level: '%s' is not a level", lv);
+    out->level = (int)level;
+  }
+  return FL_OK;
+}
+
 int ice_manifest_writer_open(io_fs_t *fs, const char *path, int format_version,
                              const ty_schema_t *schema, const ice_spec_t *spec, int32_t content,
-                             int64_t snapshot_id, ice_manifest_writer_t **out, fl_err_t *err) {
+                             int64_t snapshot_id, const ice_avro_codec_t *codec,
+                             ice_manifest_writer_t **out, fl_err_t *err) {
   *out = NULL;
   if (format_version < 1 || format_version > 3)
     return fl_err_set(err, FL_EUNSUPPORTED, "manifest %s: format version %d", path, format_version);
@@ -126,7 +161,10 @@ int ice_manifest_writer_open(io_fs_t *fs, const char *path, int format_version,
   io_writer_t *fw;
   rc = fs->create(fs, path, true, &fw, err);
   if (rc) goto fail;
-  av_writer_opts_t o = {.codec = AV_CODEC_DEFLATE, .meta = meta, .nmeta = nmeta};
+  av_writer_opts_t o = {.codec = codec ? codec->codec : AV_CODEC_DEFLATE,
+                        .level = codec ? codec->level : 0,
+                        .meta = meta,
+                        .nmeta = nmeta};
   rc = av_writer_open(ice__counting_writer(fw, &w->length), es, &o, &w->aw, err);
   if (rc) goto fail;
   w->scratch = fl_arena_new(0);

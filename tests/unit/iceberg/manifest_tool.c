@@ -384,7 +384,7 @@ static int cmd_write(int argc, char **argv, fl_arena_t *a, fl_err_t *err) {
     return fl_err_set(err, FL_EPARSE, "%s: %s", input, je.text);
   }
   ice_manifest_writer_t *w;
-  rc = ice_manifest_writer_open(io_local_fs(), mpath, fv, schema, spec, content, snap, &w, err);
+  rc = ice_manifest_writer_open(io_local_fs(), mpath, fv, schema, spec, content, snap, NULL, &w, err);
   for (size_t i = 0; !rc && i < json_array_size(root); i++) {
     const json_t *eo = json_array_get(root, i);
     ice_manifest_entry_t e;
@@ -401,7 +401,7 @@ static int cmd_write(int argc, char **argv, fl_arena_t *a, fl_err_t *err) {
   if (rc) return rc;
   ice_manifest_file_t mf;
   if ((rc = ice_manifest_writer_close(w, a, &mf, err))) return rc;
-  if ((rc = ice_manifest_list_write(io_local_fs(), lpath, fv, snap, parent, seq, -1, &mf, 1, NULL, err)))
+  if ((rc = ice_manifest_list_write(io_local_fs(), lpath, fv, snap, parent, seq, -1, &mf, 1, NULL, NULL, err)))
     return rc;
   print_json(mf_json(&mf));
   return FL_OK;

@@ -172,7 +172,7 @@ TEST(round_trip_v2_every_field_and_inheritance) {
   CHECK_OK(make_env(&e, "name, day(ts), amount", &err), &err);
   const char *mpath = tmp("v2-m0.avro");
   ice_manifest_writer_t *w;
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, e.schema, e.spec, 0, 777, &w, &err),
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, e.schema, e.spec, 0, 777, NULL, &w, &err),
            &err);
   ty_value_t p0[3] = {v_str("bob"), v_date(19000), v_dec(-12345)};
   ty_value_t p1[3] = {v_str("alice"), v_null(TY_DATE), v_dec(99)};
@@ -230,7 +230,7 @@ TEST(round_trip_v2_every_field_and_inheritance) {
 
   /* The list assigns the commit's sequence number. */
   const char *lpath = tmp("snap-777.avro");
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 777, 555, 7, -1, &mf, 1, NULL, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 777, 555, 7, -1, &mf, 1, NULL, NULL, &err), &err);
   ice_manifest_file_t *ls;
   size_t nl;
   CHECK_OK(ice_manifest_list_read(io_local_fs(), e.a, lpath, &ls, &nl, &err), &err);
@@ -298,7 +298,7 @@ TEST(delete_manifest_v2_and_v3_fields) {
   for (int fv = 2; fv <= 3; fv++) {
     const char *mpath = tmp(fv == 2 ? "del-v2.avro" : "del-v3.avro");
     ice_manifest_writer_t *w;
-    CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, fv, e.schema, e.spec, 1, 42, &w, &err),
+    CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, fv, e.schema, e.spec, 1, 42, NULL, &w, &err),
              &err);
     ice_manifest_entry_t en[2];
     memset(en, 0, sizeof en);
@@ -340,7 +340,7 @@ TEST(delete_manifest_v2_and_v3_fields) {
   }
   /* v1 has no delete manifests. */
   ice_manifest_writer_t *w;
-  CHECK_ERR(ice_manifest_writer_open(io_local_fs(), tmp("del-v1.avro"), 1, e.schema, e.spec, 1, 1,
+  CHECK_ERR(ice_manifest_writer_open(io_local_fs(), tmp("del-v1.avro"), 1, e.schema, e.spec, 1, 1,NULL, 
                                      &w, &err),
             FL_EINVALID);
   fl_arena_free(e.a);
@@ -352,7 +352,7 @@ TEST(v3_first_row_id_inheritance) {
   CHECK_OK(make_env(&e, "bucket(4, id)", &err), &err);
   const char *mpath = tmp("v3-m0.avro");
   ice_manifest_writer_t *w;
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 3, e.schema, e.spec, 0, 5, &w, &err),
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 3, e.schema, e.spec, 0, 5, NULL, &w, &err),
            &err);
   ty_value_t parts[3] = {v_int(0), v_int(3), v_int(1)};
   int64_t rows[3] = {10, 20, 30};
@@ -371,7 +371,7 @@ TEST(v3_first_row_id_inheritance) {
   CHECK(bytes_eq(mf.partitions[0].upper, "\3\0\0\0", 4));
   mf.first_row_id = 1000;
   const char *lpath = tmp("snap-v3.avro");
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 3, 5, -1, 1, -1, &mf, 1, NULL, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 3, 5, -1, 1, -1, &mf, 1, NULL, NULL, &err), &err);
   ice_manifest_file_t *ls;
   size_t nl;
   CHECK_OK(ice_manifest_list_read(io_local_fs(), e.a, lpath, &ls, &nl, &err), &err);
@@ -395,7 +395,7 @@ TEST(v1_round_trip_sequence_numbers_zero) {
   CHECK_OK(make_env(&e, "id", &err), &err);
   const char *mpath = tmp("v1-m0.avro");
   ice_manifest_writer_t *w;
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 1, e.schema, e.spec, 0, 31, &w, &err),
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 1, e.schema, e.spec, 0, 31, NULL, &w, &err),
            &err);
   ty_value_t p = {.kind = TY_LONG};
   p.u.i64 = -5;
@@ -407,7 +407,7 @@ TEST(v1_round_trip_sequence_numbers_zero) {
   ice_manifest_file_t mf;
   CHECK_OK(ice_manifest_writer_close(w, e.a, &mf, &err), &err);
   const char *lpath = tmp("snap-v1.avro");
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 1, 31, -1, 1, -1, &mf, 1, NULL, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 1, 31, -1, 1, -1, &mf, 1, NULL, NULL, &err), &err);
   ice_manifest_file_t *ls;
   size_t nl;
   CHECK_OK(ice_manifest_list_read(io_local_fs(), e.a, lpath, &ls, &nl, &err), &err);
@@ -436,7 +436,7 @@ TEST(partition_summary_nan_and_nulls) {
   CHECK_OK(make_env(&e, "price", &err), &err);
   ice_manifest_writer_t *w;
   CHECK_OK(
-      ice_manifest_writer_open(io_local_fs(), tmp("nan.avro"), 2, e.schema, e.spec, 0, 1, &w, &err),
+      ice_manifest_writer_open(io_local_fs(), tmp("nan.avro"), 2, e.schema, e.spec, 0, 1, NULL, &w, &err),
       &err);
   ty_value_t vals[4] = {v_double(NAN), v_double(2.5), v_null(TY_DOUBLE), v_double(-1.0)};
   for (int i = 0; i < 4; i++) {
@@ -457,7 +457,7 @@ TEST(partition_summary_nan_and_nulls) {
   CHECK(lo == -1.0 && hi == 2.5);
 
   /* An empty manifest: no bounds. */
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), tmp("empty.avro"), 2, e.schema, e.spec, 0, 1, &w,
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), tmp("empty.avro"), 2, e.schema, e.spec, 0, 1, NULL, &w,
                                     &err),
            &err);
   CHECK_OK(ice_manifest_writer_close(w, e.a, &mf, &err), &err);
@@ -489,7 +489,7 @@ TEST(written_schema_and_header_keys) {
   CHECK_OK(make_env(&e, "name, bucket(8, id)", &err), &err);
   const char *mpath = tmp("hdr.avro");
   ice_manifest_writer_t *w;
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, e.schema, e.spec, 0, 1, &w, &err),
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, e.schema, e.spec, 0, 1, NULL, &w, &err),
            &err);
   ice_manifest_file_t mf;
   CHECK_OK(ice_manifest_writer_close(w, e.a, &mf, &err), &err);
@@ -557,7 +557,7 @@ TEST(written_schema_and_header_keys) {
   /* The manifest list's header and schema. */
   const char *lpath = tmp("hdr-list.avro");
   mf.sequence_number = -1;
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 123, -1, 4, -1, &mf, 1, NULL, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 123, -1, 4, -1, &mf, 1, NULL, NULL, &err), &err);
   CHECK_OK(io_local_fs()->open_read(io_local_fs(), lpath, &in, &err), &err);
   CHECK_OK(av_reader_open(in, &r, &err), &err);
   CHECK_STR(meta_str(e.a, r, "snapshot-id"), "123");
@@ -777,7 +777,7 @@ TEST(truncated_and_corrupt_files_give_errors) {
   CHECK_OK(make_env(&e, "name, day(ts)", &err), &err);
   const char *mpath = tmp("good.avro");
   ice_manifest_writer_t *w;
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, e.schema, e.spec, 0, 9, &w, &err),
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, e.schema, e.spec, 0, 9, NULL, &w, &err),
            &err);
   ty_value_t p[2] = {v_str("x"), v_date(1)};
   for (int i = 0; i < 20; i++) {
@@ -791,7 +791,7 @@ TEST(truncated_and_corrupt_files_give_errors) {
   CHECK_OK(ice_manifest_writer_close(w, e.a, &mf, &err), &err);
   mf.sequence_number = 1;
   const char *lpath = tmp("good-list.avro");
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 9, -1, 1, -1, &mf, 1, NULL, &err), &err);
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 9, -1, 1, -1, &mf, 1, NULL, NULL, &err), &err);
 
   const char *bad = tmp("bad.avro");
   ice_manifest_file_t bm = mf;
@@ -847,9 +847,9 @@ TEST(writer_rejects_bad_entries) {
   CHECK_OK(make_env(&e, "name", &err), &err);
   const char *mpath = tmp("rej.avro");
   ice_manifest_writer_t *w;
-  CHECK_ERR(ice_manifest_writer_open(io_local_fs(), mpath, 4, e.schema, e.spec, 0, 1, &w, &err),
+  CHECK_ERR(ice_manifest_writer_open(io_local_fs(), mpath, 4, e.schema, e.spec, 0, 1, NULL, &w, &err),
             FL_EUNSUPPORTED);
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, e.schema, e.spec, 0, 1, &w, &err),
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, e.schema, e.spec, 0, 1, NULL, &w, &err),
            &err);
   ice_manifest_entry_t en;
   memset(&en, 0, sizeof en);
@@ -916,7 +916,7 @@ TEST(every_partition_type_round_trips) {
   v[14].u.i64 = 1510871468000000001LL;
   const char *mpath = tmp("types.avro");
   ice_manifest_writer_t *w;
-  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, schema, spec, 0, 3, &w, &err), &err);
+  CHECK_OK(ice_manifest_writer_open(io_local_fs(), mpath, 2, schema, spec, 0, 3, NULL, &w, &err), &err);
   ice_manifest_entry_t en;
   memset(&en, 0, sizeof en);
   en.status = ICE_STATUS_ADDED;
@@ -1051,7 +1051,7 @@ TEST(v3_list_assigns_first_row_ids_to_new_data_manifests) {
   mf[3].added_rows = 7;                            /* new: 115 .. 121 */
   const char *lpath = tmp("snap-v3-assign.avro");
   int64_t assigned = -1;
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 3, 8, 7, 2, 100, mf, 4, &assigned, &err),
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 3, 8, 7, 2, 100, mf, 4, &assigned, NULL, &err),
            &err);
   CHECK_EQ(assigned, 22);
   CHECK_EQ(mf[0].first_row_id, -1); /* the input is left alone for retries */
@@ -1071,7 +1071,7 @@ TEST(v3_list_assigns_first_row_ids_to_new_data_manifests) {
   }
   /* v2 lists carry no ids, whatever is asked. */
   lpath = tmp("snap-v2-assign.avro");
-  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 8, 7, 2, 100, mf, 4, &assigned, &err),
+  CHECK_OK(ice_manifest_list_write(io_local_fs(), lpath, 2, 8, 7, 2, 100, mf, 4, &assigned, NULL, &err),
            &err);
   CHECK_EQ(assigned, 0);
   CHECK_OK(ice_manifest_list_read(io_local_fs(), a, lpath, &ls, &nl, &err), &err);
