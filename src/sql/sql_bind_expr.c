@@ -42,6 +42,23 @@ sql_bexpr_t *sql__col_ref(sql_binder_t *b, uint32_t col, const sql_dtype_t *t, s
   return e;
 }
 
+sql_bexpr_t *sql__and(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y) {
+  sql_bexpr_t *e = bx_new(b, SQL_BX_AND, x->pos, 2);
+  e->type = sql_dtype(SQL_DT_BOOLEAN);
+  e->args[0] = x;
+  e->args[1] = y;
+  return e;
+}
+
+sql_bexpr_t *sql__coalesce2(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y,
+                            const sql_dtype_t *t) {
+  sql_bexpr_t *e = bx_new(b, SQL_BX_COALESCE, x->pos, 2);
+  e->type = *t;
+  e->args[0] = x;
+  e->args[1] = y;
+  return e;
+}
+
 bool sql__common(sql_binder_t *b, const sql_dtype_t *x, const sql_dtype_t *y, sql_dtype_t *out) {
   if (sql_dtype_equal(x, y)) {
     *out = *x;

@@ -270,9 +270,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
     p = sql_plan_new(b->a, SQL_P_VALUES, NULL);
     p->u.values.nrows = 1;
   } else {
-    if (s->nfrom > 1)
-      return sql__errf(b, s->from[1]->pos, FL_EUNSUPPORTED, "Joins are not supported yet");
-    if ((rc = sql__bind_from(b, s->from[0], &p, &sc))) return rc;
+    if ((rc = sql__bind_from_list(b, s->from, s->nfrom, &p, &sc))) return rc;
   }
   if (s->where) {
     sql_ectx_t cx = {.scope = &sc, .clause = "WHERE clause"};
