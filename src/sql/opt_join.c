@@ -17,6 +17,9 @@
  *    columns are computed by a projection appended to the input (the
  *    binder has already cast both operands to their common type). The
  *    rest is the residual, evaluated over candidate pairs.
+ *  - `x IN (subquery)` and `x NOT IN (subquery)` conjuncts of a filter
+ *    become SEMI and NULL_AWARE_ANTI joins of the filter's input with the
+ *    subquery, the filter's other conjuncts below them.
  *  - The smaller input, by row counts known from Iceberg snapshot
  *    summaries (total-records), becomes the build side.
  * The filters this pushes down land directly over scans, where the next
@@ -250,8 +253,70 @@ static void split(fl_arena_t *a, sql_plan_t *j) {
   }
 }
 
+/* `x IN (q)` (SEMI) or `NOT x IN (q)` (NULL_AWARE_ANTI) of a filter
+ * conjunct, as a join of the filter's input with q on x = q's column. */
+static sql_plan_t *semi_join(fl_arena_t *a, sql_plan_t *left, const sql_bexpr_t *in,
+                             sql_join_type_t type) {
+  sql_plan_t *j = sql_plan_new(a, SQL_P_JOIN, left);
+  j->inputs = fl_arena_zalloc(a, 2 * sizeof *j->inputs);
+  j->ninputs = 2;
+  j->u.join.type = type;
+  j->u.join.nleft = left->ncols;
+  j->ncols = left->ncols;
+  j->cols = left->cols;
+  j->u.join.nkeys = 1;
+  j->u.join.lkeys = fl_arena_zalloc(a, sizeof(uint32_t));
+  j->u.join.rkeys = fl_arena_zalloc(a, sizeof(uint32_t));
+  sql_bexpr_t *x = in->args[0];
+  if (x->kind == SQL_BX_COL) {
+    j->u.join.lkeys[0] = x->col;
+  } else {
+    j->u.join.lkeys[0] = left->ncols;
+    left = append_cols(a, left, &x, 1);
+  }
+  j->inputs[0] = j->in = left;
+  j->inputs[1] = in->plan;
+  j->u.join.split = true;
+  return j;
+}
+
+/* The IN subquery of conjunct c, and whether it is negated; NULL: none. */
+static const sql_bexpr_t *in_query(const sql_bexpr_t *c, bool *negated) {
+  *negated = false;
+  if (c->kind == SQL_BX_CALL && c->nargs == 1 && c->fn && !strcmp(c->fn, "not")) {
+    *negated = true;
+    c = c->args[0];
+  }
+  if (c->kind != SQL_BX_IN_QUERY || c->plan->ncols != 1) return NULL;
+  return c;
+}
+
 static void opt(fl_arena_t *a, sql_plan_t **pp) {
   sql_plan_t *p = *pp;
+  if (p->kind == SQL_P_FILTER) {
+    /* IN and NOT IN subqueries of WHERE become SEMI and null-aware ANTI
+     * joins; in a WHERE conjunct FALSE and NULL both drop the row. */
+    conj_list_t all = {0}, keep = {0}, ins = {0};
+    conjuncts(a, p->u.filter.pred, &all);
+    for (uint32_t i = 0; i < all.n; i++) {
+      bool neg;
+      conj_add(a, in_query(all.v[i], &neg) ? &ins : &keep, all.v[i]);
+    }
+    if (ins.n) {
+      /* The other conjuncts filter below the joins: fewer probe rows, and
+       * a filter directly over a scan prunes it. */
+      if (keep.n)
+        p->u.filter.pred = and_of(a, keep.v, keep.n);
+      else
+        p = p->in;
+      for (uint32_t i = 0; i < ins.n; i++) {
+        bool neg;
+        const sql_bexpr_t *q = in_query(ins.v[i], &neg);
+        p = semi_join(a, p, q, neg ? SQL_JT_NULL_AWARE_ANTI : SQL_JT_SEMI);
+      }
+      *pp = p;
+    }
+  }
   if (p->kind == SQL_P_FILTER && p->in->kind == SQL_P_JOIN && !p->in->u.join.split) {
     sql_plan_t *j = p->in;
     uint32_t nl = j->inputs[0]->ncols;

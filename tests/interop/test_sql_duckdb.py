@@ -210,6 +210,10 @@ JOINS = [
     "SELECT a.id AS aid, b.id AS bid, u.uid FROM {t} a JOIN {t} b ON a.id = b.id + 1 "
     "JOIN {u} u ON u.k = b.v WHERE a.id < 500",
     "SELECT t.id, u.uid FROM {u} u LEFT JOIN {t} t ON t.v = u.k AND t.day > DATE '2024-04-01'",
+    "SELECT t.id, t.v FROM {t} t WHERE t.v IN (SELECT k FROM {u} u WHERE u.w > 0.5)",
+    "SELECT t.id, t.v FROM {t} t WHERE t.v + 3 NOT IN "
+    "(SELECT k FROM {u} u WHERE k IS NOT NULL AND u.w > 0.3) AND t.grp <> 'a'",
+    "SELECT u.g AS ug, count(*) AS n FROM {u} u WHERE u.k IN (SELECT v FROM {t} t) GROUP BY u.g",
 ]
 
 
