@@ -17,6 +17,8 @@ typedef struct sql_scope_col {
   const char *qual;
   const char *name;
   sql_dtype_t type;
+  bool outer; /* of the enclosing query (a correlated EXISTS): names of
+                 the inner query hide it */
 } sql_scope_col_t;
 
 typedef struct sql_scope {

@@ -214,6 +214,11 @@ JOINS = [
     "SELECT t.id, t.v FROM {t} t WHERE t.v + 3 NOT IN "
     "(SELECT k FROM {u} u WHERE k IS NOT NULL AND u.w > 0.3) AND t.grp <> 'a'",
     "SELECT u.g AS ug, count(*) AS n FROM {u} u WHERE u.k IN (SELECT v FROM {t} t) GROUP BY u.g",
+    "SELECT u.uid FROM {u} u WHERE EXISTS (SELECT 1 FROM {t} t WHERE t.v = u.k AND t.grp = u.g)",
+    "SELECT u.uid FROM {u} u WHERE NOT EXISTS (SELECT 1 FROM {t} t WHERE t.v = u.k "
+    "AND t.price < u.w * 10)",
+    "SELECT t.id FROM {t} t WHERE t.id < 200 AND NOT EXISTS "
+    "(SELECT 1 FROM {u} u WHERE u.k = t.v)",
 ]
 
 
