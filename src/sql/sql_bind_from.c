@@ -293,7 +293,7 @@ static int bind_using(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *l, sql_
 
 static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
   if (rel->u.join.natural)
-    return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "NATURAL join is not supported");
+    return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "Natural join not supported");
   sql_plan_t *l, *r;
   sql_scope_t ls = {0}, rs = {0};
   int rc;

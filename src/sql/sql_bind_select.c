@@ -265,14 +265,7 @@ static int order_by_name(sql_binder_t *b, const sql_expr_t *x, const items_t *se
  * WHERE, which may name the enclosing query's columns; NULL otherwise
  * (grouping, aggregates, LIMIT, set operations: then EXISTS is an
  * uncorrelated scalar subquery). */
-static const sql_select_t *simple_exists(sql_binder_t *b, const sql_expr_t *x, bool *negated) {
-  *negated = false;
-  if (x->kind == SQL_E_UNARY && x->u.unary.op == SQL_UN_NOT) {
-    *negated = true;
-    x = x->u.unary.arg;
-  }
-  if (x->kind != SQL_E_EXISTS) return NULL;
-  const sql_query_t *q = x->u.query;
+static const sql_select_t *simple_select(sql_binder_t *b, const sql_query_t *q) {
   if (q->nctes || q->limit_kind != SQL_LIMIT_NONE || q->offset || q->body->kind != SQL_QB_SELECT)
     return NULL;
   const sql_select_t *s = &q->body->u.select;
@@ -282,9 +275,31 @@ static const sql_select_t *simple_exists(sql_binder_t *b, const sql_expr_t *x, b
   return s;
 }
 
+static const sql_select_t *simple_exists(sql_binder_t *b, const sql_expr_t *x, bool *negated) {
+  *negated = false;
+  if (x->kind == SQL_E_UNARY && x->u.unary.op == SQL_UN_NOT) {
+    *negated = true;
+    x = x->u.unary.arg;
+  }
+  if (x->kind != SQL_E_EXISTS) return NULL;
+  return simple_select(b, x->u.query);
+}
+
+/* `x IN (SELECT y FROM ... [WHERE ...])` of the same simple form: a SEMI
+ * join on x = y and the WHERE, which may name the outer query's columns.
+ * (NOT IN needs the null-aware ANTI join, which takes a single key and no
+ * other condition: it stays an uncorrelated subquery.) */
+static const sql_select_t *simple_in(sql_binder_t *b, const sql_expr_t *x) {
+  if (x->kind != SQL_E_IN_QUERY || x->u.in_query.negated) return NULL;
+  const sql_select_t *s = simple_select(b, x->u.in_query.query);
+  if (!s || s->nitems != 1 || s->items[0].kind != SQL_ITEM_EXPR || s->distinct) return NULL;
+  return s;
+}
+
 static bool has_exists(const sql_expr_t *x) {
   if (x->kind == SQL_E_BINARY_OP && x->u.bin.op == SQL_OP_AND)
     return has_exists(x->u.bin.l) || has_exists(x->u.bin.r);
+  if (x->kind == SQL_E_IN_QUERY && !x->u.in_query.negated) return true;
   if (x->kind == SQL_E_UNARY && x->u.unary.op == SQL_UN_NOT) x = x->u.unary.arg;
   return x->kind == SQL_E_EXISTS;
 }
@@ -304,9 +319,9 @@ static size_t count_conjuncts(const sql_expr_t *x) {
   return 1;
 }
 
-/* WHERE with [NOT] EXISTS conjuncts: each simple one a SEMI (ANTI) join
- * of the FROM plan with the subquery's FROM on the subquery's WHERE; the
- * other conjuncts a filter over them. */
+/* WHERE with [NOT] EXISTS or IN conjuncts: each simple one a SEMI (ANTI)
+ * join of the FROM plan with the subquery's FROM on the subquery's WHERE
+ * (and x = y for IN); the other conjuncts a filter over them. */
 static int bind_where_exists(sql_binder_t *b, const sql_expr_t *where, const sql_scope_t *sc,
                              sql_plan_t **p) {
   size_t n = count_conjuncts(where), k = 0;
@@ -316,7 +331,9 @@ static int bind_where_exists(sql_binder_t *b, const sql_expr_t *where, const sql
   int rc;
   for (size_t i = 0; i < k; i++) {
     bool neg;
-    const sql_select_t *q = simple_exists(b, v[i], &neg);
+    const sql_select_t *in = simple_in(b, v[i]);
+    const sql_select_t *q = in ? in : simple_exists(b, v[i], &neg);
+    if (in) neg = false;
     if (!q) {
       sql_ectx_t cx = {.scope = sc, .clause = "WHERE clause"};
       sql_bexpr_t *c;
@@ -343,6 +360,23 @@ static int bind_where_exists(sql_binder_t *b, const sql_expr_t *where, const sql
     }
     sql_bexpr_t *cond = NULL;
     if (q->where && (rc = sql__bind_cond(b, &cx, q->where, "WHERE clause", &cond))) return rc;
+    if (in) {
+      /* x = y, x over the outer columns (numbered as in both), y the
+       * subquery's select item. */
+      sql_bexpr_t *args[2], *eq;
+      sql_ectx_t ox = {.scope = sc, .clause = "WHERE clause"};
+      if ((rc = sql__bind_expr(b, &ox, v[i]->u.in_query.arg, &args[0])) ||
+          (rc = sql__bind_expr(b, &cx, q->items[0].expr, &args[1])))
+        return rc;
+      sql_dtype_t t;
+      if (!sql__common(b, &args[0]->type, &args[1]->type, &t))
+        return sql__errf(
+            b, v[i]->pos, FL_EINVALID,
+            "Value expression and result of subquery must be of the same type: %s vs %s",
+            sql_dtype_str(&args[0]->type), sql_dtype_str(&args[1]->type));
+      if ((rc = sql__call(b, "=", v[i]->pos, args, 2, &eq))) return rc;
+      cond = cond ? sql__and(b, eq, cond) : eq;
+    }
     *p = sql__join_new(b, *p, r, neg ? SQL_JT_ANTI : SQL_JT_SEMI, cond);
   }
   if (rest) {

@@ -219,6 +219,7 @@ JOINS = [
     "AND t.price < u.w * 10)",
     "SELECT t.id FROM {t} t WHERE t.id < 200 AND NOT EXISTS "
     "(SELECT 1 FROM {u} u WHERE u.k = t.v)",
+    "SELECT u.uid FROM {u} u WHERE u.k IN (SELECT t.v FROM {t} t WHERE t.grp = u.g AND t.id > 2000)",
 ]
 
 
