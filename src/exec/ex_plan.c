@@ -33,6 +33,13 @@ struct ex_query {
   ex_sink_t *sink;
   const sql_plan_t *plan;
   ex_type_t *types;
+  /* The joins, for EXPLAIN ANALYZE: hash joins have nkeys > 0. */
+  struct {
+    ex_op_t *op;
+    bool hash;
+    ex_join_type_t type;
+  } *joins;
+  uint32_t njoins, joins_cap;
 };
 
 static void keep_op(ex_query_t *q, ex_op_t *op) {
@@ -260,6 +267,14 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_
     build_side = ex_nl_join_build_side(op);
   }
   keep_op(q, op);
+  if (q->njoins == q->joins_cap) {
+    q->joins_cap = q->joins_cap ? q->joins_cap * 2 : 4;
+    q->joins = fl_realloc(q->joins, q->joins_cap * sizeof *q->joins);
+  }
+  q->joins[q->njoins].op = op;
+  q->joins[q->njoins].hash = p->u.join.nkeys > 0;
+  q->joins[q->njoins].type = spec.type;
+  q->njoins++;
   if ((rc = build(q, bld, build_side, err))) return rc;
   return build(q, probe, op, err);
 }
@@ -376,6 +391,24 @@ void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
                   (unsigned long long)s->row_groups_read, (unsigned long long)s->row_groups_skipped,
                   (unsigned long long)s->rows_read, (unsigned long long)s->rows_out);
   }
+  for (uint32_t i = 0; i < q->njoins; i++) {
+    const char *t = ex_join_type_name(q->joins[i].type);
+    if (q->joins[i].hash) {
+      const ex_hash_join_stats_t *s = ex_hash_join_stats(q->joins[i].op);
+      fl_buf_printf(out,
+                    "join %u: hash %s, build rows %llu, probe rows %llu, rows out %llu, spilled "
+                    "partitions %llu\n",
+                    i, t, (unsigned long long)s->build_rows, (unsigned long long)s->probe_rows,
+                    (unsigned long long)s->rows_out, (unsigned long long)s->partitions);
+    } else {
+      const ex_nl_join_stats_t *s = ex_nl_join_stats(q->joins[i].op);
+      fl_buf_printf(out,
+                    "join %u: nested loop %s, build rows %llu, probe rows %llu, pairs %llu, rows "
+                    "out %llu\n",
+                    i, t, (unsigned long long)s->build_rows, (unsigned long long)s->probe_rows,
+                    (unsigned long long)s->pairs, (unsigned long long)s->rows_out);
+    }
+  }
   fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
 }
 
@@ -386,5 +419,6 @@ void ex_query_free(ex_query_t *q) {
   if (q->sink) ex_op_destroy(&q->sink->op);
   fl_free(q->srcs);
   fl_free(q->ops);
+  fl_free(q->joins);
   fl_free(q);
 }
