@@ -404,9 +404,10 @@ void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
       const ex_nl_join_stats_t *s = ex_nl_join_stats(q->joins[i].op);
       fl_buf_printf(out,
                     "join %u: nested loop %s, build rows %llu, probe rows %llu, pairs %llu, rows "
-                    "out %llu\n",
+                    "out %llu, spilled blocks %llu\n",
                     i, t, (unsigned long long)s->build_rows, (unsigned long long)s->probe_rows,
-                    (unsigned long long)s->pairs, (unsigned long long)s->rows_out);
+                    (unsigned long long)s->pairs, (unsigned long long)s->rows_out,
+                    (unsigned long long)s->blocks);
     }
   }
   fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
