@@ -2,6 +2,8 @@
  * opt_join.c - join planning (layer 7, sql).
  *
  * Top down over the plan:
+ *  - A filter over a projection moves the conjuncts that read only plain
+ *    (or cast) columns of it below it (subqueries in FROM, USING joins).
  *  - A filter over an INNER join (a comma list or CROSS JOIN with its
  *    WHERE clause included) moves its conjuncts into the join condition;
  *    over a LEFT join the conjuncts reading only the left side move below
@@ -291,8 +293,54 @@ static const sql_bexpr_t *in_query(const sql_bexpr_t *c, bool *negated) {
   return c;
 }
 
+/* Whether every column e reads is a plain column of the projection's
+ * input, or a cast of one (so e can move below the projection with the
+ * same meaning and about the same cost). */
+static bool plain(const sql_bexpr_t *e) {
+  return e->kind == SQL_BX_COL || (e->kind == SQL_BX_CAST && e->args[0]->kind == SQL_BX_COL);
+}
+
+static bool plain_through(const sql_bexpr_t *e, const sql_plan_t *proj) {
+  if (e->kind == SQL_BX_COL && !plain(proj->u.project.exprs[e->col])) return false;
+  for (uint32_t i = 0; i < e->nargs; i++)
+    if (!plain_through(e->args[i], proj)) return false;
+  return true;
+}
+
+/* A copy of e reading the projection's input instead of its output. */
+static sql_bexpr_t *through(fl_arena_t *a, const sql_bexpr_t *e, const sql_plan_t *proj) {
+  if (e->kind == SQL_BX_COL) return proj->u.project.exprs[e->col];
+  sql_bexpr_t *c = fl_arena_memdup(a, e, sizeof *e);
+  if (e->nargs) {
+    c->args = fl_arena_alloc(a, e->nargs * sizeof *c->args);
+    for (uint32_t i = 0; i < e->nargs; i++) c->args[i] = through(a, e->args[i], proj);
+  }
+  return c;
+}
+
 static void opt(fl_arena_t *a, sql_plan_t **pp) {
   sql_plan_t *p = *pp;
+  if (p->kind == SQL_P_FILTER && p->in->kind == SQL_P_PROJECT) {
+    /* Conjuncts over renamed columns (a subquery or WITH query in FROM,
+     * JOIN ... USING) move below the projection, towards a join or scan. */
+    sql_plan_t *proj = p->in;
+    conj_list_t all = {0}, keep = {0}, down = {0};
+    conjuncts(a, p->u.filter.pred, &all);
+    for (uint32_t i = 0; i < all.n; i++) {
+      if (plain_through(all.v[i], proj))
+        conj_add(a, &down, through(a, all.v[i], proj));
+      else
+        conj_add(a, &keep, all.v[i]);
+    }
+    if (down.n) {
+      push_filter(a, &proj->inputs[0], and_of(a, down.v, down.n));
+      proj->in = proj->inputs[0];
+      if (keep.n)
+        p->u.filter.pred = and_of(a, keep.v, keep.n);
+      else
+        *pp = p = proj;
+    }
+  }
   if (p->kind == SQL_P_FILTER) {
     /* IN and NOT IN subqueries of WHERE become SEMI and null-aware ANTI
      * joins; in a WHERE conjunct FALSE and NULL both drop the row. */
