@@ -27,6 +27,7 @@
  * The filters this pushes down land directly over scans, where the next
  * rule (opt_pushdown.c) turns them into pruning filters.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +171,19 @@ static int64_t est_rows(const sql_plan_t *p) {
         sum += n;
       }
       return sum;
+    }
+    case SQL_P_JOIN: {
+      /* Without key statistics: a semi or anti join keeps at most its
+       * left side, a join on keys about its larger side (one side's keys
+       * unique, the usual case), a cross join the product; a join on
+       * other conditions is counted like one on keys. */
+      int64_t l = est_rows(p->inputs[0]), r = est_rows(p->inputs[1]);
+      if (p->u.join.type >= SQL_JT_SEMI) return l;
+      if (l < 0 || r < 0) return -1;
+      /* (Before its condition is split, a join lower in the plan may
+       * still receive key conditions from above: count it as keyed.) */
+      if (p->u.join.nkeys || !p->u.join.split || p->u.join.residual) return l > r ? l : r;
+      return r && l > INT64_MAX / r ? INT64_MAX : l * r;
     }
     default: return -1;
   }
