@@ -92,6 +92,17 @@ static sql_bexpr_t *shift(fl_arena_t *a, const sql_bexpr_t *e, uint32_t from, in
   return c;
 }
 
+/* A copy of e with column c renumbered to map[c]. */
+static sql_bexpr_t *remap_cols(fl_arena_t *a, const sql_bexpr_t *e, const uint32_t *map) {
+  sql_bexpr_t *c = fl_arena_memdup(a, e, sizeof *e);
+  if (e->kind == SQL_BX_COL) c->col = map[e->col];
+  if (e->nargs) {
+    c->args = fl_arena_alloc(a, e->nargs * sizeof *c->args);
+    for (uint32_t i = 0; i < e->nargs; i++) c->args[i] = remap_cols(a, e->args[i], map);
+  }
+  return c;
+}
+
 /* Puts pred as a filter over *in (joined to a filter already there). */
 static void push_filter(fl_arena_t *a, sql_plan_t **in, sql_bexpr_t *pred) {
   sql_plan_t *p = *in;
@@ -332,6 +343,131 @@ static sql_bexpr_t *through(fl_arena_t *a, const sql_bexpr_t *e, const sql_plan_
   return c;
 }
 
+/* ---- cross join elimination ---- */
+
+#define REORDER_MAX 16
+
+typedef struct leaves {
+  sql_plan_t *rel[REORDER_MAX];
+  uint32_t base[REORDER_MAX]; /* first column in the tree's output */
+  uint32_t n;
+  bool overflow;
+  conj_list_t conds; /* over the tree's output columns */
+} leaves_t;
+
+static bool is_inner_tree(const sql_plan_t *p) {
+  return p->kind == SQL_P_JOIN && p->u.join.type == SQL_JT_INNER && !p->u.join.split;
+}
+
+static void flatten(fl_arena_t *a, sql_plan_t *p, uint32_t base, leaves_t *lv) {
+  if (is_inner_tree(p)) {
+    conj_list_t c = {0};
+    conjuncts(a, p->u.join.cond, &c);
+    for (uint32_t i = 0; i < c.n; i++) conj_add(a, &lv->conds, base ? shift(a, c.v[i], 0, base) : c.v[i]);
+    flatten(a, p->inputs[0], base, lv);
+    flatten(a, p->inputs[1], base + p->inputs[0]->ncols, lv);
+    return;
+  }
+  if (lv->n == REORDER_MAX) {
+    lv->overflow = true;
+    return;
+  }
+  lv->rel[lv->n] = p;
+  lv->base[lv->n++] = base;
+}
+
+/* Which leaves conjunct e reads, as a bit mask. */
+static uint32_t leaf_mask(const sql_bexpr_t *e, const leaves_t *lv) {
+  uint32_t m = 0;
+  if (e->kind == SQL_BX_COL)
+    for (uint32_t i = 0; i < lv->n; i++)
+      if (e->col >= lv->base[i] && e->col < lv->base[i] + lv->rel[i]->ncols) m |= 1u << i;
+  for (uint32_t i = 0; i < e->nargs; i++) m |= leaf_mask(e->args[i], lv);
+  return m;
+}
+
+static sql_plan_t *cross(fl_arena_t *a, sql_plan_t *l, sql_plan_t *r) {
+  sql_plan_t *j = sql_plan_new(a, SQL_P_JOIN, l);
+  j->inputs = fl_arena_zalloc(a, 2 * sizeof *j->inputs);
+  j->inputs[0] = l;
+  j->inputs[1] = r;
+  j->ninputs = 2;
+  j->u.join.type = SQL_JT_INNER;
+  j->u.join.nleft = l->ncols;
+  j->u.join.nright = r->ncols;
+  j->ncols = l->ncols + r->ncols;
+  j->cols = fl_arena_zalloc(a, (j->ncols ? j->ncols : 1) * sizeof *j->cols);
+  if (l->ncols) memcpy(j->cols, l->cols, l->ncols * sizeof *j->cols);
+  if (r->ncols) memcpy(j->cols + l->ncols, r->cols, r->ncols * sizeof *j->cols);
+  return j;
+}
+
+/*
+ * A tree of inner joins of three or more relations (a comma list) is
+ * rebuilt left-deep in an order where each relation joins one before it
+ * through a condition when there is one, as Trino eliminates cross
+ * joins: `FROM a, b, c WHERE a.x = c.x AND c.y = b.y` joins a with c,
+ * then b. The first relation stays first; when no remaining one is
+ * connected, the next in written order is taken. The written order is
+ * kept when it already works; otherwise a projection restores the
+ * output columns' order. Returns the new root, or NULL for no change.
+ */
+static sql_plan_t *reorder(fl_arena_t *a, sql_plan_t *p) {
+  leaves_t lv = {0};
+  flatten(a, p, 0, &lv);
+  if (lv.overflow || lv.n < 3) return NULL;
+  uint32_t *masks = fl_arena_zalloc(a, (lv.conds.n ? lv.conds.n : 1) * sizeof *masks);
+  for (uint32_t i = 0; i < lv.conds.n; i++) masks[i] = leaf_mask(lv.conds.v[i], &lv);
+  uint32_t order[REORDER_MAX], used = 1;
+  order[0] = 0;
+  bool changed = false;
+  for (uint32_t k = 1; k < lv.n; k++) {
+    int pick = -1;
+    for (uint32_t c = 0; c < lv.n && pick < 0; c++) {
+      if (used & (1u << c)) continue;
+      for (uint32_t i = 0; i < lv.conds.n; i++) {
+        uint32_t m = masks[i];
+        if ((m & (1u << c)) && (m & used) && !(m & ~(used | (1u << c)))) {
+          pick = (int)c;
+          break;
+        }
+      }
+    }
+    if (pick < 0)
+      for (uint32_t c = 0; c < lv.n && pick < 0; c++)
+        if (!(used & (1u << c))) pick = (int)c;
+    order[k] = (uint32_t)pick;
+    used |= 1u << pick;
+    if ((uint32_t)pick != k) changed = true;
+  }
+  if (!changed) return NULL;
+  /* New position of each column of the tree's output. */
+  uint32_t *pos = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *pos);
+  sql_plan_t *j = lv.rel[order[0]];
+  uint32_t at = 0;
+  for (uint32_t k = 0; k < lv.n; k++) {
+    uint32_t l = order[k];
+    for (uint32_t c = 0; c < lv.rel[l]->ncols; c++) pos[lv.base[l] + c] = at + c;
+    at += lv.rel[l]->ncols;
+    if (k) j = cross(a, j, lv.rel[l]);
+  }
+  conj_list_t conds = {0};
+  for (uint32_t i = 0; i < lv.conds.n; i++) conj_add(a, &conds, remap_cols(a, lv.conds.v[i], pos));
+  j->u.join.cond = and_of(a, conds.v, conds.n);
+  sql_plan_t *q = sql_plan_new(a, SQL_P_PROJECT, j);
+  q->ncols = p->ncols;
+  q->cols = p->cols;
+  q->u.project.exprs = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof(sql_bexpr_t *));
+  for (uint32_t i = 0; i < p->ncols; i++) {
+    sql_bexpr_t *c = fl_arena_zalloc(a, sizeof *c);
+    c->kind = SQL_BX_COL;
+    c->col = pos[i];
+    c->type = p->cols[i].type;
+    q->u.project.exprs[i] = c;
+  }
+  return q;
+}
+
 static void opt(fl_arena_t *a, sql_plan_t **pp) {
   sql_plan_t *p = *pp;
   if (p->kind == SQL_P_FILTER && p->in->kind == SQL_P_PROJECT) {
@@ -404,6 +540,14 @@ static void opt(fl_arena_t *a, sql_plan_t **pp) {
       p->u.filter.pred = and_of(a, keep.v, keep.n);
     else
       *pp = p = j;
+  }
+  if (is_inner_tree(p)) {
+    sql_plan_t *q = reorder(a, p);
+    if (q) {
+      *pp = q;
+      p = q->in;
+      q->inputs[0] = p;
+    }
   }
   if (p->kind == SQL_P_JOIN && !p->u.join.split) split(a, p);
   for (uint32_t i = 0; i < p->ninputs; i++) opt(a, &p->inputs[i]);

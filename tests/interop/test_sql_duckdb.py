@@ -221,6 +221,8 @@ JOINS = [
     "SELECT t.id FROM {t} t WHERE t.id < 200 AND NOT EXISTS "
     "(SELECT 1 FROM {u} u WHERE u.k = t.v)",
     "SELECT u.uid FROM {u} u WHERE u.k IN (SELECT t.v FROM {t} t WHERE t.grp = u.g AND t.id > 2000)",
+    "SELECT u1.uid AS a, t.id AS b, u2.uid AS c FROM {u} u1, {u} u2, {t} t "
+    "WHERE t.v = u1.k AND u2.k = t.v + 1 AND t.id < 300 AND u1.uid < 100",
 ]
 
 
