@@ -384,8 +384,25 @@ int sql__plan_windows(sql_binder_t *b, sql_winctx_t *w, sql_plan_t **pp, sql_bex
   }
   p = pr;
   uint32_t *cols = fl_arena_zalloc(b->a, w->nfns * sizeof *cols);
-  /* One node per specification, in order of first use. */
+  /* One node per specification, in order of first use, except that
+   * specifications differing only in their frame follow each other: the
+   * later ones then take their input already sorted. */
+  uint32_t *order = fl_arena_zalloc(b->a, w->nspecs * sizeof *order);
+  bool *placed = fl_arena_zalloc(b->a, w->nspecs * sizeof *placed);
+  uint32_t nordered = 0;
   for (uint32_t s = 0; s < w->nspecs; s++) {
+    if (placed[s]) continue;
+    for (uint32_t t = s; t < w->nspecs; t++) {
+      if (placed[t]) continue;
+      sql_winspec_t x = w->specs[s], y = w->specs[t];
+      x.frame = y.frame = NULL;
+      if (!spec_equal(&x, &y)) continue;
+      placed[t] = true;
+      order[nordered++] = t;
+    }
+  }
+  for (uint32_t si = 0; si < w->nspecs; si++) {
+    uint32_t s = order[si];
     const sql_winspec_t *sp = &w->specs[s];
     uint32_t nf = 0;
     for (uint32_t k = 0; k < w->nfns; k++) nf += w->fns[k].spec == s;
