@@ -16,6 +16,8 @@
 #include "exec/ex_agg.h"
 #include "exec/op_basic.h"
 #include "exec/op_hash_agg.h"
+#include "exec/op_hash_join.h"
+#include "exec/op_nested_loop_join.h"
 #include "exec/op_sort.h"
 #include "exec/op_window.h"
 
@@ -32,6 +34,13 @@ struct ex_query {
   ex_sink_t *sink;
   const sql_plan_t *plan;
   ex_type_t *types;
+  /* The joins, for EXPLAIN ANALYZE: hash joins have nkeys > 0. */
+  struct {
+    ex_op_t *op;
+    bool hash;
+    ex_join_type_t type;
+  } *joins;
+  uint32_t njoins, joins_cap;
 };
 
 static void keep_op(ex_query_t *q, ex_op_t *op) {
@@ -128,6 +137,147 @@ static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t 
                           .aggs = specs,
                           .naggs = p->u.agg.naggs};
   return ex_hash_agg_new(&q->qctx, q->a, &o, next, out, err);
+}
+
+_Static_assert((int)SQL_JT_INNER == (int)EX_JOIN_INNER && (int)SQL_JT_FULL == (int)EX_JOIN_FULL &&
+                   (int)SQL_JT_SEMI == (int)EX_JOIN_SEMI &&
+                   (int)SQL_JT_NULL_AWARE_ANTI == (int)EX_JOIN_NULL_AWARE_ANTI,
+               "sql and exec join types in the same order");
+
+/* The residual condition of a join: a compiled expression over the
+ * candidate pairs (probe columns, then build columns). */
+typedef struct residual {
+  ex_ctx_t *ctx;
+  ex_expr_t *x;
+} residual_t;
+
+static int residual_filter(void *arg, const ty_batch_t *pairs, uint32_t *sel, uint32_t *nsel,
+                           fl_err_t *err) {
+  residual_t *r = arg;
+  *nsel = 0;
+  if (!pairs->nrows) return FL_OK;
+  ex_rows_t rows = {.nrows = pairs->nrows, .sel = NULL, .n = pairs->nrows};
+  const ty_vec_t *v;
+  int rc = ex_expr_eval(r->ctx, r->x, pairs, &rows, &v, err);
+  if (rc) return rc;
+  uint32_t m = v->len == 1 ? 0 : UINT32_MAX, n = 0;
+  for (uint32_t i = 0; i < pairs->nrows; i++)
+    if (ty_vec_is_valid(v, i & m) && v->data[i & m]) sel[n++] = i;
+  *nsel = n;
+  return FL_OK;
+}
+
+/* A copy of e with column c renumbered to c < nl ? c + nr : c - nl (the
+ * left input's columns after the right input's: a swapped join). */
+static sql_bexpr_t *swap_cols(fl_arena_t *a, const sql_bexpr_t *e, uint32_t nl, uint32_t nr) {
+  sql_bexpr_t *c = fl_arena_memdup(a, e, sizeof *e);
+  if (e->kind == SQL_BX_COL) c->col = e->col < nl ? e->col + nr : e->col - nl;
+  if (e->nargs) {
+    c->args = fl_arena_alloc(a, e->nargs * sizeof *c->args);
+    for (uint32_t i = 0; i < e->nargs; i++) c->args[i] = swap_cols(a, e->args[i], nl, nr);
+  }
+  return c;
+}
+
+static uint32_t *iota(fl_arena_t *a, uint32_t n) {
+  uint32_t *v = fl_arena_zalloc(a, (n ? n : 1) * sizeof *v);
+  for (uint32_t i = 0; i < n; i++) v[i] = i;
+  return v;
+}
+
+/*
+ * A join: the hash join when there are equi-keys, else the nested loop
+ * join. The probe side is the left input unless the optimizer chose the
+ * left one as the (smaller) build side; then the join type is mirrored
+ * and a projection restores the left-then-right column order. The build
+ * input is built first, so its sources run (to their finish) before the
+ * probe side's.
+ */
+static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err) {
+  const sql_plan_t *L = p->inputs[0], *R = p->inputs[1];
+  bool swap = p->u.join.build_left;
+  const sql_plan_t *probe = swap ? R : L, *bld = swap ? L : R;
+  int rc;
+  ex_join_spec_t spec = {.type = (ex_join_type_t)p->u.join.type,
+                         .probe_schema = schema_of(q, probe),
+                         .build_schema = schema_of(q, bld)};
+  uint32_t nl = p->u.join.nleft, nr = p->u.join.nright;
+  if (swap) {
+    if (spec.type == EX_JOIN_LEFT)
+      spec.type = EX_JOIN_RIGHT;
+    else if (spec.type == EX_JOIN_RIGHT)
+      spec.type = EX_JOIN_LEFT;
+    spec.probe_out = iota(q->a, nr);
+    spec.nprobe_out = nr;
+    spec.build_out = iota(q->a, nl);
+    spec.nbuild_out = nl;
+  } else {
+    spec.probe_out = iota(q->a, nl);
+    spec.nprobe_out = nl;
+    spec.build_out = iota(q->a, nr);
+    spec.nbuild_out = nr;
+  }
+  if (p->u.join.residual) {
+    const sql_bexpr_t *e = p->u.join.residual;
+    if (swap) e = swap_cols(q->a, e, L->ncols, R->ncols);
+    const ty_schema_t *ps = spec.probe_schema, *bs = spec.build_schema;
+    uint32_t np = ps->root.nfields, nb = bs->root.nfields;
+    ty_field_t *f = fl_arena_zalloc(q->a, (np + nb ? np + nb : 1) * sizeof *f);
+    for (uint32_t i = 0; i < np; i++) f[i] = ps->root.fields[i];
+    for (uint32_t i = 0; i < nb; i++) f[np + i] = bs->root.fields[i];
+    for (uint32_t i = 0; i < np + nb; i++) f[i].id = (int32_t)i + 1;
+    residual_t *r = fl_arena_zalloc(q->a, sizeof *r);
+    r->ctx = &q->ectx;
+    if ((rc = ex_expr_compile(&q->ectx, e, ty_schema_new(q->a, 0, f, np + nb), &r->x, err)))
+      return rc;
+    spec.filter = residual_filter;
+    spec.filter_arg = r;
+  }
+  if (swap) {
+    /* The join yields right then left columns; put them back in order. */
+    uint32_t n = nl + nr;
+    ty_field_t *f = fl_arena_zalloc(q->a, (n ? n : 1) * sizeof *f);
+    sql_bexpr_t **ex = fl_arena_zalloc(q->a, (n ? n : 1) * sizeof *ex);
+    const ty_schema_t *want = schema_of(q, p);
+    for (uint32_t i = 0; i < nr; i++) f[i] = want->root.fields[nl + i];
+    for (uint32_t i = 0; i < nl; i++) f[nr + i] = want->root.fields[i];
+    for (uint32_t i = 0; i < n; i++) {
+      f[i].id = (int32_t)i + 1;
+      ex[i] = fl_arena_zalloc(q->a, sizeof *ex[i]);
+      ex[i]->kind = SQL_BX_COL;
+      ex[i]->col = i < nl ? nr + i : i - nl;
+      ex[i]->type = p->cols[i].type;
+    }
+    ex_op_t *proj;
+    if ((rc = ex_project_new(&q->ectx, ty_schema_new(q->a, 0, f, n), want, ex, n, next, &proj,
+                             err)))
+      return rc;
+    keep_op(q, proj);
+    next = proj;
+  }
+  ex_op_t *op, *build_side;
+  if (p->u.join.nkeys) {
+    ex_hash_join_opts_t o = {.join = spec,
+                             .probe_keys = swap ? p->u.join.rkeys : p->u.join.lkeys,
+                             .build_keys = swap ? p->u.join.lkeys : p->u.join.rkeys,
+                             .nkeys = p->u.join.nkeys};
+    if ((rc = ex_hash_join_new(&q->qctx, q->a, &o, next, &op, err))) return rc;
+    build_side = ex_hash_join_build_side(op);
+  } else {
+    if ((rc = ex_nl_join_new(&q->qctx, q->a, &spec, next, &op, err))) return rc;
+    build_side = ex_nl_join_build_side(op);
+  }
+  keep_op(q, op);
+  if (q->njoins == q->joins_cap) {
+    q->joins_cap = q->joins_cap ? q->joins_cap * 2 : 4;
+    q->joins = fl_realloc(q->joins, q->joins_cap * sizeof *q->joins);
+  }
+  q->joins[q->njoins].op = op;
+  q->joins[q->njoins].hash = p->u.join.nkeys > 0;
+  q->joins[q->njoins].type = spec.type;
+  q->njoins++;
+  if ((rc = build(q, bld, build_side, err))) return rc;
+  return build(q, probe, op, err);
 }
 
 static ex_sort_key_t *sort_keys(ex_query_t *q, const sql_plan_t *s) {
@@ -267,6 +417,7 @@ static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *er
       for (uint32_t i = 0; i < p->ninputs; i++)
         if ((rc = build(q, p->inputs[i], op, err))) return rc;
       return FL_OK;
+    case SQL_P_JOIN: return build_join(q, p, next, err);
     default:
       return fl_err_set(err, FL_EINTERNAL, "no operator for plan node %s",
                         sql_plan_kind_name(p->kind));
@@ -327,6 +478,25 @@ void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
                   (unsigned long long)s->row_groups_read, (unsigned long long)s->row_groups_skipped,
                   (unsigned long long)s->rows_read, (unsigned long long)s->rows_out);
   }
+  for (uint32_t i = 0; i < q->njoins; i++) {
+    const char *t = ex_join_type_name(q->joins[i].type);
+    if (q->joins[i].hash) {
+      const ex_hash_join_stats_t *s = ex_hash_join_stats(q->joins[i].op);
+      fl_buf_printf(out,
+                    "join %u: hash %s, build rows %llu, probe rows %llu, rows out %llu, spilled "
+                    "partitions %llu\n",
+                    i, t, (unsigned long long)s->build_rows, (unsigned long long)s->probe_rows,
+                    (unsigned long long)s->rows_out, (unsigned long long)s->partitions);
+    } else {
+      const ex_nl_join_stats_t *s = ex_nl_join_stats(q->joins[i].op);
+      fl_buf_printf(out,
+                    "join %u: nested loop %s, build rows %llu, probe rows %llu, pairs %llu, rows "
+                    "out %llu, spilled blocks %llu\n",
+                    i, t, (unsigned long long)s->build_rows, (unsigned long long)s->probe_rows,
+                    (unsigned long long)s->pairs, (unsigned long long)s->rows_out,
+                    (unsigned long long)s->blocks);
+    }
+  }
   fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
 }
 
@@ -337,5 +507,6 @@ void ex_query_free(ex_query_t *q) {
   if (q->sink) ex_op_destroy(&q->sink->op);
   fl_free(q->srcs);
   fl_free(q->ops);
+  fl_free(q->joins);
   fl_free(q);
 }

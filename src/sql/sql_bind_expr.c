@@ -42,6 +42,23 @@ sql_bexpr_t *sql__col_ref(sql_binder_t *b, uint32_t col, const sql_dtype_t *t, s
   return e;
 }
 
+sql_bexpr_t *sql__and(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y) {
+  sql_bexpr_t *e = bx_new(b, SQL_BX_AND, x->pos, 2);
+  e->type = sql_dtype(SQL_DT_BOOLEAN);
+  e->args[0] = x;
+  e->args[1] = y;
+  return e;
+}
+
+sql_bexpr_t *sql__coalesce2(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y,
+                            const sql_dtype_t *t) {
+  sql_bexpr_t *e = bx_new(b, SQL_BX_COALESCE, x->pos, 2);
+  e->type = *t;
+  e->args[0] = x;
+  e->args[1] = y;
+  return e;
+}
+
 bool sql__common(sql_binder_t *b, const sql_dtype_t *x, const sql_dtype_t *y, sql_dtype_t *out) {
   if (sql_dtype_equal(x, y)) {
     *out = *x;
@@ -269,12 +286,15 @@ static int bind_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *
   const char *name = q->parts[q->n - 1].name;
   const sql_scope_t *sc = cx->agg ? cx->agg->pre : cx->scope;
   int found = -1;
-  for (uint32_t i = 0; sc && i < sc->n; i++) {
-    if (strcasecmp(sc->cols[i].name, name) != 0) continue;
-    if (q->n > 1 && !qual_matches(sc->cols[i].qual, q, q->n - 1)) continue;
-    if (found >= 0) return sql__errf(b, x->pos, FL_EINVALID, "Column '%s' is ambiguous", name);
-    found = (int)i;
-  }
+  /* The query's own columns first, then those of an enclosing query. */
+  for (int outer = 0; outer < 2 && found < 0; outer++)
+    for (uint32_t i = 0; sc && i < sc->n; i++) {
+      if (sc->cols[i].outer != (outer == 1)) continue;
+      if (strcasecmp(sc->cols[i].name, name) != 0) continue;
+      if (q->n > 1 && !qual_matches(sc->cols[i].qual, q, q->n - 1)) continue;
+      if (found >= 0) return sql__errf(b, x->pos, FL_EINVALID, "Column '%s' is ambiguous", name);
+      found = (int)i;
+    }
   if (found < 0) {
     fl_buf_t full;
     fl_buf_init(&full);

@@ -4,8 +4,11 @@
  * namespace, two parts ns.table, three parts catalog.ns.table with the
  * catalog part ignored), WITH names to their queries, subqueries to their
  * plans, and time travel (FOR VERSION AS OF n | 'ref', FOR TIMESTAMP AS OF
- * ts) to the snapshot the scan reads. Each relation yields a scope of its
- * columns under its alias or table name.
+ * ts) to the snapshot the scan reads, and joins (JOIN ... ON, USING,
+ * CROSS JOIN, comma lists) to join nodes. Each relation yields a scope of
+ * its columns under its alias or table name; a join's scope is its left
+ * scope then its right one, except that USING merges each named column
+ * pair into one unqualified column placed first, as in Trino.
  */
 #include <stdio.h>
 #include <string.h>
@@ -175,6 +178,160 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
   return FL_OK;
 }
 
+static sql_scope_t concat_scopes(sql_binder_t *b, const sql_scope_t *l, const sql_scope_t *r) {
+  sql_scope_t s = {.n = l->n + r->n};
+  s.cols = fl_arena_zalloc(b->a, (s.n ? s.n : 1) * sizeof *s.cols);
+  if (l->n) memcpy(s.cols, l->cols, l->n * sizeof *s.cols);
+  if (r->n) memcpy(s.cols + l->n, r->cols, r->n * sizeof *s.cols);
+  return s;
+}
+
+sql_plan_t *sql__join_new(sql_binder_t *b, sql_plan_t *l, sql_plan_t *r, sql_join_type_t type,
+                          sql_bexpr_t *cond) {
+  sql_plan_t *j = sql_plan_new(b->a, SQL_P_JOIN, l);
+  j->inputs = fl_arena_zalloc(b->a, 2 * sizeof *j->inputs);
+  j->inputs[0] = l;
+  j->inputs[1] = r;
+  j->ninputs = 2;
+  j->u.join.type = type;
+  j->u.join.cond = cond;
+  j->u.join.nleft = l->ncols;
+  j->u.join.nright = type >= SQL_JT_SEMI ? 0 : r->ncols;
+  j->ncols = j->u.join.nleft + j->u.join.nright;
+  j->cols = fl_arena_zalloc(b->a, (j->ncols ? j->ncols : 1) * sizeof *j->cols);
+  if (l->ncols) memcpy(j->cols, l->cols, l->ncols * sizeof *j->cols);
+  if (j->u.join.nright) memcpy(j->cols + l->ncols, r->cols, r->ncols * sizeof *j->cols);
+  return j;
+}
+
+/* The only column of scope sc named name (unqualified), or -1 (-2: several). */
+static int find_col(const sql_scope_t *sc, const char *name) {
+  int found = -1;
+  for (uint32_t i = 0; i < sc->n; i++) {
+    if (strcasecmp(sc->cols[i].name, name) != 0) continue;
+    if (found >= 0) return -2;
+    found = (int)i;
+  }
+  return found;
+}
+
+/* JOIN ... USING (cols): the equalities as the condition, then a
+ * projection putting the merged columns first and the other columns of
+ * both sides after them. */
+static int bind_using(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *l, sql_plan_t *r,
+                      const sql_scope_t *ls, const sql_scope_t *rs, sql_join_type_t type,
+                      sql_plan_t **out, sql_scope_t *scope) {
+  const sql_ident_list_t *u = &rel->u.join.using_;
+  uint32_t n = (uint32_t)u->n;
+  int *li = fl_arena_zalloc(b->a, n * sizeof *li), *ri = fl_arena_zalloc(b->a, n * sizeof *ri);
+  sql_bexpr_t *cond = NULL;
+  int rc;
+  for (uint32_t k = 0; k < n; k++) {
+    const sql_ident_t *id = &u->items[k];
+    for (uint32_t m = 0; m < k; m++)
+      if (strcasecmp(u->items[m].name, id->name) == 0)
+        return sql__errf(b, id->pos, FL_EINVALID, "Column '%s' appears multiple times in USING clause",
+                         id->name);
+    li[k] = find_col(ls, id->name);
+    ri[k] = find_col(rs, id->name);
+    if (li[k] == -1 || ri[k] == -1)
+      return sql__errf(b, id->pos, FL_EINVALID, "Column '%s' is missing from %s side of join",
+                       id->name, li[k] == -1 ? "left" : "right");
+    if (li[k] < 0 || ri[k] < 0)
+      return sql__errf(b, id->pos, FL_EINVALID, "Column '%s' is ambiguous", id->name);
+    sql_bexpr_t *args[2] = {
+        sql__col_ref(b, (uint32_t)li[k], &ls->cols[li[k]].type, id->pos),
+        sql__col_ref(b, l->ncols + (uint32_t)ri[k], &rs->cols[ri[k]].type, id->pos)};
+    sql_bexpr_t *eq;
+    if ((rc = sql__call(b, "=", id->pos, args, 2, &eq))) return rc;
+    cond = cond ? sql__and(b, cond, eq) : eq;
+  }
+  sql_plan_t *j = sql__join_new(b, l, r, type, cond);
+  uint32_t nout = ls->n + rs->n - n;
+  sql_plan_t *p = sql_plan_new(b->a, SQL_P_PROJECT, j);
+  p->ncols = nout;
+  p->cols = fl_arena_zalloc(b->a, (nout ? nout : 1) * sizeof *p->cols);
+  p->u.project.exprs = fl_arena_zalloc(b->a, (nout ? nout : 1) * sizeof(sql_bexpr_t *));
+  scope->n = nout;
+  scope->cols = fl_arena_zalloc(b->a, (nout ? nout : 1) * sizeof *scope->cols);
+  uint32_t o = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    const sql_scope_col_t *lc = &ls->cols[li[k]], *rc_ = &rs->cols[ri[k]];
+    sql_dtype_t t;
+    if (!sql__common(b, &lc->type, &rc_->type, &t))
+      return sql__errf(b, u->items[k].pos, FL_EINVALID,
+                       "Column types of '%s' in USING clause do not match: %s and %s",
+                       u->items[k].name, sql_dtype_str(&lc->type), sql_dtype_str(&rc_->type));
+    sql_bexpr_t *x = sql__col_ref(b, (uint32_t)li[k], &lc->type, u->items[k].pos);
+    sql_bexpr_t *y = sql__col_ref(b, l->ncols + (uint32_t)ri[k], &rc_->type, u->items[k].pos);
+    if ((rc = sql__coerce(b, x, &t, &x)) || (rc = sql__coerce(b, y, &t, &y))) return rc;
+    sql_bexpr_t *e = x;
+    if (type == SQL_JT_RIGHT) e = y;
+    if (type == SQL_JT_FULL) e = sql__coalesce2(b, x, y, &t);
+    p->u.project.exprs[o] = e;
+    p->cols[o] = (sql_col_t){.name = lc->name, .type = t};
+    scope->cols[o] = (sql_scope_col_t){.qual = NULL, .name = lc->name, .type = t};
+    o++;
+  }
+  for (uint32_t side = 0; side < 2; side++) {
+    const sql_scope_t *sc = side ? rs : ls;
+    const int *used = side ? ri : li;
+    for (uint32_t i = 0; i < sc->n; i++) {
+      bool merged = false;
+      for (uint32_t k = 0; k < n && !merged; k++) merged = used[k] == (int)i;
+      if (merged) continue;
+      uint32_t col = side ? l->ncols + i : i;
+      p->u.project.exprs[o] = sql__col_ref(b, col, &sc->cols[i].type, rel->pos);
+      p->cols[o] = (sql_col_t){.name = sc->cols[i].name, .type = sc->cols[i].type};
+      scope->cols[o] = sc->cols[i];
+      o++;
+    }
+  }
+  *out = p;
+  return FL_OK;
+}
+
+static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
+  if (rel->u.join.natural)
+    return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "Natural join not supported");
+  sql_plan_t *l, *r;
+  sql_scope_t ls = {0}, rs = {0};
+  int rc;
+  if ((rc = sql__bind_from(b, rel->u.join.left, &l, &ls))) return rc;
+  if ((rc = sql__bind_from(b, rel->u.join.right, &r, &rs))) return rc;
+  static const sql_join_type_t types[] = {
+      [SQL_JOIN_INNER] = SQL_JT_INNER, [SQL_JOIN_LEFT] = SQL_JT_LEFT,
+      [SQL_JOIN_RIGHT] = SQL_JT_RIGHT, [SQL_JOIN_FULL] = SQL_JT_FULL,
+      [SQL_JOIN_CROSS] = SQL_JT_INNER};
+  sql_join_type_t type = types[rel->u.join.kind];
+  if (rel->u.join.using_.n)
+    return bind_using(b, rel, l, r, &ls, &rs, type, out, scope);
+  sql_scope_t both = concat_scopes(b, &ls, &rs);
+  sql_bexpr_t *cond = NULL;
+  if (rel->u.join.on) {
+    sql_ectx_t cx = {.scope = &both, .clause = "JOIN clause"};
+    if ((rc = sql__bind_cond(b, &cx, rel->u.join.on, "JOIN clause", &cond))) return rc;
+  } else if (rel->u.join.kind != SQL_JOIN_CROSS) {
+    return sql__errf(b, rel->pos, FL_EINVALID, "Join needs an ON or USING clause");
+  }
+  *out = sql__join_new(b, l, r, type, cond);
+  *scope = both;
+  return FL_OK;
+}
+
+int sql__bind_from_list(sql_binder_t *b, sql_rel_t *const *rels, size_t n, sql_plan_t **out,
+                        sql_scope_t *scope) {
+  int rc = sql__bind_from(b, rels[0], out, scope);
+  for (size_t i = 1; i < n && !rc; i++) {
+    sql_plan_t *r;
+    sql_scope_t rs = {0};
+    if ((rc = sql__bind_from(b, rels[i], &r, &rs))) return rc;
+    *out = sql__join_new(b, *out, r, SQL_JT_INNER, NULL);
+    *scope = concat_scopes(b, scope, &rs);
+  }
+  return rc;
+}
+
 int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
   switch (rel->kind) {
     case SQL_REL_TABLE: return bind_table(b, rel, out, scope);
@@ -196,8 +353,7 @@ int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_
       *out = p;
       return FL_OK;
     }
-    case SQL_REL_JOIN:
-      return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "Joins are not supported yet");
+    case SQL_REL_JOIN: return bind_join(b, rel, out, scope);
     default:
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "This kind of relation is not supported yet");
   }

@@ -17,6 +17,8 @@ typedef struct sql_scope_col {
   const char *qual;
   const char *name;
   sql_dtype_t type;
+  bool outer; /* of the enclosing query (a correlated EXISTS): names of
+                 the inner query hide it */
 } sql_scope_col_t;
 
 typedef struct sql_scope {
@@ -116,6 +118,9 @@ sql_bexpr_t *sql__col_ref(sql_binder_t *b, uint32_t col, const sql_dtype_t *t, s
 /* A scalar call through the resolver, with the coercions it asks for. */
 int sql__call(sql_binder_t *b, const char *name, sql_pos_t pos, sql_bexpr_t **args, uint32_t n,
               sql_bexpr_t **out);
+/* x AND y (both boolean); coalesce(x, y) of type t. */
+sql_bexpr_t *sql__and(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y);
+sql_bexpr_t *sql__coalesce2(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y, const sql_dtype_t *t);
 sql_bexpr_t *sql__int_const(sql_binder_t *b, int64_t v, sql_pos_t pos);
 bool sql__common(sql_binder_t *b, const sql_dtype_t *x, const sql_dtype_t *y, sql_dtype_t *out);
 /* Whether the tree contains a call of an aggregate function. */
@@ -132,6 +137,13 @@ int sql__plan_windows(sql_binder_t *b, sql_winctx_t *w, sql_plan_t **p, sql_bexp
 /* sql_bind_from.c: a relation (table, subquery, CTE) into a plan and the
  * scope of its columns. */
 int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope);
+
+/* The FROM list: comma-separated relations cross joined left to right. */
+int sql__bind_from_list(sql_binder_t *b, sql_rel_t *const *rels, size_t n, sql_plan_t **out,
+                        sql_scope_t *scope);
+/* A join node of l and r (output: l's columns, then r's unless SEMI/ANTI). */
+sql_plan_t *sql__join_new(sql_binder_t *b, sql_plan_t *l, sql_plan_t *r, sql_join_type_t type,
+                          sql_bexpr_t *cond);
 
 /* The namespace and name a table name means (default namespace for one part). */
 int sql__table_name(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, const char **ns,

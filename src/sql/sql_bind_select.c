@@ -261,6 +261,135 @@ static int order_by_name(sql_binder_t *b, const sql_expr_t *x, const items_t *se
   return FL_OK;
 }
 
+/* The subquery of `[NOT] EXISTS (SELECT ... FROM ... [WHERE ...])`, a
+ * form that becomes a SEMI (ANTI) join whose condition is the subquery's
+ * WHERE, which may name the enclosing query's columns; NULL otherwise
+ * (grouping, aggregates, LIMIT, set operations: then EXISTS is an
+ * uncorrelated scalar subquery). */
+static const sql_select_t *simple_select(sql_binder_t *b, const sql_query_t *q) {
+  if (q->nctes || q->limit_kind != SQL_LIMIT_NONE || q->offset || q->body->kind != SQL_QB_SELECT)
+    return NULL;
+  const sql_select_t *s = &q->body->u.select;
+  if (!s->nfrom || s->ngroup || s->having) return NULL;
+  for (size_t i = 0; i < s->nitems; i++)
+    if (s->items[i].kind == SQL_ITEM_EXPR && sql__has_agg(b, s->items[i].expr)) return NULL;
+  return s;
+}
+
+static const sql_select_t *simple_exists(sql_binder_t *b, const sql_expr_t *x, bool *negated) {
+  *negated = false;
+  if (x->kind == SQL_E_UNARY && x->u.unary.op == SQL_UN_NOT) {
+    *negated = true;
+    x = x->u.unary.arg;
+  }
+  if (x->kind != SQL_E_EXISTS) return NULL;
+  return simple_select(b, x->u.query);
+}
+
+/* `x IN (SELECT y FROM ... [WHERE ...])` of the same simple form: a SEMI
+ * join on x = y and the WHERE, which may name the outer query's columns.
+ * (NOT IN needs the null-aware ANTI join, which takes a single key and no
+ * other condition: it stays an uncorrelated subquery.) */
+static const sql_select_t *simple_in(sql_binder_t *b, const sql_expr_t *x) {
+  if (x->kind != SQL_E_IN_QUERY || x->u.in_query.negated) return NULL;
+  const sql_select_t *s = simple_select(b, x->u.in_query.query);
+  if (!s || s->nitems != 1 || s->items[0].kind != SQL_ITEM_EXPR || s->distinct) return NULL;
+  return s;
+}
+
+static bool has_exists(const sql_expr_t *x) {
+  if (x->kind == SQL_E_BINARY_OP && x->u.bin.op == SQL_OP_AND)
+    return has_exists(x->u.bin.l) || has_exists(x->u.bin.r);
+  if (x->kind == SQL_E_IN_QUERY && !x->u.in_query.negated) return true;
+  if (x->kind == SQL_E_UNARY && x->u.unary.op == SQL_UN_NOT) x = x->u.unary.arg;
+  return x->kind == SQL_E_EXISTS;
+}
+
+static void and_conjuncts(const sql_expr_t *x, const sql_expr_t **v, size_t *n, size_t cap) {
+  if (x->kind == SQL_E_BINARY_OP && x->u.bin.op == SQL_OP_AND) {
+    and_conjuncts(x->u.bin.l, v, n, cap);
+    and_conjuncts(x->u.bin.r, v, n, cap);
+    return;
+  }
+  if (*n < cap) v[(*n)++] = x;
+}
+
+static size_t count_conjuncts(const sql_expr_t *x) {
+  if (x->kind == SQL_E_BINARY_OP && x->u.bin.op == SQL_OP_AND)
+    return count_conjuncts(x->u.bin.l) + count_conjuncts(x->u.bin.r);
+  return 1;
+}
+
+/* WHERE with [NOT] EXISTS or IN conjuncts: each simple one a SEMI (ANTI)
+ * join of the FROM plan with the subquery's FROM on the subquery's WHERE
+ * (and x = y for IN); the other conjuncts a filter over them. */
+static int bind_where_exists(sql_binder_t *b, const sql_expr_t *where, const sql_scope_t *sc,
+                             sql_plan_t **p) {
+  size_t n = count_conjuncts(where), k = 0;
+  const sql_expr_t **v = fl_arena_zalloc(b->a, n * sizeof *v);
+  and_conjuncts(where, v, &k, n);
+  sql_bexpr_t *rest = NULL;
+  int rc;
+  for (size_t i = 0; i < k; i++) {
+    bool neg;
+    const sql_select_t *in = simple_in(b, v[i]);
+    const sql_select_t *q = in ? in : simple_exists(b, v[i], &neg);
+    if (in) neg = false;
+    if (!q) {
+      sql_ectx_t cx = {.scope = sc, .clause = "WHERE clause"};
+      sql_bexpr_t *c;
+      if ((rc = sql__bind_cond(b, &cx, v[i], "WHERE clause", &c))) return rc;
+      rest = rest ? sql__and(b, rest, c) : c;
+      continue;
+    }
+    sql_plan_t *r;
+    sql_scope_t rs = {0};
+    if ((rc = sql__bind_from_list(b, q->from, q->nfrom, &r, &rs))) return rc;
+    sql_scope_t both = {.n = sc->n + rs.n};
+    both.cols = fl_arena_zalloc(b->a, (both.n ? both.n : 1) * sizeof *both.cols);
+    for (uint32_t j = 0; j < sc->n; j++) {
+      both.cols[j] = sc->cols[j];
+      both.cols[j].outer = true;
+    }
+    for (uint32_t j = 0; j < rs.n; j++) both.cols[sc->n + j] = rs.cols[j];
+    sql_ectx_t cx = {.scope = &both, .clause = "WHERE clause"};
+    /* The select list is not evaluated, but must be valid. */
+    for (size_t j = 0; j < q->nitems; j++) {
+      sql_bexpr_t *e;
+      if (q->items[j].kind == SQL_ITEM_EXPR && (rc = sql__bind_expr(b, &cx, q->items[j].expr, &e)))
+        return rc;
+    }
+    sql_bexpr_t *cond = NULL;
+    if (q->where && (rc = sql__bind_cond(b, &cx, q->where, "WHERE clause", &cond))) return rc;
+    if (in) {
+      /* x = y, x over the outer columns (numbered as in both), y the
+       * subquery's select item. */
+      sql_bexpr_t *args[2], *eq;
+      sql_ectx_t ox = {.scope = sc, .clause = "WHERE clause"};
+      if ((rc = sql__bind_expr(b, &ox, v[i]->u.in_query.arg, &args[0])) ||
+          (rc = sql__bind_expr(b, &cx, q->items[0].expr, &args[1])))
+        return rc;
+      sql_dtype_t t;
+      if (!sql__common(b, &args[0]->type, &args[1]->type, &t))
+        return sql__errf(
+            b, v[i]->pos, FL_EINVALID,
+            "Value expression and result of subquery must be of the same type: %s vs %s",
+            sql_dtype_str(&args[0]->type), sql_dtype_str(&args[1]->type));
+      if ((rc = sql__call(b, "=", v[i]->pos, args, 2, &eq))) return rc;
+      cond = cond ? sql__and(b, eq, cond) : eq;
+    }
+    *p = sql__join_new(b, *p, r, neg ? SQL_JT_ANTI : SQL_JT_SEMI, cond);
+  }
+  if (rest) {
+    sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, *p);
+    f->u.filter.pred = rest;
+    f->cols = (*p)->cols;
+    f->ncols = (*p)->ncols;
+    *p = f;
+  }
+  return FL_OK;
+}
+
 int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list_t *order,
                      sql_plan_t **out) {
   sql_plan_t *p;
@@ -271,11 +400,11 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
     p = sql_plan_new(b->a, SQL_P_VALUES, NULL);
     p->u.values.nrows = 1;
   } else {
-    if (s->nfrom > 1)
-      return sql__errf(b, s->from[1]->pos, FL_EUNSUPPORTED, "Joins are not supported yet");
-    if ((rc = sql__bind_from(b, s->from[0], &p, &sc))) return rc;
+    if ((rc = sql__bind_from_list(b, s->from, s->nfrom, &p, &sc))) return rc;
   }
-  if (s->where) {
+  if (s->where && has_exists(s->where)) {
+    if ((rc = bind_where_exists(b, s->where, &sc, &p))) return rc;
+  } else if (s->where) {
     sql_ectx_t cx = {.scope = &sc, .clause = "WHERE clause"};
     sql_bexpr_t *pred;
     if ((rc = sql__bind_cond(b, &cx, s->where, "WHERE clause", &pred))) return rc;

@@ -149,6 +149,12 @@ const char *sql_plan_kind_name(sql_plan_kind_t k) {
   return k < SQL_P_KIND_COUNT ? names[k] : "?";
 }
 
+const char *sql_join_type_name(sql_join_type_t t) {
+  static const char *const names[] = {"INNER", "LEFT", "RIGHT", "FULL",
+                                      "SEMI",  "ANTI", "NULL_AWARE_ANTI"};
+  return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
 sql_plan_t *sql_plan_new(fl_arena_t *a, sql_plan_kind_t kind, sql_plan_t *in) {
   sql_plan_t *p = fl_arena_zalloc(a, sizeof *p);
   p->kind = kind;
@@ -297,6 +303,28 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
       put(o, tmp);
       break;
     case SQL_P_WINDOW: format_window(p, o); break;
+    case SQL_P_JOIN:
+      put(o, " ");
+      put(o, sql_join_type_name(p->u.join.type));
+      if (p->u.join.nkeys) {
+        put(o, " keys=[");
+        for (uint32_t i = 0; i < p->u.join.nkeys; i++) {
+          snprintf(tmp, sizeof tmp, "%sL$%u = R$%u", i ? ", " : "", p->u.join.lkeys[i],
+                   p->u.join.rkeys[i]);
+          put(o, tmp);
+        }
+        put(o, "]");
+      }
+      if (p->u.join.cond && !p->u.join.split) {
+        put(o, " on=");
+        sql_bexpr_format(p->u.join.cond, o);
+      }
+      if (p->u.join.residual) {
+        put(o, " residual=");
+        sql_bexpr_format(p->u.join.residual, o);
+      }
+      if (p->u.join.build_left) put(o, " build=left");
+      break;
     default: break;
   }
   put(o, "\n");

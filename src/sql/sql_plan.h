@@ -127,6 +127,7 @@ void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *out);
   X(SORT)                 \
   X(LIMIT)                \
   X(UNION)                \
+  X(JOIN)                 \
   X(WINDOW)
 
 typedef enum sql_plan_kind {
@@ -150,6 +151,19 @@ typedef struct sql_agg_call {
   double param;       /* constant parameter (approx_percentile(x, 0.5)) */
   uint32_t nparams;   /* 0 or 1 */
 } sql_agg_call_t;
+
+/* Join types of SQL_P_JOIN, left input first (the order of exec's
+ * ex_join_type_t). */
+typedef enum sql_join_type {
+  SQL_JT_INNER,
+  SQL_JT_LEFT,
+  SQL_JT_RIGHT,
+  SQL_JT_FULL,
+  SQL_JT_SEMI,
+  SQL_JT_ANTI,
+  SQL_JT_NULL_AWARE_ANTI,
+} sql_join_type_t;
+const char *sql_join_type_name(sql_join_type_t t);
 
 typedef struct sql_sort_key {
   uint32_t col;
@@ -226,6 +240,25 @@ struct sql_plan {
       uint32_t nkeys;
     } sort;
     struct {
+      /* JOIN: inputs[0] is the left input, inputs[1] the right. The
+       * output is the first nleft columns of the left input, then (not
+       * for SEMI and the ANTI types) the first nright of the right one;
+       * the optimizer may append key columns to the inputs beyond those.
+       * cond, as bound, reads left input columns then right input
+       * columns (right column j is left->ncols + j); the optimizer
+       * splits it into equi-keys lkeys[i] = rkeys[i] (input columns of
+       * equal types) and the residual, which reads the inputs like cond.
+       * NULL cond and no keys: a cross join. */
+      sql_join_type_t type;
+      sql_bexpr_t *cond;
+      uint32_t *lkeys, *rkeys;
+      uint32_t nkeys;
+      sql_bexpr_t *residual;
+      bool split;      /* cond has been split into keys and residual */
+      bool build_left; /* the left input is the smaller one: build the hash table on it */
+      uint32_t nleft, nright;
+    } join;
+    struct {
       int64_t limit;  /* -1: none */
       int64_t offset; /* 0: none */
     } limit;
@@ -249,10 +282,12 @@ void sql_plan_format(const sql_plan_t *p, fl_buf_t *out);
 
 /* Optimizer rules (one per opt_*.c file) and the driver that runs them in
  * order: constant folding (through the resolver's evaluator; skipped when
- * r is NULL), predicate pushdown into the scan, projection pruning, limit
+ * r is NULL), join planning (WHERE conjuncts into joins and below them,
+ * equi-keys and residuals, build side by row counts), predicate pushdown into the scan, projection pruning, limit
  * pushdown. Each rule rewrites the plan in place and keeps its meaning;
  * folding may replace the root, so the driver returns it in *p. */
 struct sql_resolver;
+int sql_opt_join(fl_arena_t *a, sql_plan_t **p, fl_err_t *err);
 int sql_opt_fold(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 int sql_opt_pushdown(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_prune(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
