@@ -44,8 +44,14 @@ static int resolve_spec(sql_binder_t *b, const sql_winctx_t *w, const sql_call_t
     return FL_OK;
   }
   const sql_window_spec_t *base = NULL;
-  for (size_t i = 0; w->sel && i < w->sel->nwindows && !base; i++)
-    if (strcasecmp(w->sel->windows[i].name.name, name->name) == 0) base = &w->sel->windows[i].spec;
+  for (size_t i = 0; w->sel && i < w->sel->nwindows; i++) {
+    const sql_named_window_t *nw = &w->sel->windows[i];
+    if (strcasecmp(nw->name.name, name->name) != 0) continue;
+    if (base)
+      return sql__errf(b, nw->name.pos, FL_EINVALID, "WINDOW '%s' is already defined",
+                       nw->name.name);
+    base = &nw->spec;
+  }
   if (!base)
     return sql__errf(b, name->pos.line ? name->pos : pos, FL_EINVALID,
                      "Cannot resolve WINDOW name %s", name->name);
