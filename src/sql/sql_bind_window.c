@@ -106,10 +106,38 @@ static int const_number(sql_binder_t *b, const sql_expr_t *x, const char *what, 
                    integral ? "integer" : "numeric");
 }
 
+/* A RANGE offset over a timestamp key: a constant interval day to second,
+ * in microseconds (the key's unit). */
+static int interval_offset(sql_binder_t *b, const sql_expr_t *x, int64_t *out) {
+  sql_scope_t none = {0};
+  sql_ectx_t cx = {.scope = &none, .clause = "Window frame offset"};
+  sql_bexpr_t *e;
+  int rc = sql__bind_expr(b, &cx, x, &e);
+  if (rc) return rc;
+  if (e->type.kind != SQL_DT_INTERVAL_DS)
+    return sql__errf(b, x->pos, FL_EINVALID,
+                     "Window frame offset over a timestamp must be an interval day to second, "
+                     "not %s",
+                     sql_dtype_str(&e->type));
+  sql_const_t c;
+  bool as_text = false;
+  fl_err_t ferr = {0};
+  const sql_resolver_t *r = b->o->resolver;
+  if (!r->fold || r->fold(r->ctx, e, &c, &as_text, &ferr) || as_text || c.null)
+    return sql__errf(b, x->pos, FL_EINVALID, "Window frame offset must be a constant interval");
+  if (c.i < 0)
+    return sql__errf(b, x->pos, FL_EINVALID, "Window frame offset value must not be negative");
+  *out = c.i;
+  return FL_OK;
+}
+
 static int bind_bound(sql_binder_t *b, const sql_frame_bound_t *fb, sql_frame_unit_t unit,
                       const sql_dtype_t *key, sql_pos_t pos, sql_win_bound_t *out) {
   out->kind = fb->kind;
   if (fb->kind != SQL_BOUND_PRECEDING && fb->kind != SQL_BOUND_FOLLOWING) return FL_OK;
+  if (unit == SQL_FRAME_RANGE &&
+      (key->kind == SQL_DT_TIMESTAMP || key->kind == SQL_DT_TIMESTAMPTZ))
+    return interval_offset(b, fb->offset, &out->offset);
   double v = 0;
   bool integral = unit != SQL_FRAME_RANGE || key->kind != SQL_DT_DOUBLE;
   if (unit == SQL_FRAME_RANGE && (key->kind == SQL_DT_REAL || key->kind == SQL_DT_DECIMAL))
