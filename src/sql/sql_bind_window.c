@@ -18,7 +18,13 @@
 
 #include "sql/sql_bind_int.h"
 
+/* Where a call's argument or key comes from: a column below the windows
+ * as it is (BASE_COL | column), or an extra column; both stay positive
+ * as int32_t, as the calls' columns must. */
+#define BASE_COL 0x20000000u
+
 static uint32_t extra_add(sql_binder_t *b, sql_winctx_t *w, sql_bexpr_t *e) {
+  if (e->kind == SQL_BX_COL && e->col < SQL_WIN_COL) return BASE_COL | e->col;
   for (uint32_t i = 0; i < w->nextra; i++)
     if (sql_bexpr_equal(w->extra[i], e)) return i;
   if (w->nextra == w->extra_cap) {
@@ -74,14 +80,17 @@ static int resolve_spec(sql_binder_t *b, const sql_winctx_t *w, const sql_call_t
   }
   const sql_window_spec_t *s = c->over;
   if (s->partition_by.n)
-    return sql__errf(b, pos, FL_EINVALID, "WINDOW specification with named WINDOW reference "
-                                          "cannot specify PARTITION BY");
+    return sql__errf(b, pos, FL_EINVALID,
+                     "WINDOW specification with named WINDOW reference "
+                     "cannot specify PARTITION BY");
   if (s->order_by.n && r.order_by.n)
-    return sql__errf(b, pos, FL_EINVALID, "Cannot specify ORDER BY if referenced named WINDOW "
-                                          "specifies ORDER BY");
+    return sql__errf(b, pos, FL_EINVALID,
+                     "Cannot specify ORDER BY if referenced named WINDOW "
+                     "specifies ORDER BY");
   if (r.frame != SQL_FRAME_NONE)
-    return sql__errf(b, pos, FL_EINVALID, "Cannot reference named WINDOW containing frame "
-                                          "specification");
+    return sql__errf(b, pos, FL_EINVALID,
+                     "Cannot reference named WINDOW containing frame "
+                     "specification");
   if (s->order_by.n) r.order_by = s->order_by;
   r.frame = s->frame;
   r.start = s->start;
@@ -135,8 +144,7 @@ static int bind_bound(sql_binder_t *b, const sql_frame_bound_t *fb, sql_frame_un
                       const sql_dtype_t *key, sql_pos_t pos, sql_win_bound_t *out) {
   out->kind = fb->kind;
   if (fb->kind != SQL_BOUND_PRECEDING && fb->kind != SQL_BOUND_FOLLOWING) return FL_OK;
-  if (unit == SQL_FRAME_RANGE &&
-      (key->kind == SQL_DT_TIMESTAMP || key->kind == SQL_DT_TIMESTAMPTZ))
+  if (unit == SQL_FRAME_RANGE && (key->kind == SQL_DT_TIMESTAMP || key->kind == SQL_DT_TIMESTAMPTZ))
     return interval_offset(b, fb->offset, &out->offset);
   double v = 0;
   bool integral = unit != SQL_FRAME_RANGE || key->kind != SQL_DT_DOUBLE;
@@ -189,7 +197,8 @@ static int bind_spec(sql_binder_t *b, const sql_ectx_t *in, sql_winctx_t *w,
                      const sql_window_spec_t *s, sql_pos_t pos, uint32_t *out) {
   sql_winspec_t sp = {0};
   int rc;
-  sp.partition = fl_arena_zalloc(b->a, (s->partition_by.n ? s->partition_by.n : 1) * sizeof(uint32_t));
+  sp.partition =
+      fl_arena_zalloc(b->a, (s->partition_by.n ? s->partition_by.n : 1) * sizeof(uint32_t));
   for (size_t i = 0; i < s->partition_by.n; i++) {
     sql_bexpr_t *e;
     if ((rc = sql__bind_expr(b, in, s->partition_by.items[i], &e))) return rc;
@@ -208,23 +217,25 @@ static int bind_spec(sql_binder_t *b, const sql_ectx_t *in, sql_winctx_t *w,
     f->unit = s->frame == SQL_FRAME_ROWS    ? SQL_WU_ROWS
               : s->frame == SQL_FRAME_RANGE ? SQL_WU_RANGE
                                             : SQL_WU_GROUPS;
-    sql_frame_bound_t end = s->has_end ? s->end : (sql_frame_bound_t){.kind = SQL_BOUND_CURRENT_ROW};
+    sql_frame_bound_t end =
+        s->has_end ? s->end : (sql_frame_bound_t){.kind = SQL_BOUND_CURRENT_ROW};
     bool offs = s->start.kind == SQL_BOUND_PRECEDING || s->start.kind == SQL_BOUND_FOLLOWING ||
                 end.kind == SQL_BOUND_PRECEDING || end.kind == SQL_BOUND_FOLLOWING;
     if (s->start.kind == SQL_BOUND_UNBOUNDED_FOLLOWING)
       return sql__errf(b, pos, FL_EINVALID, "Window frame start cannot be UNBOUNDED FOLLOWING");
     if (end.kind == SQL_BOUND_UNBOUNDED_PRECEDING)
       return sql__errf(b, pos, FL_EINVALID, "Window frame end cannot be UNBOUNDED PRECEDING");
-    if (end.kind < s->start.kind && !(s->start.kind == SQL_BOUND_PRECEDING &&
-                                       end.kind == SQL_BOUND_PRECEDING))
+    if (end.kind < s->start.kind &&
+        !(s->start.kind == SQL_BOUND_PRECEDING && end.kind == SQL_BOUND_PRECEDING))
       return sql__errf(b, pos, FL_EINVALID, "Window frame starting from %s cannot end with %s",
                        s->start.kind == SQL_BOUND_CURRENT_ROW ? "CURRENT ROW" : "FOLLOWING",
                        end.kind == SQL_BOUND_CURRENT_ROW ? "CURRENT ROW" : "PRECEDING");
     if (f->unit == SQL_WU_RANGE && offs && sp.norder != 1)
-      return sql__errf(b, pos, FL_EINVALID,
-                       "Window frame of type RANGE PRECEDING or FOLLOWING requires single sort item "
-                       "in ORDER BY (actual: %u)",
-                       sp.norder);
+      return sql__errf(
+          b, pos, FL_EINVALID,
+          "Window frame of type RANGE PRECEDING or FOLLOWING requires single sort item "
+          "in ORDER BY (actual: %u)",
+          sp.norder);
     if (f->unit == SQL_WU_GROUPS && offs && sp.norder == 0)
       return sql__errf(b, pos, FL_EINVALID,
                        "Window frame of type GROUPS PRECEDING or FOLLOWING requires ORDER BY");
@@ -256,10 +267,10 @@ static const struct {
   const char *name;
   fkind_t kind;
 } fns[] = {
-    {"row_number", F_RANK},   {"rank", F_RANK},          {"dense_rank", F_RANK},
+    {"row_number", F_RANK},     {"rank", F_RANK},        {"dense_rank", F_RANK},
     {"percent_rank", F_DOUBLE}, {"cume_dist", F_DOUBLE}, {"ntile", F_NTILE},
-    {"lag", F_SHIFT},         {"lead", F_SHIFT},         {"first_value", F_VALUE},
-    {"last_value", F_VALUE},  {"nth_value", F_NTH},
+    {"lag", F_SHIFT},           {"lead", F_SHIFT},       {"first_value", F_VALUE},
+    {"last_value", F_VALUE},    {"nth_value", F_NTH},
 };
 
 int sql__bind_window_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
@@ -285,8 +296,8 @@ int sql__bind_window_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_
     return sql__errf(b, x->pos, FL_EUNSUPPORTED, "FILTER in window function %s is not supported",
                      name);
   if (c->order_by.n)
-    return sql__errf(b, x->pos, FL_EUNSUPPORTED, "ORDER BY inside window function %s is not supported",
-                     name);
+    return sql__errf(b, x->pos, FL_EUNSUPPORTED,
+                     "ORDER BY inside window function %s is not supported", name);
   if (is_agg) {
     if (c->nulls_treatment)
       return sql__errf(b, x->pos, FL_EINVALID, "IGNORE NULLS is not valid with aggregate %s", name);
@@ -331,16 +342,14 @@ int sql__bind_window_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_
       return sql__errf(b, x->pos, FL_EINVALID, "Unexpected number of arguments for %s: %zu", name,
                        n);
     if (c->nulls_treatment && fk != F_SHIFT && fk != F_VALUE && fk != F_NTH)
-      return sql__errf(b, x->pos, FL_EINVALID, "Cannot specify null treatment clause for %s",
-                       name);
+      return sql__errf(b, x->pos, FL_EINVALID, "Cannot specify null treatment clause for %s", name);
     call.type = sql_dtype(fk == F_DOUBLE ? SQL_DT_DOUBLE : SQL_DT_BIGINT);
     if (fk == F_NTILE) {
       double v = 0;
       if ((rc = const_number(b, c->args.items[0], "The number of buckets of ntile", true, &v)))
         return rc;
       if (v < 1)
-        return sql__errf(b, c->args.items[0]->pos, FL_EINVALID,
-                         "Buckets must be greater than 0");
+        return sql__errf(b, c->args.items[0]->pos, FL_EINVALID, "Buckets must be greater than 0");
       call.param = (int64_t)v;
     }
     if (fk == F_SHIFT || fk == F_VALUE || fk == F_NTH) {
@@ -391,6 +400,10 @@ int sql__bind_window_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_
   return FL_OK;
 }
 
+static uint32_t input_col(uint32_t x, uint32_t base) {
+  return x & BASE_COL ? x & ~BASE_COL : base + x;
+}
+
 static void remap(sql_bexpr_t *e, const uint32_t *cols) {
   if (!e) return;
   if (e->kind == SQL_BX_COL && e->col >= SQL_WIN_COL) e->col = cols[e->col - SQL_WIN_COL];
@@ -402,21 +415,24 @@ int sql__plan_windows(sql_binder_t *b, sql_winctx_t *w, sql_plan_t **pp, sql_bex
   if (!w->nfns) return FL_OK;
   sql_plan_t *p = *pp;
   uint32_t base = p->ncols;
-  /* The projection: the columns below, then the extra expressions. */
-  sql_plan_t *pr = sql_plan_new(b->a, SQL_P_PROJECT, p);
-  pr->ncols = base + w->nextra;
-  pr->cols = fl_arena_zalloc(b->a, (pr->ncols ? pr->ncols : 1) * sizeof *pr->cols);
-  pr->u.project.exprs = fl_arena_zalloc(b->a, (pr->ncols ? pr->ncols : 1) * sizeof(sql_bexpr_t *));
-  for (uint32_t i = 0; i < base; i++) {
-    pr->cols[i] = p->cols[i];
-    pr->u.project.exprs[i] = sql__col_ref(b, i, &p->cols[i].type, (sql_pos_t){0});
+  /* The projection: the columns below, then the extra expressions (none
+   * when every argument and key is a column already). */
+  if (w->nextra) {
+    sql_plan_t *pr = sql_plan_new(b->a, SQL_P_PROJECT, p);
+    pr->ncols = base + w->nextra;
+    pr->cols = fl_arena_zalloc(b->a, pr->ncols * sizeof *pr->cols);
+    pr->u.project.exprs = fl_arena_zalloc(b->a, pr->ncols * sizeof(sql_bexpr_t *));
+    for (uint32_t i = 0; i < base; i++) {
+      pr->cols[i] = p->cols[i];
+      pr->u.project.exprs[i] = sql__col_ref(b, i, &p->cols[i].type, (sql_pos_t){0});
+    }
+    for (uint32_t i = 0; i < w->nextra; i++) {
+      pr->cols[base + i] =
+          (sql_col_t){.name = fl_arena_sprintf(b->a, "$w%u", i), .type = w->extra[i]->type};
+      pr->u.project.exprs[base + i] = w->extra[i];
+    }
+    p = pr;
   }
-  for (uint32_t i = 0; i < w->nextra; i++) {
-    pr->cols[base + i] = (sql_col_t){.name = fl_arena_sprintf(b->a, "$w%u", i),
-                                     .type = w->extra[i]->type};
-    pr->u.project.exprs[base + i] = w->extra[i];
-  }
-  p = pr;
   uint32_t *cols = fl_arena_zalloc(b->a, w->nfns * sizeof *cols);
   /* One node per specification, in order of first use, except that
    * specifications differing only in their frame follow each other: the
@@ -442,13 +458,16 @@ int sql__plan_windows(sql_binder_t *b, sql_winctx_t *w, sql_plan_t **pp, sql_bex
     for (uint32_t k = 0; k < w->nfns; k++) nf += w->fns[k].spec == s;
     sql_plan_t *wn = sql_plan_new(b->a, SQL_P_WINDOW, p);
     wn->u.window.npartition = sp->npartition;
-    wn->u.window.partition = fl_arena_zalloc(b->a, (sp->npartition ? sp->npartition : 1) * sizeof(uint32_t));
-    for (uint32_t i = 0; i < sp->npartition; i++) wn->u.window.partition[i] = base + sp->partition[i];
+    wn->u.window.partition =
+        fl_arena_zalloc(b->a, (sp->npartition ? sp->npartition : 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < sp->npartition; i++)
+      wn->u.window.partition[i] = input_col(sp->partition[i], base);
     wn->u.window.norder = sp->norder;
-    wn->u.window.order = fl_arena_zalloc(b->a, (sp->norder ? sp->norder : 1) * sizeof(sql_sort_key_t));
+    wn->u.window.order =
+        fl_arena_zalloc(b->a, (sp->norder ? sp->norder : 1) * sizeof(sql_sort_key_t));
     for (uint32_t i = 0; i < sp->norder; i++) {
       wn->u.window.order[i] = sp->order[i];
-      wn->u.window.order[i].col += base;
+      wn->u.window.order[i].col = input_col(sp->order[i].col, base);
     }
     wn->u.window.frame = sp->frame;
     wn->u.window.fns = fl_arena_zalloc(b->a, nf * sizeof(sql_win_call_t));
@@ -458,9 +477,10 @@ int sql__plan_windows(sql_binder_t *b, sql_winctx_t *w, sql_plan_t **pp, sql_bex
     for (uint32_t k = 0; k < w->nfns; k++) {
       if (w->fns[k].spec != s) continue;
       sql_win_call_t c = w->fns[k].call;
-      if (c.arg_col >= 0) c.arg_col += (int32_t)base;
-      if (c.default_col >= 0) c.default_col += (int32_t)base;
-      if (c.is_agg && c.agg.arg_col >= 0) c.agg.arg_col += (int32_t)base;
+      if (c.arg_col >= 0) c.arg_col = (int32_t)input_col((uint32_t)c.arg_col, base);
+      if (c.default_col >= 0) c.default_col = (int32_t)input_col((uint32_t)c.default_col, base);
+      if (c.is_agg && c.agg.arg_col >= 0)
+        c.agg.arg_col = (int32_t)input_col((uint32_t)c.agg.arg_col, base);
       uint32_t j = wn->u.window.nfns++;
       wn->u.window.fns[j] = c;
       cols[k] = p->ncols + j;
