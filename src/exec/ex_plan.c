@@ -310,11 +310,16 @@ static int build_window(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op
   static const struct {
     const char *name;
     ex_window_kind_t kind;
-  } kinds[] = {{"row_number", EX_WIN_ROW_NUMBER}, {"rank", EX_WIN_RANK},
-               {"dense_rank", EX_WIN_DENSE_RANK}, {"percent_rank", EX_WIN_PERCENT_RANK},
-               {"cume_dist", EX_WIN_CUME_DIST},   {"ntile", EX_WIN_NTILE},
-               {"lag", EX_WIN_LAG},               {"lead", EX_WIN_LEAD},
-               {"first_value", EX_WIN_FIRST_VALUE}, {"last_value", EX_WIN_LAST_VALUE},
+  } kinds[] = {{"row_number", EX_WIN_ROW_NUMBER},
+               {"rank", EX_WIN_RANK},
+               {"dense_rank", EX_WIN_DENSE_RANK},
+               {"percent_rank", EX_WIN_PERCENT_RANK},
+               {"cume_dist", EX_WIN_CUME_DIST},
+               {"ntile", EX_WIN_NTILE},
+               {"lag", EX_WIN_LAG},
+               {"lead", EX_WIN_LEAD},
+               {"first_value", EX_WIN_FIRST_VALUE},
+               {"last_value", EX_WIN_LAST_VALUE},
                {"nth_value", EX_WIN_NTH_VALUE}};
   const ty_schema_t *in = schema_of(q, p->in);
   uint32_t nf = p->u.window.nfns;
@@ -331,8 +336,8 @@ static int build_window(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op
       f->kind = EX_WIN_AGG;
       f->arg_col = c->agg.arg_col;
       const ty_type_t *arg = c->agg.arg_col >= 0 ? in->root.fields[c->agg.arg_col].type : NULL;
-      int rc = ex_agg_bind(q->a, c->agg.name, arg, false, &c->agg.param, c->agg.nparams, &f->agg,
-                           err);
+      int rc =
+          ex_agg_bind(q->a, c->agg.name, arg, false, &c->agg.param, c->agg.nparams, &f->agg, err);
       if (rc) return rc;
       continue;
     }

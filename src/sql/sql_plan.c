@@ -216,8 +216,7 @@ static void format_window(const sql_plan_t *p, fl_buf_t *o) {
     if (arg >= 0)
       snprintf(tmp, sizeof tmp, "%s%s($%d)", i ? ", " : "", c->name, arg);
     else
-      snprintf(tmp, sizeof tmp, "%s%s(%s)", i ? ", " : "", c->name,
-               c->is_agg ? "*" : "");
+      snprintf(tmp, sizeof tmp, "%s%s(%s)", i ? ", " : "", c->name, c->is_agg ? "*" : "");
     put(o, tmp);
   }
   put(o, "]");
