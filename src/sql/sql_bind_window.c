@@ -302,17 +302,24 @@ int sql__bind_window_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_
     if (c->nulls_treatment)
       return sql__errf(b, x->pos, FL_EINVALID, "IGNORE NULLS is not valid with aggregate %s", name);
     sql_bexpr_t *arg = NULL;
+    double param = 0;
+    uint32_t nparams = 0;
     if (!(c->star || (!strcmp(name, "count") && c->args.n == 0))) {
-      if (c->args.n != 1)
+      if (c->args.n == 2) {
+        /* approx_percentile(x, 0.5) OVER (...): a constant parameter. */
+        if ((rc = const_number(b, c->args.items[1], "The second argument", false, &param)))
+          return rc;
+        nparams = 1;
+      } else if (c->args.n != 1) {
         return sql__errf(b, x->pos, FL_EUNSUPPORTED,
                          "Window aggregate %s with %zu arguments is not supported yet", name,
                          c->args.n);
+      }
       if ((rc = sql__bind_expr(b, &in, c->args.items[0], &arg))) return rc;
     }
-    double param = 0;
     sql_dtype_t ret;
     rc = b->o->resolver->aggregate(b->o->resolver->ctx, name, arg ? &arg->type : NULL, false,
-                                   &param, 0, &ret, b->err);
+                                   &param, nparams, &ret, b->err);
     if (rc) {
       b->err->code = rc;
       return fl_err_prefix(b->err, "line %u, column %u: ", x->pos.line, x->pos.col);
@@ -321,7 +328,9 @@ int sql__bind_window_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_
     call.agg = (sql_agg_call_t){.name = call.name,
                                 .arg_col = arg ? (int32_t)extra_add(b, w, arg) : -1,
                                 .filter_col = -1,
-                                .type = ret};
+                                .type = ret,
+                                .param = param,
+                                .nparams = nparams};
     call.type = ret;
   } else {
     size_t k = 0;
