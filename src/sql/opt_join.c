@@ -212,13 +212,8 @@ static void split(fl_arena_t *a, sql_plan_t *j) {
   conj_list_t all = {0}, rest = {0}, lk = {0}, rk = {0};
   conjuncts(a, j->u.join.cond, &all);
   bool outer_or_inner = t <= SQL_JT_FULL;
-  if (t == SQL_JT_NULL_AWARE_ANTI) {
-    /* Its one key pair comes from the binder as the whole condition,
-     * `x = subquery column`. */
-    conj_add(a, &lk, all.v[0]->args[0]);
-    conj_add(a, &rk, shift(a, all.v[0]->args[1], nl, -(int64_t)nl));
-    all.n = 0;
-  }
+  /* (NULL_AWARE_ANTI joins are made with their one key by semi_join and
+   * never come here.) */
   for (uint32_t i = 0; i < all.n; i++) {
     sql_bexpr_t *c = all.v[i];
     bool l = false, r = false;
