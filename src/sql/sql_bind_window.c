@@ -43,20 +43,23 @@ static uint32_t extra_add(sql_binder_t *b, sql_winctx_t *w, sql_bexpr_t *e) {
  * repeat PARTITION BY, nor ORDER BY when the base has one, and the base
  * may have no frame. */
 static int resolve_spec(sql_binder_t *b, const sql_winctx_t *w, const sql_call_t *c, sql_pos_t pos,
-                        sql_window_spec_t *out) {
+                        size_t limit, sql_window_spec_t *out) {
   const sql_ident_t *name = c->over ? &c->over->base : &c->over_name;
   if (!name->name) {
     *out = *c->over;
     return FL_OK;
   }
+  /* A WINDOW entry may name only the entries before it (no cycles). */
   const sql_window_spec_t *base = NULL;
-  for (size_t i = 0; w->sel && i < w->sel->nwindows; i++) {
+  size_t at = 0;
+  for (size_t i = 0; w->sel && i < limit; i++) {
     const sql_named_window_t *nw = &w->sel->windows[i];
     if (strcasecmp(nw->name.name, name->name) != 0) continue;
     if (base)
       return sql__errf(b, nw->name.pos, FL_EINVALID, "WINDOW '%s' is already defined",
                        nw->name.name);
     base = &nw->spec;
+    at = i;
   }
   if (!base)
     return sql__errf(b, name->pos.line ? name->pos : pos, FL_EINVALID,
@@ -69,7 +72,7 @@ static int resolve_spec(sql_binder_t *b, const sql_winctx_t *w, const sql_call_t
       inner.over = (sql_window_spec_t *)base;
       inner.over_name = (sql_ident_t){0};
     }
-    int rc = resolve_spec(b, w, &inner, pos, &r);
+    int rc = resolve_spec(b, w, &inner, pos, at, &r);
     if (rc) return rc;
   } else {
     r = *base;
@@ -394,7 +397,7 @@ int sql__bind_window_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_
     }
   }
   sql_window_spec_t spec;
-  if ((rc = resolve_spec(b, w, c, x->pos, &spec))) return rc;
+  if ((rc = resolve_spec(b, w, c, x->pos, w->sel ? w->sel->nwindows : 0, &spec))) return rc;
   uint32_t si = 0;
   if ((rc = bind_spec(b, &in, w, &spec, x->pos, &si))) return rc;
   if (w->nfns == w->fns_cap) {
