@@ -174,6 +174,29 @@ def test_window_matches_duckdb(table, floe, sql, ordered):
     test_query_matches_duckdb(table, floe, sql, ordered)
 
 
+# IGNORE NULLS: Trino writes it after the call, DuckDB inside the
+# parentheses; {i} marks the place.
+IGNORE_NULLS_QUERY = (
+    "SELECT id, lag(v{i}) OVER (PARTITION BY grp ORDER BY id) AS a, "
+    "lead(v, 2{i}) OVER (PARTITION BY grp ORDER BY id) AS b, "
+    "last_value(v{i}) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND "
+    "1 PRECEDING) AS c, nth_value(v, 3{i}) OVER (PARTITION BY grp ORDER BY id) AS d, "
+    "first_value(v{i}) OVER (ORDER BY id ROWS BETWEEN 3 FOLLOWING AND 9 FOLLOWING) AS e FROM {t}")
+
+
+def test_window_ignore_nulls_matches_duckdb(table, floe):
+    wh, path = table
+    sql = IGNORE_NULLS_QUERY.replace("{i})", ") IGNORE NULLS").format(t="default.t")
+    out = floe("--warehouse", wh, "sql", "--format", "json", "-c", sql)
+    got = sorted([tuple(norm(v) for v in o.values()) for o in json.loads(out.stdout)],
+                 key=sort_key)
+    duck = IGNORE_NULLS_QUERY.replace("{i}", " IGNORE NULLS").format(
+        t=f"read_parquet('{path}')")
+    want = sorted([tuple(norm(v) for v in row) for row in duckdb.connect().execute(duck).fetchall()],
+                  key=sort_key)
+    assert len(got) == N and got == want
+
+
 def test_results_are_not_empty(table, floe):
     """The comparisons above must see data: a broken scan returning no rows
     would make both sides of a filter query agree vacuously."""
