@@ -19,6 +19,7 @@
 #include "exec/op_hash_join.h"
 #include "exec/op_nested_loop_join.h"
 #include "exec/op_sort.h"
+#include "exec/op_window.h"
 
 struct ex_query {
   fl_arena_t *a;
@@ -288,6 +289,96 @@ static ex_sort_key_t *sort_keys(ex_query_t *q, const sql_plan_t *s) {
   return k;
 }
 
+/* Whether window node p's input arrives already ordered its way: a window
+ * node below with the same PARTITION BY and ORDER BY emits its rows so. */
+static bool window_presorted(const sql_plan_t *p) {
+  const sql_plan_t *in = p->in;
+  if (in->kind != SQL_P_WINDOW || in->u.window.npartition != p->u.window.npartition ||
+      in->u.window.norder != p->u.window.norder)
+    return false;
+  for (uint32_t i = 0; i < p->u.window.npartition; i++)
+    if (in->u.window.partition[i] != p->u.window.partition[i]) return false;
+  for (uint32_t i = 0; i < p->u.window.norder; i++) {
+    const sql_sort_key_t *x = &in->u.window.order[i], *y = &p->u.window.order[i];
+    if (x->col != y->col || x->desc != y->desc || x->nulls_first != y->nulls_first) return false;
+  }
+  return true;
+}
+
+static int build_window(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t **out,
+                        fl_err_t *err) {
+  static const struct {
+    const char *name;
+    ex_window_kind_t kind;
+  } kinds[] = {{"row_number", EX_WIN_ROW_NUMBER},
+               {"rank", EX_WIN_RANK},
+               {"dense_rank", EX_WIN_DENSE_RANK},
+               {"percent_rank", EX_WIN_PERCENT_RANK},
+               {"cume_dist", EX_WIN_CUME_DIST},
+               {"ntile", EX_WIN_NTILE},
+               {"lag", EX_WIN_LAG},
+               {"lead", EX_WIN_LEAD},
+               {"first_value", EX_WIN_FIRST_VALUE},
+               {"last_value", EX_WIN_LAST_VALUE},
+               {"nth_value", EX_WIN_NTH_VALUE}};
+  const ty_schema_t *in = schema_of(q, p->in);
+  uint32_t nf = p->u.window.nfns;
+  ex_window_fn_t *fns = fl_arena_zalloc(q->a, (nf ? nf : 1) * sizeof *fns);
+  for (uint32_t j = 0; j < nf; j++) {
+    const sql_win_call_t *c = &p->u.window.fns[j];
+    ex_window_fn_t *f = &fns[j];
+    f->name = p->cols[p->ncols - nf + j].name;
+    f->param = c->param;
+    f->default_col = c->default_col;
+    f->ignore_nulls = c->ignore_nulls;
+    f->arg_col = c->arg_col;
+    if (c->is_agg) {
+      f->kind = EX_WIN_AGG;
+      f->arg_col = c->agg.arg_col;
+      const ty_type_t *arg = c->agg.arg_col >= 0 ? in->root.fields[c->agg.arg_col].type : NULL;
+      int rc =
+          ex_agg_bind(q->a, c->agg.name, arg, false, &c->agg.param, c->agg.nparams, &f->agg, err);
+      if (rc) return rc;
+      continue;
+    }
+    size_t k = 0;
+    while (k < sizeof kinds / sizeof kinds[0] && strcmp(kinds[k].name, c->name)) k++;
+    if (k == sizeof kinds / sizeof kinds[0])
+      return fl_err_set(err, FL_EINTERNAL, "no window function %s", c->name);
+    f->kind = kinds[k].kind;
+  }
+  ex_sort_key_t *order =
+      fl_arena_zalloc(q->a, (p->u.window.norder ? p->u.window.norder : 1) * sizeof *order);
+  for (uint32_t i = 0; i < p->u.window.norder; i++)
+    order[i] = (ex_sort_key_t){.col = p->u.window.order[i].col,
+                               .desc = p->u.window.order[i].desc,
+                               .nulls_first = p->u.window.order[i].nulls_first};
+  ex_window_frame_t *frame = NULL;
+  if (p->u.window.frame) {
+    const sql_win_frame_t *f = p->u.window.frame;
+    frame = fl_arena_zalloc(q->a, sizeof *frame);
+    frame->unit = f->unit == SQL_WU_ROWS    ? EX_FRAME_ROWS
+                  : f->unit == SQL_WU_RANGE ? EX_FRAME_RANGE
+                                            : EX_FRAME_GROUPS;
+    /* The syntax tree's bound kinds are in the operator's order. */
+    frame->start = (ex_frame_bound_t){.kind = (ex_bound_kind_t)f->start.kind,
+                                      .offset = f->start.offset,
+                                      .offset_f = f->start.offset_f};
+    frame->end = (ex_frame_bound_t){
+        .kind = (ex_bound_kind_t)f->end.kind, .offset = f->end.offset, .offset_f = f->end.offset_f};
+  }
+  ex_window_opts_t o = {.in_schema = in,
+                        .partition_cols = p->u.window.partition,
+                        .npartition = p->u.window.npartition,
+                        .order_keys = order,
+                        .norder = p->u.window.norder,
+                        .frame = frame,
+                        .presorted = window_presorted(p),
+                        .fns = fns,
+                        .nfns = nf};
+  return ex_window_new(&q->qctx, q->a, &o, next, out, err);
+}
+
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err) {
   ex_op_t *op = NULL;
   int rc;
@@ -310,6 +401,7 @@ static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *er
                           next, &op, err);
       break;
     case SQL_P_AGGREGATE: rc = build_agg(q, p, next, &op, err); break;
+    case SQL_P_WINDOW: rc = build_window(q, p, next, &op, err); break;
     case SQL_P_SORT:
       rc = ex_sort_new(&q->qctx, schema_of(q, p), sort_keys(q, p), p->u.sort.nkeys, next, &op, err);
       break;

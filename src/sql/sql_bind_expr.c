@@ -322,9 +322,16 @@ bool sql__has_agg(sql_binder_t *b, const sql_expr_t *e) {
   switch (e->kind) {
     case SQL_E_CALL: {
       const sql_call_t *c = &e->u.call;
-      if (c->name.n == 1 && !c->over &&
+      if (c->name.n == 1 && !c->over && !c->over_name.name &&
           b->o->resolver->is_aggregate(b->o->resolver->ctx, c->name.parts[0].name))
         return true;
+      /* rank() OVER (ORDER BY sum(x)): the window is over the aggregation. */
+      if (c->over) {
+        for (size_t i = 0; i < c->over->partition_by.n; i++)
+          if (sql__has_agg(b, c->over->partition_by.items[i])) return true;
+        for (size_t i = 0; i < c->over->order_by.n; i++)
+          if (sql__has_agg(b, c->over->order_by.items[i].expr)) return true;
+      }
       for (size_t i = 0; i < c->args.n; i++)
         if (sql__has_agg(b, c->args.items[i])) return true;
       return false;
@@ -543,6 +550,7 @@ static int bind_fcall(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x
   snprintf(name, sizeof name, "%s", c->name.parts[0].name);
   for (char *p = name; *p; p++)
     if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+  if (c->over || c->over_name.name) return sql__bind_window_call(b, cx, x, name, out);
   if (b->o->resolver->is_aggregate(b->o->resolver->ctx, name))
     return bind_agg_call(b, cx, x, name, out);
   if (!strcmp(name, "grouping")) return bind_grouping(b, cx, x, out);

@@ -64,12 +64,43 @@ typedef struct sql_aggctx {
   uint32_t agg_base;
 } sql_aggctx_t;
 
+/*
+ * Window functions of one SELECT (sql_bind_window.c). Their arguments,
+ * PARTITION BY and ORDER BY expressions are bound over the columns below
+ * the windows (the FROM scope or the aggregation's output, B columns) and
+ * become extra columns B + i of a projection under the WINDOW nodes. A
+ * window call binds to a placeholder column SQL_WIN_COL + k until the
+ * nodes are built and the calls' real columns known.
+ */
+#define SQL_WIN_COL 0x40000000u
+typedef struct sql_winfn {
+  sql_win_call_t call; /* columns: extra indices */
+  uint32_t spec;
+} sql_winfn_t;
+typedef struct sql_winspec {
+  uint32_t *partition; /* extra indices */
+  uint32_t npartition;
+  sql_sort_key_t *order; /* extra indices */
+  uint32_t norder;
+  sql_win_frame_t *frame;
+} sql_winspec_t;
+typedef struct sql_winctx {
+  const sql_select_t *sel; /* its WINDOW clause */
+  sql_bexpr_t **extra;
+  uint32_t nextra, extra_cap;
+  sql_winspec_t *specs;
+  uint32_t nspecs, specs_cap;
+  sql_winfn_t *fns;
+  uint32_t nfns, fns_cap;
+} sql_winctx_t;
+
 /* Where an expression is bound. */
 typedef struct sql_ectx {
   const sql_scope_t *scope; /* the columns names resolve to */
   sql_aggctx_t *agg;        /* non-NULL: above an aggregation (select list, HAVING, ORDER BY) */
   const char *clause;       /* "WHERE", "GROUP BY": where aggregates are refused */
   bool quiet;               /* trial binding: errors are expected and not reported */
+  sql_winctx_t *win;        /* non-NULL: window functions allowed (select list, ORDER BY) */
 } sql_ectx_t;
 
 /* Sets err to "line L, column C: <message>" and returns code. */
@@ -94,6 +125,14 @@ sql_bexpr_t *sql__int_const(sql_binder_t *b, int64_t v, sql_pos_t pos);
 bool sql__common(sql_binder_t *b, const sql_dtype_t *x, const sql_dtype_t *y, sql_dtype_t *out);
 /* Whether the tree contains a call of an aggregate function. */
 bool sql__has_agg(sql_binder_t *b, const sql_expr_t *e);
+
+/* sql_bind_window.c: a call with OVER (refused where cx->win is NULL). */
+int sql__bind_window_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                          const char *name, sql_bexpr_t **out);
+/* Builds the projection and the WINDOW nodes over p (B columns) and
+ * rewrites the placeholder columns of exprs[0..n) to the calls' columns. */
+int sql__plan_windows(sql_binder_t *b, sql_winctx_t *w, sql_plan_t **p, sql_bexpr_t **exprs,
+                      uint32_t n);
 
 /* sql_bind_from.c: a relation (table, subquery, CTE) into a plan and the
  * scope of its columns. */

@@ -7,6 +7,7 @@
  * The plan it builds, bottom up:
  *   relation -> Filter(WHERE)
  *     -> [Project(keys, aggregate arguments) -> Aggregate -> Filter(HAVING)]
+ *     -> [Project(columns, window arguments and keys) -> Window...]
  *     -> Project(select list + hidden ORDER BY columns)
  *     -> [Aggregate(all columns): DISTINCT] -> [Sort] -> [Project: drop hidden]
  * Aggregates are collected while the select list, HAVING and ORDER BY are
@@ -427,6 +428,8 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
     post.agg = &ag;
     post.scope = NULL;
   }
+  sql_winctx_t wc = {.sel = s};
+  post.win = &wc;
 
   items_t sel = {0};
   for (size_t i = 0; i < s->nitems; i++) {
@@ -445,6 +448,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
   if (s->having) {
     sql_ectx_t hx = post;
     hx.clause = "HAVING clause";
+    hx.win = NULL;
     if ((rc = sql__bind_cond(b, &hx, s->having, "HAVING clause", &having))) return rc;
   }
 
@@ -511,6 +515,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
     }
   }
 
+  if ((rc = sql__plan_windows(b, &wc, &p, sel.e, sel.n))) return rc;
   p = project_new(b, p, sel.e, sel.names, sel.n);
   if (s->distinct) {
     sql_plan_t *d = sql_plan_new(b->a, SQL_P_AGGREGATE, p);

@@ -167,6 +167,61 @@ sql_plan_t *sql_plan_new(fl_arena_t *a, sql_plan_kind_t kind, sql_plan_t *in) {
   return p;
 }
 
+static void format_bound(const sql_win_bound_t *b, fl_buf_t *o) {
+  char tmp[64];
+  switch (b->kind) {
+    case SQL_BOUND_UNBOUNDED_PRECEDING: put(o, "UNBOUNDED PRECEDING"); return;
+    case SQL_BOUND_CURRENT_ROW: put(o, "CURRENT ROW"); return;
+    case SQL_BOUND_UNBOUNDED_FOLLOWING: put(o, "UNBOUNDED FOLLOWING"); return;
+    default: break;
+  }
+  if (b->offset_f != 0)
+    snprintf(tmp, sizeof tmp, "%g", b->offset_f);
+  else
+    snprintf(tmp, sizeof tmp, "%lld", (long long)b->offset);
+  put(o, tmp);
+  put(o, b->kind == SQL_BOUND_PRECEDING ? " PRECEDING" : " FOLLOWING");
+}
+
+/* "partition=[$0] order=[$1 ASC NULLS LAST] frame=ROWS ... fns=[rank(), sum($2)]" */
+static void format_window(const sql_plan_t *p, fl_buf_t *o) {
+  char tmp[160];
+  put(o, " partition=[");
+  for (uint32_t i = 0; i < p->u.window.npartition; i++) {
+    snprintf(tmp, sizeof tmp, "%s$%u", i ? ", " : "", p->u.window.partition[i]);
+    put(o, tmp);
+  }
+  put(o, "] order=[");
+  for (uint32_t i = 0; i < p->u.window.norder; i++) {
+    const sql_sort_key_t *k = &p->u.window.order[i];
+    snprintf(tmp, sizeof tmp, "%s$%u %s NULLS %s", i ? ", " : "", k->col, k->desc ? "DESC" : "ASC",
+             k->nulls_first ? "FIRST" : "LAST");
+    put(o, tmp);
+  }
+  put(o, "]");
+  const sql_win_frame_t *f = p->u.window.frame;
+  if (f) {
+    static const char *const units[] = {"ROWS", "RANGE", "GROUPS"};
+    put(o, " frame=");
+    put(o, units[f->unit]);
+    put(o, " BETWEEN ");
+    format_bound(&f->start, o);
+    put(o, " AND ");
+    format_bound(&f->end, o);
+  }
+  put(o, " fns=[");
+  for (uint32_t i = 0; i < p->u.window.nfns; i++) {
+    const sql_win_call_t *c = &p->u.window.fns[i];
+    int32_t arg = c->is_agg ? c->agg.arg_col : c->arg_col;
+    if (arg >= 0)
+      snprintf(tmp, sizeof tmp, "%s%s($%d)", i ? ", " : "", c->name, arg);
+    else
+      snprintf(tmp, sizeof tmp, "%s%s(%s)", i ? ", " : "", c->name, c->is_agg ? "*" : "");
+    put(o, tmp);
+  }
+  put(o, "]");
+}
+
 static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
   char tmp[160];
   for (int i = 0; i < depth; i++) put(o, "  ");
@@ -246,6 +301,7 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
                (long long)p->u.limit.offset);
       put(o, tmp);
       break;
+    case SQL_P_WINDOW: format_window(p, o); break;
     case SQL_P_JOIN:
       put(o, " ");
       put(o, sql_join_type_name(p->u.join.type));

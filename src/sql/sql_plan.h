@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "iceberg/ice_expr.h"
 #include "iceberg/ice_table.h"
+#include "sql/sql_ast.h"
 #include "sql/sql_lex.h"
 
 /* SQL types, in the order of exec's EX_TYPE_MAP (checked there). */
@@ -126,7 +127,8 @@ void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *out);
   X(SORT)                 \
   X(LIMIT)                \
   X(UNION)                \
-  X(JOIN)
+  X(JOIN)                 \
+  X(WINDOW)
 
 typedef enum sql_plan_kind {
 #define SQL__PLAN_ENUM(name) SQL_P_##name,
@@ -168,6 +170,33 @@ typedef struct sql_sort_key {
   bool desc;
   bool nulls_first;
 } sql_sort_key_t;
+
+/* A frame of a window specification. Offsets are constants: a row or
+ * peer group count (ROWS, GROUPS) or, for RANGE, a distance in the ORDER
+ * BY key's unit (`offset`, unscaled for decimals, days for dates) or
+ * `offset_f` for real and double keys. */
+typedef enum sql_win_unit { SQL_WU_ROWS, SQL_WU_RANGE, SQL_WU_GROUPS } sql_win_unit_t;
+typedef struct sql_win_bound {
+  sql_bound_kind_t kind; /* the syntax tree's kinds */
+  int64_t offset;
+  double offset_f;
+} sql_win_bound_t;
+typedef struct sql_win_frame {
+  sql_win_unit_t unit;
+  sql_win_bound_t start, end;
+} sql_win_frame_t;
+
+/* One window function of a WINDOW node; columns are the node's input. */
+typedef struct sql_win_call {
+  const char *name;    /* lower case: "rank", "lag", "sum" */
+  bool is_agg;         /* an aggregate over the frame: agg says which */
+  sql_agg_call_t agg;  /* is_agg: name, arg_col (-1 for count(*)), type */
+  int32_t arg_col;     /* value functions; -1: none */
+  int64_t param;       /* ntile buckets, lag/lead offset, nth_value n */
+  int32_t default_col; /* lag/lead default; -1: NULL */
+  bool ignore_nulls;
+  sql_dtype_t type; /* result */
+} sql_win_call_t;
 
 typedef struct sql_plan sql_plan_t;
 struct sql_plan {
@@ -233,6 +262,16 @@ struct sql_plan {
       int64_t limit;  /* -1: none */
       int64_t offset; /* 0: none */
     } limit;
+    struct {
+      /* Output: the input columns, then one column per function. */
+      uint32_t *partition; /* input columns */
+      uint32_t npartition;
+      sql_sort_key_t *order;
+      uint32_t norder;
+      sql_win_frame_t *frame; /* NULL: Trino's default frame */
+      sql_win_call_t *fns;
+      uint32_t nfns;
+    } window;
   } u;
 };
 

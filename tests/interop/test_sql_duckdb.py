@@ -136,6 +136,67 @@ def test_query_matches_duckdb(table, floe, sql, ordered):
         assert all(same(x, y) for x, y in zip(g, w)), f"row {i}: floe {g} vs DuckDB {w}"
 
 
+# Window functions whose results do not depend on how ties are broken:
+# a total order inside OVER (id last), rank-like functions, RANGE and
+# GROUPS frames (which see whole peer groups), whole partitions.
+WINDOW_QUERIES = [
+    ("SELECT id, row_number() OVER (PARTITION BY grp ORDER BY v NULLS FIRST, id) AS rn, "
+     "rank() OVER (PARTITION BY grp ORDER BY v NULLS LAST) AS r, "
+     "dense_rank() OVER (ORDER BY day DESC NULLS FIRST) AS dr FROM {t}", False),
+    ("SELECT id, percent_rank() OVER (PARTITION BY grp ORDER BY price NULLS LAST) AS pr, "
+     "cume_dist() OVER (PARTITION BY ok ORDER BY v NULLS FIRST) AS cd, "
+     "ntile(7) OVER (ORDER BY id) AS nt FROM {t}", False),
+    ("SELECT id, lag(v) OVER (PARTITION BY grp ORDER BY id) AS a, "
+     "lead(v, 3, -1) OVER (PARTITION BY grp ORDER BY id) AS b, "
+     "first_value(v) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING) "
+     "AS c, last_value(v) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN 2 PRECEDING AND 2 "
+     "FOLLOWING) AS d, nth_value(v, 2) OVER (PARTITION BY grp ORDER BY id) AS e FROM {t}", False),
+    ("SELECT id, sum(v) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN 5 PRECEDING AND 2 "
+     "FOLLOWING) AS s, count(v) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT "
+     "ROW) AS c, avg(price) OVER (PARTITION BY grp) AS a, min(amount) OVER (PARTITION BY grp "
+     "ORDER BY id ROWS BETWEEN 10 PRECEDING AND 1 PRECEDING) AS m FROM {t}", False),
+    ("SELECT id, sum(v) OVER (ORDER BY v RANGE BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS s, "
+     "count(*) OVER (PARTITION BY grp ORDER BY amount RANGE BETWEEN 10.5 PRECEDING AND 10.5 "
+     "FOLLOWING) AS c, max(id) OVER (ORDER BY price RANGE BETWEEN 1.5 PRECEDING AND CURRENT ROW) "
+     "AS m FROM {t}", False),
+    ("SELECT id, count(*) OVER (ORDER BY v GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS c, "
+     "sum(v) OVER (PARTITION BY grp ORDER BY v) AS s FROM {t}", False),
+    ("SELECT grp, sum(v) AS s, rank() OVER (ORDER BY sum(v) DESC NULLS LAST) AS r, "
+     "sum(count(*)) OVER (ORDER BY grp NULLS LAST ROWS UNBOUNDED PRECEDING) AS c "
+     "FROM {t} GROUP BY grp", False),
+    ("SELECT id, rank() OVER (ORDER BY price DESC NULLS LAST) AS r FROM {t} "
+     "ORDER BY r, id LIMIT 20", True),
+]
+
+
+@pytest.mark.parametrize("sql,ordered", WINDOW_QUERIES)
+def test_window_matches_duckdb(table, floe, sql, ordered):
+    test_query_matches_duckdb(table, floe, sql, ordered)
+
+
+# IGNORE NULLS: Trino writes it after the call, DuckDB inside the
+# parentheses; {i} marks the place.
+IGNORE_NULLS_QUERY = (
+    "SELECT id, lag(v{i}) OVER (PARTITION BY grp ORDER BY id) AS a, "
+    "lead(v, 2{i}) OVER (PARTITION BY grp ORDER BY id) AS b, "
+    "last_value(v{i}) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND "
+    "1 PRECEDING) AS c, nth_value(v, 3{i}) OVER (PARTITION BY grp ORDER BY id) AS d, "
+    "first_value(v{i}) OVER (ORDER BY id ROWS BETWEEN 3 FOLLOWING AND 9 FOLLOWING) AS e FROM {t}")
+
+
+def test_window_ignore_nulls_matches_duckdb(table, floe):
+    wh, path = table
+    sql = IGNORE_NULLS_QUERY.replace("{i})", ") IGNORE NULLS").format(t="default.t")
+    out = floe("--warehouse", wh, "sql", "--format", "json", "-c", sql)
+    got = sorted([tuple(norm(v) for v in o.values()) for o in json.loads(out.stdout)],
+                 key=sort_key)
+    duck = IGNORE_NULLS_QUERY.replace("{i}", " IGNORE NULLS").format(
+        t=f"read_parquet('{path}')")
+    want = sorted([tuple(norm(v) for v in row) for row in duckdb.connect().execute(duck).fetchall()],
+                  key=sort_key)
+    assert len(got) == N and got == want
+
+
 def test_results_are_not_empty(table, floe):
     """The comparisons above must see data: a broken scan returning no rows
     would make both sides of a filter query agree vacuously."""
