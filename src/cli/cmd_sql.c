@@ -111,6 +111,49 @@ static int run_shell(sql_session_t *sess, const char *format) {
   return cli_sql_shell_run(&o);
 }
 
+/* Runs the statements of -c TEXT, -f FILE or standard input; the first
+ * failing one stops the script. */
+static int run_script(sql_session_t *sess, const char *cmd_text, const char *file,
+                      cli_fmt_t fmt) {
+  fl_buf_t text;
+  fl_buf_init(&text);
+  if (cmd_text) {
+    fl_buf_append_str(&text, cmd_text);
+  } else {
+    FILE *fp = file ? fopen(file, "rb") : stdin;
+    if (!fp) {
+      fl_buf_free(&text);
+      return cli_fail("sql", "cannot open %s", file);
+    }
+    bool ok = read_all(fp, &text);
+    if (file) fclose(fp);
+    if (!ok) {
+      fl_buf_free(&text);
+      return cli_fail("sql", "reading %s failed", file ? file : "standard input");
+    }
+  }
+  const char *src = text.len ? (const char *)text.data : "";
+  size_t len = text.len;
+  fl_arena_t *arena = fl_arena_new(0);
+  fl_err_t err;
+  fl_err_clear(&err);
+  int status = 0;
+  /* Split first, then parse and run each statement in turn, so that the
+   * statements before a bad one still run (as Trino's CLI does). */
+  sql_piece_t *pieces;
+  size_t n;
+  if (sql_split_script(arena, src, len, &pieces, &n, &err)) {
+    sql_exec_print_error("floe sql", src, len, &err);
+    status = 1;
+    n = 0;
+  }
+  for (size_t i = 0; i < n && !status; i++)
+    status = run_one(sess, src, len, src + pieces[i].off, pieces[i].len, &pieces[i].pos, fmt);
+  fl_arena_free(arena);
+  fl_buf_free(&text);
+  return status;
+}
+
 static int run_sql(int argc, char **argv) {
   static const cli_opt_spec_t specs[] = {{"c", true},         {"f", true},      {"format", true},
                                          {"namespace", true}, {"memory", true}, {0, false}};
@@ -136,61 +179,14 @@ static int run_sql(int argc, char **argv) {
   if (ms && !cli_parse_size(ms, &mem))
     return cli_usage_error(&cli_cmd_sql, "--memory needs a size");
 
-  if (!cmd_text && !file && cli_sql_shell_is_interactive()) {
-    cat_catalog_t *cat = NULL;
-    if (cli_session_catalog("sql", &cat)) return 1;
-    sql_session_t sess = {
-        .catalog = cat, .default_ns = cli_args_get(&a, "namespace"), .mem_limit = mem};
-    int status = run_shell(&sess, fs);
-    cat_close(cat);
-    return status;
-  }
-
-  fl_buf_t text;
-  fl_buf_init(&text);
-  if (cmd_text) {
-    fl_buf_append_str(&text, cmd_text);
-  } else {
-    FILE *fp = file ? fopen(file, "rb") : stdin;
-    if (!fp) {
-      fl_buf_free(&text);
-      return cli_fail("sql", "cannot open %s", file);
-    }
-    bool ok = read_all(fp, &text);
-    if (file) fclose(fp);
-    if (!ok) {
-      fl_buf_free(&text);
-      return cli_fail("sql", "reading %s failed", file ? file : "standard input");
-    }
-  }
-  const char *src = text.len ? (const char *)text.data : "";
-  size_t len = text.len;
-
   cat_catalog_t *cat = NULL;
-  if (cli_session_catalog("sql", &cat)) {
-    fl_buf_free(&text);
-    return 1;
-  }
+  if (cli_session_catalog("sql", &cat)) return 1;
   sql_session_t sess = {
       .catalog = cat, .default_ns = cli_args_get(&a, "namespace"), .mem_limit = mem};
-  fl_arena_t *arena = fl_arena_new(0);
-  fl_err_t err;
-  fl_err_clear(&err);
-  int status = 0;
-  /* Split first, then parse and run each statement in turn, so that the
-   * statements before a bad one still run (as Trino's CLI does). */
-  sql_piece_t *pieces;
-  size_t n;
-  if (sql_split_script(arena, src, len, &pieces, &n, &err)) {
-    sql_exec_print_error("floe sql", src, len, &err);
-    status = 1;
-    n = 0;
-  }
-  for (size_t i = 0; i < n && !status; i++)
-    status = run_one(&sess, src, len, src + pieces[i].off, pieces[i].len, &pieces[i].pos, fmt);
-  fl_arena_free(arena);
+  int status = !cmd_text && !file && cli_sql_shell_is_interactive()
+                   ? run_shell(&sess, fs)
+                   : run_script(&sess, cmd_text, file, fmt);
   cat_close(cat);
-  fl_buf_free(&text);
   return status;
 }
 
