@@ -103,18 +103,15 @@ static const char *const shell_formats[] = {"table", "csv", "tsv", "json", "json
 static int run_shell(sql_session_t *sess, const char *format) {
   shell_ctx_t sc = {.sess = sess};
   snprintf(sc.settings.format, sizeof sc.settings.format, "%s", format ? format : "table");
-  cli_sql_shell_opts_t o = {.ctx = &sc,
-                            .execute = shell_execute,
-                            .settings = &sc.settings,
-                            .formats = shell_formats};
+  cli_sql_shell_opts_t o = {
+      .ctx = &sc, .execute = shell_execute, .settings = &sc.settings, .formats = shell_formats};
   if (sess->catalog) cli_sql_shell_use_catalog(&o, sess->catalog);
   return cli_sql_shell_run(&o);
 }
 
 /* Runs the statements of -c TEXT, -f FILE or standard input; the first
  * failing one stops the script. */
-static int run_script(sql_session_t *sess, const char *cmd_text, const char *file,
-                      cli_fmt_t fmt) {
+static int run_script(sql_session_t *sess, const char *cmd_text, const char *file, cli_fmt_t fmt) {
   fl_buf_t text;
   fl_buf_init(&text);
   if (cmd_text) {
