@@ -195,16 +195,30 @@ static bool eat(parser_t *p, char c) {
   return false;
 }
 
-/* Reads an identifier or a quoted name ("x y" or `x y`). */
+/* Reads an identifier or a quoted name ("x y" or `x y`; inside, a doubled
+ * quote stands for one, as in SQL). */
 static int ident(parser_t *p, const char **out) {
   skip_ws(p);
   const char *s = p->text + p->pos;
   if (*s == '"' || *s == '`') {
     char q = *s;
-    const char *e = strchr(s + 1, q);
-    if (!e) return fail(p, "unterminated quoted name");
-    *out = fl_arena_strndup(p->a, s + 1, (size_t)(e - s - 1));
-    p->pos += (size_t)(e - s) + 1;
+    fl_buf_t name;
+    fl_buf_init(&name);
+    const char *c = s + 1;
+    for (;; c++) {
+      if (*c == '\0') {
+        fl_buf_free(&name);
+        return fail(p, "unterminated quoted name");
+      }
+      if (*c == q) {
+        if (c[1] != q) break;
+        c++;
+      }
+      fl_buf_append_u8(&name, (uint8_t)*c);
+    }
+    *out = fl_arena_strndup(p->a, name.len ? (const char *)name.data : "", name.len);
+    fl_buf_free(&name);
+    p->pos += (size_t)(c - s) + 1;
     return FL_OK;
   }
   size_t n = 0;
@@ -478,8 +492,14 @@ static void format_fields(const ty_type_t *t, fl_buf_t *out, bool colon) {
     if (i) fl_buf_append_str(out, ", ");
     if (plain_name(f->name))
       fl_buf_append_str(out, f->name);
-    else
-      fl_buf_printf(out, "\"%s\"", f->name);
+    else {
+      fl_buf_append_u8(out, '"');
+      for (const char *c = f->name; *c; c++) {
+        if (*c == '"') fl_buf_append_u8(out, '"');
+        fl_buf_append_u8(out, (uint8_t)*c);
+      }
+      fl_buf_append_u8(out, '"');
+    }
     fl_buf_append_str(out, colon ? ": " : " ");
     ty_type_format(f->type, out);
     if (f->required) fl_buf_append_str(out, " not null");
