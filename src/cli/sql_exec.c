@@ -117,32 +117,21 @@ static int render(ex_query_t *q, fl_arena_t *a, sql_result_t *res, fl_err_t *err
         }
         continue;
       }
-      if (t->kind == EX_ARRAY && v->nchildren == 1 && v->children[0]->type->kind == TY_STRING) {
-        /* array(varchar) as Trino's clients show it: [a, b, NULL]. */
-        const ty_vec_t *el = v->children[0];
+      if (t->kind == EX_ARRAY || t->kind == EX_MAP || t->kind == EX_ROW) {
+        /* Nested values as Trino's clients show them: [a, b], {k=v}, {f=v}. */
+        fl_buf_t sb;
+        fl_buf_init(&sb);
         for (uint32_t k = 0; k < rows.n; k++) {
           uint32_t r = rows.sel ? rows.sel[k] : k;
           if (ty_vec_is_null(v, r)) continue;
-          fl_buf_t sb;
-          fl_buf_init(&sb);
-          fl_buf_append_u8(&sb, '[');
-          for (int32_t e = v->offsets[r]; e < v->offsets[r + 1]; e++) {
-            if (e > v->offsets[r]) fl_buf_append_str(&sb, ", ");
-            if (ty_vec_is_null(el, (uint32_t)e)) {
-              fl_buf_append_str(&sb, "NULL");
-              continue;
-            }
-            size_t n;
-            const uint8_t *p = ty_vec_get_bytes(el, (uint32_t)e, &n);
-            fl_buf_append(&sb, p, n);
-          }
-          fl_buf_append_u8(&sb, ']');
+          fl_buf_clear(&sb);
+          ex_format_value(ctx, t, v, r, &sb);
           res->cells[(base + k) * nc + c] = fl_arena_strndup(a, (const char *)sb.data, sb.len);
-          fl_buf_free(&sb);
         }
+        fl_buf_free(&sb);
         continue;
       }
-      if (t->kind == EX_VARCHAR) {
+      if (t->kind == EX_VARCHAR || t->kind == EX_JSON) {
         v = b->cols[c];
       } else if (t->kind == EX_UNKNOWN) {
         continue; /* all NULL */

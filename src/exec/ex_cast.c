@@ -225,10 +225,26 @@ static size_t format_interval_ds(int64_t us, char *buf) {
                          (unsigned long long)(ms % 1000));
 }
 
-static size_t format_ts(int64_t local_us, char *buf) {
-  size_t n = fl_format_timestamp(local_us, 6, false, buf);
+static size_t format_ts(int64_t local_us, int digits, char *buf) {
+  size_t n = fl_format_timestamp(local_us, digits, false, buf);
   buf[10] = ' ';
   return n;
+}
+
+/* An element of an array, map or row: floating point numbers in their
+ * shortest form (4.5), as Trino's clients show nested values. */
+static void format_elem(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint32_t i,
+                        fl_buf_t *out) {
+  char b[64];
+  if (t->kind == EX_DOUBLE) {
+    fl_buf_append(out, b, ty_format_double(TY_VEC_DATA(v, double)[i], b));
+    return;
+  }
+  if (t->kind == EX_REAL) {
+    fl_buf_append(out, b, ty_format_float(TY_VEC_DATA(v, float)[i], b));
+    return;
+  }
+  ex__format_value(ctx, t, v, i, out);
 }
 
 void ex__format_value(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint32_t i,
@@ -246,10 +262,15 @@ void ex__format_value(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint
     case EX_DECIMAL: n = ex__dec_format(ty_vec_get_i128(v, i), t->scale, b, sizeof b); break;
     case EX_DATE: n = fl_format_date(TY_VEC_DATA(v, int32_t)[i], b); break;
     case EX_TIME: n = fl_format_time(TY_VEC_DATA(v, int64_t)[i], b); break;
-    case EX_TIMESTAMP: n = format_ts(TY_VEC_DATA(v, int64_t)[i], b); break;
+    case EX_TIMESTAMP: n = format_ts(TY_VEC_DATA(v, int64_t)[i], 6, b); break;
     case EX_TIMESTAMPTZ: {
       const fl_tz_t *z = ex__zone(ctx, t);
-      n = format_ts(ex__utc_to_local(z, TY_VEC_DATA(v, int64_t)[i]), b);
+      int64_t local = ex__utc_to_local(z, TY_VEC_DATA(v, int64_t)[i]);
+      n = format_ts(local, 6, b);
+      /* timestamp(3): the stored micros shown to the millisecond (metadata
+       * times are whole milliseconds). */
+      if (t->precision == 3 && n > 3) n -= 3;
+      b[n] = 0;
       n += (size_t)snprintf(b + n, sizeof b - n, " %s", fl_tz_name(z));
       break;
     }
@@ -268,6 +289,7 @@ void ex__format_value(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint
       break;
     }
     case EX_VARCHAR:
+    case EX_JSON:
     case EX_VARBINARY: {
       size_t len;
       const uint8_t *p = ty_vec_get_bytes(v, i, &len);
@@ -282,9 +304,39 @@ void ex__format_value(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint
         if (ty_vec_is_null(c, (uint32_t)e))
           fl_buf_append_str(out, "NULL");
         else
-          ex__format_value(ctx, t->elem, c, (uint32_t)e, out);
+          format_elem(ctx, t->elem, c, (uint32_t)e, out);
       }
       fl_buf_append_str(out, "]");
+      return;
+    }
+    case EX_MAP: {
+      /* As Trino's clients show maps: {k1=v1, k2=v2}. */
+      fl_buf_append_str(out, "{");
+      const ty_vec_t *k = v->children[0], *val = v->children[1];
+      for (int32_t e = v->offsets[i]; e < v->offsets[i + 1]; e++) {
+        if (e > v->offsets[i]) fl_buf_append_str(out, ", ");
+        format_elem(ctx, t->key, k, (uint32_t)e, out);
+        fl_buf_append_str(out, "=");
+        if (ty_vec_is_null(val, (uint32_t)e))
+          fl_buf_append_str(out, "NULL");
+        else
+          format_elem(ctx, t->elem, val, (uint32_t)e, out);
+      }
+      fl_buf_append_str(out, "}");
+      return;
+    }
+    case EX_ROW: {
+      /* Rows the same way, by field name: {a=1, b=x}. */
+      fl_buf_append_str(out, "{");
+      for (uint32_t f = 0; f < t->nfields && f < v->nchildren; f++) {
+        if (f) fl_buf_append_str(out, ", ");
+        fl_buf_printf(out, "%s=", t->fields[f].name);
+        if (ty_vec_is_null(v->children[f], i))
+          fl_buf_append_str(out, "NULL");
+        else
+          format_elem(ctx, &t->fields[f].type, v->children[f], i, out);
+      }
+      fl_buf_append_str(out, "}");
       return;
     }
     default: fl_buf_append_str(out, "NULL"); return;
@@ -750,6 +802,8 @@ static bool is_temporal(ex_tkind_t k) {
 
 static cast_fn pick(const ex_type_t *from, const ex_type_t *to) {
   ex_tkind_t f = from->kind, t = to->kind;
+  if (f == EX_MAP || f == EX_ROW || f == EX_JSON || t == EX_MAP || t == EX_ROW || t == EX_JSON)
+    return f == EX_JSON && t == EX_JSON ? cast_copy : NULL;
   if (t == EX_VARCHAR && f != EX_ARRAY)
     return f == EX_VARCHAR || f == EX_VARBINARY ? cast_copy : cast_to_varchar;
   if (f == EX_VARCHAR)
@@ -773,6 +827,11 @@ static cast_fn pick(const ex_type_t *from, const ex_type_t *to) {
   if (f == t && f != EX_ARRAY) return cast_copy;
   if (f == EX_ARRAY && t == EX_ARRAY && ex_type_equal(from, to)) return cast_array;
   return NULL;
+}
+
+void ex_format_value(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint32_t i,
+                     fl_buf_t *out) {
+  ex__format_value(ctx, t, v, i, out);
 }
 
 int ex_cast_check(const ex_type_t *from, const ex_type_t *to, fl_err_t *err) {

@@ -20,6 +20,12 @@
 
 #include "exec/ex_func.h"
 
+/* Appends row i (valid) of v, of SQL type t, as text: what CAST(... AS
+ * varchar) gives, and for arrays, maps and rows what Trino's clients show
+ * ([a, b], {k=v}, {field=v}). */
+void ex_format_value(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint32_t i,
+                     fl_buf_t *out);
+
 /* Fails (FL_EINVALID) naming both types when there is no such cast. */
 int ex_cast_check(const ex_type_t *from, const ex_type_t *to, fl_err_t *err);
 

@@ -15,7 +15,7 @@
 
 _Static_assert((int)EX_UNKNOWN == (int)SQL_DT_UNKNOWN && (int)EX_DECIMAL == (int)SQL_DT_DECIMAL &&
                    (int)EX_TIMESTAMPTZ == (int)SQL_DT_TIMESTAMPTZ &&
-                   (int)EX_ARRAY == (int)SQL_DT_ARRAY,
+                   (int)EX_ARRAY == (int)SQL_DT_ARRAY && (int)EX_JSON == (int)SQL_DT_JSON,
                "sql_dkind_t and ex_tkind_t list the same types in the same order");
 
 struct ex_expr {
@@ -45,20 +45,48 @@ struct ex_expr {
 
 ex_type_t ex_type_of(const sql_dtype_t *t, fl_arena_t *a) {
   ex_type_t r = {.kind = (ex_tkind_t)t->kind, .precision = t->precision, .scale = t->scale};
-  if (t->kind == SQL_DT_ARRAY && t->elem) {
+  if ((t->kind == SQL_DT_ARRAY || t->kind == SQL_DT_MAP) && t->elem) {
     ex_type_t *e = fl_arena_alloc(a, sizeof *e);
     *e = ex_type_of(t->elem, a);
     r.elem = e;
+  }
+  if (t->kind == SQL_DT_MAP && t->key) {
+    ex_type_t *k = fl_arena_alloc(a, sizeof *k);
+    *k = ex_type_of(t->key, a);
+    r.key = k;
+  }
+  if (t->kind == SQL_DT_ROW) {
+    ex_tfield_t *f = fl_arena_zalloc(a, (t->nfields ? t->nfields : 1) * sizeof *f);
+    for (uint32_t i = 0; i < t->nfields; i++) {
+      f[i].name = t->fields[i].name;
+      f[i].type = ex_type_of(&t->fields[i].type, a);
+    }
+    r.fields = f;
+    r.nfields = t->nfields;
   }
   return r;
 }
 
 sql_dtype_t ex_dtype_of(const ex_type_t *t, fl_arena_t *a) {
   sql_dtype_t r = {.kind = (sql_dkind_t)t->kind, .precision = t->precision, .scale = t->scale};
-  if (t->kind == EX_ARRAY && t->elem) {
+  if ((t->kind == EX_ARRAY || t->kind == EX_MAP) && t->elem) {
     sql_dtype_t *e = fl_arena_alloc(a, sizeof *e);
     *e = ex_dtype_of(t->elem, a);
     r.elem = e;
+  }
+  if (t->kind == EX_MAP && t->key) {
+    sql_dtype_t *k = fl_arena_alloc(a, sizeof *k);
+    *k = ex_dtype_of(t->key, a);
+    r.key = k;
+  }
+  if (t->kind == EX_ROW) {
+    sql_dfield_t *f = fl_arena_zalloc(a, (t->nfields ? t->nfields : 1) * sizeof *f);
+    for (uint32_t i = 0; i < t->nfields; i++) {
+      f[i].name = t->fields[i].name;
+      f[i].type = ex_dtype_of(&t->fields[i].type, a);
+    }
+    r.fields = f;
+    r.nfields = t->nfields;
   }
   return r;
 }
@@ -175,6 +203,11 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
     case SQL_BX_COL:
       if (!in || e->col >= in->root.nfields)
         return fl_err_set(err, FL_EINTERNAL, "column $%u outside the input", e->col);
+      x->col = e->col;
+      break;
+    case SQL_BX_FIELD:
+      if (x->args[0]->storage->kind != TY_STRUCT || e->col >= x->args[0]->storage->nfields)
+        return fl_err_set(err, FL_EINTERNAL, "field %u of a value that has no such field", e->col);
       x->col = e->col;
       break;
     case SQL_BX_CONST:
@@ -406,6 +439,13 @@ int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows
       break;
     case SQL_BX_SUBQUERY: *out = x->out; return FL_OK;
     case SQL_BX_IN_QUERY: return eval_in_query(ctx, x, b, rows, out, err);
+    case SQL_BX_FIELD: {
+      /* A row's fields are its child vectors, null wherever the row is. */
+      const ty_vec_t *in;
+      if ((rc = ex_expr_eval(ctx, x->args[0], b, rows, &in, err))) return rc;
+      *out = in->children[x->col];
+      return FL_OK;
+    }
   }
   *out = x->out;
   return FL_OK;

@@ -26,6 +26,8 @@ void ex__reg_datetime(void);
 void ex__reg_date_format(void);
 void ex__reg_cond(void);
 void ex__reg_array(void);
+void ex__reg_map(void);
+void ex__reg_typeof(void);
 
 /* Shorthand for signatures. */
 #define EX_T(k) ((ex_type_t){.kind = EX_##k})

@@ -48,6 +48,8 @@ static void register_all(void) {
   ex__reg_date_format();
   ex__reg_cond();
   ex__reg_array();
+  ex__reg_map();
+  ex__reg_typeof();
 }
 
 const ex_func_t *ex_func_list(size_t *n) {
@@ -115,6 +117,7 @@ static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_
       target = *p;
       if (p->kind == EX_TIMESTAMPTZ && a->kind == EX_TIMESTAMPTZ) target.zone = a->zone;
       if (p->kind == EX_ARRAY && a->kind == EX_ARRAY) target = *a;
+      if (p->kind == EX_MAP && a->kind == EX_MAP) target = *a;
       c = ex_type_coercion_cost(a, &target);
     }
     if (c < 0) return -1;

@@ -84,6 +84,13 @@ static bool same_layout(const ty_type_t *a, const ty_type_t *b) {
 }
 
 static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err) {
+  if (p->u.scan.meta) {
+    ex_source_t *src;
+    int rc = ex_meta_source_new(q->a, p, schema_of(q, p), next, &q->stop, &src, err);
+    if (rc) return rc;
+    keep_src(q, src);
+    return FL_OK;
+  }
   ice_scan_opts_t o = {.snapshot_id = p->u.scan.snapshot_id,
                        .ref = NULL,
                        .as_of_ms = -1,

@@ -30,11 +30,30 @@ void ex_type_format(const ex_type_t *t, fl_buf_t *out) {
         fl_buf_append_str(out, "decimal(p,s)");
       return;
     case EX_TIMESTAMP: fl_buf_append_str(out, "timestamp(6)"); return;
-    case EX_TIMESTAMPTZ: fl_buf_append_str(out, "timestamp(6) with time zone"); return;
+    case EX_TIMESTAMPTZ:
+      fl_buf_append_str(out, t->precision == 3 ? "timestamp(3) with time zone"
+                                               : "timestamp(6) with time zone");
+      return;
     case EX_TIME: fl_buf_append_str(out, "time(6)"); return;
     case EX_ARRAY:
       fl_buf_append_str(out, "array(");
       if (t->elem) ex_type_format(t->elem, out);
+      fl_buf_append_str(out, ")");
+      return;
+    case EX_MAP:
+      fl_buf_append_str(out, "map(");
+      if (t->key) ex_type_format(t->key, out);
+      fl_buf_append_str(out, ", ");
+      if (t->elem) ex_type_format(t->elem, out);
+      fl_buf_append_str(out, ")");
+      return;
+    case EX_ROW:
+      fl_buf_append_str(out, "row(");
+      for (uint32_t i = 0; i < t->nfields; i++) {
+        if (i) fl_buf_append_str(out, ", ");
+        fl_buf_printf(out, "%s ", t->fields[i].name);
+        ex_type_format(&t->fields[i].type, out);
+      }
       fl_buf_append_str(out, ")");
       return;
     default: fl_buf_append_str(out, ex_tkind_name(t->kind));
@@ -42,13 +61,13 @@ void ex_type_format(const ex_type_t *t, fl_buf_t *out) {
 }
 
 const char *ex_type_str(const ex_type_t *t) {
-  static _Thread_local char ring[4][96];
+  static _Thread_local char ring[4][512];
   static _Thread_local int at;
   char *b = ring[at++ & 3];
   fl_buf_t buf;
   fl_buf_init(&buf);
   ex_type_format(t, &buf);
-  snprintf(b, 96, "%.*s", (int)buf.len, (const char *)buf.data);
+  snprintf(b, 512, "%.*s", (int)buf.len, (const char *)buf.data);
   fl_buf_free(&buf);
   return b;
 }
@@ -57,6 +76,16 @@ bool ex_type_equal(const ex_type_t *a, const ex_type_t *b) {
   if (a->kind != b->kind) return false;
   if (a->kind == EX_DECIMAL) return a->precision == b->precision && a->scale == b->scale;
   if (a->kind == EX_ARRAY) return a->elem && b->elem && ex_type_equal(a->elem, b->elem);
+  if (a->kind == EX_MAP)
+    return a->elem && b->elem && a->key && b->key && ex_type_equal(a->key, b->key) &&
+           ex_type_equal(a->elem, b->elem);
+  if (a->kind == EX_ROW) {
+    if (a->nfields != b->nfields) return false;
+    for (uint32_t i = 0; i < a->nfields; i++)
+      if (strcmp(a->fields[i].name, b->fields[i].name) != 0 ||
+          !ex_type_equal(&a->fields[i].type, &b->fields[i].type))
+        return false;
+  }
   return true;
 }
 
@@ -123,6 +152,21 @@ const ty_type_t *ex_type_storage(const ex_type_t *t, fl_arena_t *a) {
       }
       return ty_list_new(a, 1, false, e);
     }
+    case EX_MAP: {
+      const ty_type_t *k = ex_type_storage(t->key ? t->key : &g_varchar, a);
+      const ty_type_t *v = ex_type_storage(t->elem ? t->elem : &g_varchar, a);
+      return ty_map_new(a, 1, k, 2, false, v);
+    }
+    case EX_ROW: {
+      ty_field_t *f = fl_arena_zalloc(a, (t->nfields ? t->nfields : 1) * sizeof *f);
+      for (uint32_t i = 0; i < t->nfields; i++) {
+        f[i].id = (int32_t)i + 1;
+        f[i].name = t->fields[i].name;
+        f[i].type = ex_type_storage(&t->fields[i].type, a);
+      }
+      return ty_struct_new(a, f, t->nfields);
+    }
+    case EX_JSON: return ty_primitive(TY_STRING);
     default: return ty_primitive(TY_BOOLEAN);
   }
 }
@@ -218,6 +262,7 @@ bool ex_type_common(const ex_type_t *a, const ex_type_t *b, ex_type_t *out) {
     *out = *a;
     return true;
   }
+  if ((a->kind == EX_MAP || a->kind == EX_ROW) && !ex_type_equal(a, b)) return false;
   if (a->kind != b->kind) return false;
   *out = *a;
   return true;
@@ -241,5 +286,6 @@ int ex_type_coercion_cost(const ex_type_t *from, const ex_type_t *to) {
   if (tf >= 0 && tt >= 0) return tt >= tf ? tt - tf : -1;
   if (from->kind == EX_ARRAY && to->kind == EX_ARRAY)
     return (from->elem && to->elem && ex_type_equal(from->elem, to->elem)) ? 0 : -1;
+  if (from->kind == EX_MAP || from->kind == EX_ROW) return ex_type_equal(from, to) ? 0 : -1;
   return from->kind == to->kind ? 0 : -1;
 }

@@ -18,6 +18,11 @@
  *   interval year to month  TY_INT (months)
  *   uuid                    TY_UUID
  *   array(T)                TY_LIST of T's storage
+ *   map(K, V)               TY_MAP of K's and V's storage
+ *   row(a A, ...)           TY_STRUCT of the fields' storage
+ *   json                    TY_STRING (the JSON text)
+ * timestamp(3) with time zone (precision 3) keeps micros too; only its
+ * text shows milliseconds.
  * A timestamp with time zone stores the instant only; the zone its fields
  * and text are shown in is a property of the type (set by AT TIME ZONE
  * with a constant zone), or the session zone when the type has none.
@@ -54,6 +59,9 @@
   X(INTERVAL_YM, "interval year to month")   \
   X(UUID, "uuid")                            \
   X(ARRAY, "array")                          \
+  X(MAP, "map")                              \
+  X(ROW, "row")                              \
+  X(JSON, "json")                            \
   X(ANY, "T") /* signatures only: a type variable */
 
 typedef enum ex_tkind {
@@ -63,13 +71,23 @@ typedef enum ex_tkind {
       EX_TKIND_COUNT
 } ex_tkind_t;
 
+struct ex_tfield;
 typedef struct ex_type {
   ex_tkind_t kind;
-  uint8_t precision;          /* decimal 1..38; 0 in a signature: any decimal */
+  uint8_t precision;          /* decimal 1..38 (0 in a signature: any decimal); timestamp with
+                                 time zone: fractional digits shown, 3 or 6 (0: 6) */
   uint8_t scale;              /* decimal */
   const fl_tz_t *zone;        /* timestamp with time zone: display zone, NULL = session's */
-  const struct ex_type *elem; /* array element type */
+  const struct ex_type *elem; /* array element type; map value type */
+  const struct ex_type *key;  /* map key type */
+  const struct ex_tfield *fields; /* row fields */
+  uint32_t nfields;
 } ex_type_t;
+
+typedef struct ex_tfield {
+  const char *name;
+  ex_type_t type;
+} ex_tfield_t;
 
 /* A type of a kind with no parameters; decimal(p,s); array(varchar). */
 static inline ex_type_t ex_type(ex_tkind_t k) { return (ex_type_t){.kind = k}; }

@@ -94,6 +94,10 @@ int ice_commit_meta_edit(ice_table_t *t, ice_meta_edit_fn fn, void *arg, fl_err_
  * (for maintenance, scans and validation); entries in a. */
 int ice_snapshot_entries(const ice_table_t *t, fl_arena_t *a, const ice_snapshot_t *s,
                          ice_manifest_entry_t **out, size_t *n, fl_err_t *err);
+/* Every entry of one manifest of t, DELETED ones included, with sequence
+ * numbers and snapshot ids inherited from mf (metadata tables). */
+int ice_manifest_entries(const ice_table_t *t, fl_arena_t *a, const ice_manifest_file_t *mf,
+                         ice_manifest_entry_t **out, size_t *n, fl_err_t *err);
 /* The manifests of a snapshot (v1 inline lists included). */
 int ice_snapshot_manifests(const ice_table_t *t, fl_arena_t *a, const ice_snapshot_t *s,
                            ice_manifest_file_t **out, size_t *n, fl_err_t *err);

@@ -137,6 +137,11 @@ int ice__read_manifest(const ice_table_t *t, fl_arena_t *a, const ice_manifest_f
   return ice_manifest_read(t->fs, a, &copy, partition_type_of(t, a, mf->spec_id), out, n, err);
 }
 
+int ice_manifest_entries(const ice_table_t *t, fl_arena_t *a, const ice_manifest_file_t *mf,
+                         ice_manifest_entry_t **out, size_t *n, fl_err_t *err) {
+  return ice__read_manifest(t, a, mf, out, n, err);
+}
+
 int ice_snapshot_entries(const ice_table_t *t, fl_arena_t *a, const ice_snapshot_t *s,
                          ice_manifest_entry_t **out, size_t *n, fl_err_t *err) {
   ice_manifest_file_t *mfs;

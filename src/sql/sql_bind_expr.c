@@ -295,6 +295,8 @@ static int bind_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *
       if (found >= 0) return sql__errf(b, x->pos, FL_EINVALID, "Column '%s' is ambiguous", name);
       found = (int)i;
     }
+  /* a.b where a is a row column (or t.a.b): field access. */
+  if (found < 0 && q->n > 1 && sql__bind_row_path(b, cx, x, out) == FL_OK) return FL_OK;
   if (found < 0) {
     fl_buf_t full;
     fl_buf_init(&full);
@@ -920,6 +922,8 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
       return negate(b, x->pos, x->u.in_query.negated, e, out);
     }
     case SQL_E_EXISTS: return bind_exists(b, x, out);
+    case SQL_E_DEREF: return sql__bind_deref(b, cx, x, out);
+    case SQL_E_SUBSCRIPT: return sql__bind_subscript(b, cx, x, out);
     case SQL_E_QUANTIFIED:
       if (x->u.quant.q != SQL_Q_ALL && x->u.quant.op == SQL_OP_EQ) {
         /* x = ANY (q) is x IN (q). */

@@ -21,8 +21,8 @@
 static void table_cleanup(void *arg) { ice_table_free(arg); }
 
 /* The snapshot a time-travel clause names; *schema_id the schema to bind. */
-static int travel(sql_binder_t *b, const sql_rel_t *rel, const ice_table_t *t, int64_t *snap,
-                  const char **ref, int32_t *schema_id) {
+int sql__travel(sql_binder_t *b, const sql_rel_t *rel, const ice_table_t *t, int64_t *snap,
+                const char **ref, int32_t *schema_id) {
   const sql_expr_t *x = rel->u.table.as_of;
   const ice_meta_t *m = t->meta;
   if (rel->u.table.travel == SQL_TT_VERSION) {
@@ -132,6 +132,7 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
       return FL_OK;
     }
   }
+  if (strchr(q->parts[q->n - 1].name, '$')) return sql__bind_meta_table(b, rel, out, scope);
   const char *ns, *name;
   ice_table_t *t;
   int rc = sql__open_table(b, q, rel->pos, &t, &ns, &name);
@@ -144,7 +145,7 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
   p->u.scan.limit = -1;
   int32_t schema_id = -1;
   if (rel->u.table.travel != SQL_TT_NONE &&
-      (rc = travel(b, rel, t, &p->u.scan.snapshot_id, &p->u.scan.ref, &schema_id)))
+      (rc = sql__travel(b, rel, t, &p->u.scan.snapshot_id, &p->u.scan.ref, &schema_id)))
     return rc;
   const ty_schema_t *s = schema_id >= 0 ? ice_meta_schema_by_id(t->meta, schema_id) : NULL;
   if (!s) s = ice_meta_schema(t->meta);

@@ -152,6 +152,25 @@ int sql__table_name(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, const 
 int sql__open_table(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
                     const char **ns, const char **name);
 
+/* sql_bind_nested.c: row fields ((r).f, and r.f / t.r.f for a dotted
+ * name no column matches: sql__bind_row_path fails quietly) and
+ * subscripts (a[i], m[k]). */
+int sql__bind_deref(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                    sql_bexpr_t **out);
+int sql__bind_subscript(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                        sql_bexpr_t **out);
+int sql__bind_row_path(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                       sql_bexpr_t **out);
+
+/* The snapshot (*snap, or the branch or tag *ref) a relation's time-travel
+ * clause names in t; *schema_id the schema to bind (-1: current). */
+int sql__travel(sql_binder_t *b, const sql_rel_t *rel, const ice_table_t *t, int64_t *snap,
+                const char **ref, int32_t *schema_id);
+/* sql_bind_meta.c: a metadata table, "t$snapshots" (rel's last name part
+ * holds a '$'). */
+int sql__bind_meta_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out,
+                         sql_scope_t *scope);
+
 /* sql_bind_select.c: one SELECT with the query's ORDER BY (which may name
  * its input columns). */
 int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list_t *order,

@@ -17,6 +17,19 @@ bool sql_dtype_equal(const sql_dtype_t *a, const sql_dtype_t *b) {
   if (a->kind != b->kind) return false;
   if (a->kind == SQL_DT_DECIMAL) return a->precision == b->precision && a->scale == b->scale;
   if (a->kind == SQL_DT_ARRAY) return a->elem && b->elem && sql_dtype_equal(a->elem, b->elem);
+  if (a->kind == SQL_DT_MAP)
+    return a->elem && b->elem && a->key && b->key && sql_dtype_equal(a->key, b->key) &&
+           sql_dtype_equal(a->elem, b->elem);
+  if (a->kind == SQL_DT_ROW) {
+    if (a->nfields != b->nfields) return false;
+    for (uint32_t i = 0; i < a->nfields; i++)
+      if (strcmp(a->fields[i].name, b->fields[i].name) != 0 ||
+          !sql_dtype_equal(&a->fields[i].type, &b->fields[i].type))
+        return false;
+    return true;
+  }
+  if (a->kind == SQL_DT_TIMESTAMPTZ)
+    return (a->precision ? a->precision : 6) == (b->precision ? b->precision : 6);
   return true;
 }
 
@@ -33,18 +46,41 @@ void sql_dtype_format(const sql_dtype_t *t, fl_buf_t *out) {
     fl_buf_append(out, ")", 1);
     return;
   }
+  if (t->kind == SQL_DT_MAP && t->key && t->elem) {
+    fl_buf_append(out, "map(", 4);
+    sql_dtype_format(t->key, out);
+    fl_buf_append(out, ", ", 2);
+    sql_dtype_format(t->elem, out);
+    fl_buf_append(out, ")", 1);
+    return;
+  }
+  if (t->kind == SQL_DT_ROW) {
+    fl_buf_append(out, "row(", 4);
+    for (uint32_t i = 0; i < t->nfields; i++) {
+      if (i) fl_buf_append(out, ", ", 2);
+      fl_buf_append(out, t->fields[i].name, strlen(t->fields[i].name));
+      fl_buf_append(out, " ", 1);
+      sql_dtype_format(&t->fields[i].type, out);
+    }
+    fl_buf_append(out, ")", 1);
+    return;
+  }
+  if (t->kind == SQL_DT_TIMESTAMPTZ && t->precision == 3) {
+    fl_buf_append(out, "timestamp(3) with time zone", 27);
+    return;
+  }
   const char *s = t->kind < SQL_DT_COUNT ? dkind_names[t->kind] : "?";
   fl_buf_append(out, s, strlen(s));
 }
 
 const char *sql_dtype_str(const sql_dtype_t *t) {
-  static _Thread_local char bufs[2][96];
+  static _Thread_local char bufs[2][512];
   static _Thread_local int which;
   char *dst = bufs[which ^= 1];
   fl_buf_t b;
   fl_buf_init(&b);
   sql_dtype_format(t, &b);
-  snprintf(dst, 96, "%.*s", (int)b.len, (const char *)b.data);
+  snprintf(dst, 512, "%.*s", (int)b.len, (const char *)b.data);
   fl_buf_free(&b);
   return dst;
 }
@@ -56,6 +92,7 @@ bool sql_bexpr_equal(const sql_bexpr_t *a, const sql_bexpr_t *b) {
     return false;
   switch (a->kind) {
     case SQL_BX_COL:
+    case SQL_BX_FIELD:
       if (a->col != b->col) return false;
       break;
     case SQL_BX_CONST:
@@ -121,6 +158,13 @@ void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *o) {
       put(o, " AS ");
       sql_dtype_format(&e->type, o);
       put(o, ")");
+      return;
+    case SQL_BX_FIELD:
+      sql_bexpr_format(e->args[0], o);
+      put(o, ".");
+      put(o, e->args[0]->type.kind == SQL_DT_ROW && e->col < e->args[0]->type.nfields
+                 ? e->args[0]->type.fields[e->col].name
+                 : "?");
       return;
     default: break;
   }

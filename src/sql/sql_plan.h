@@ -45,7 +45,10 @@
   X(INTERVAL_DS, "interval day to second")   \
   X(INTERVAL_YM, "interval year to month")   \
   X(UUID, "uuid")                            \
-  X(ARRAY, "array")
+  X(ARRAY, "array")                          \
+  X(MAP, "map")                              \
+  X(ROW, "row")                              \
+  X(JSON, "json")
 
 typedef enum sql_dkind {
 #define SQL__DKIND_ENUM(name, text) SQL_DT_##name,
@@ -54,15 +57,28 @@ typedef enum sql_dkind {
       SQL_DT_COUNT
 } sql_dkind_t;
 
+struct sql_dfield;
 typedef struct sql_dtype {
   sql_dkind_t kind;
-  uint8_t precision, scale;     /* decimal */
-  const struct sql_dtype *elem; /* array element */
+  /* decimal: precision and scale; timestamp with time zone: precision is
+   * the fractional digits shown (3 or 6; 0 means 6) */
+  uint8_t precision, scale;
+  const struct sql_dtype *elem;    /* array element; map value */
+  const struct sql_dtype *key;     /* map key */
+  const struct sql_dfield *fields; /* row fields */
+  uint32_t nfields;
 } sql_dtype_t;
+
+/* A named field of a row type. */
+typedef struct sql_dfield {
+  const char *name;
+  sql_dtype_t type;
+} sql_dfield_t;
 
 static inline sql_dtype_t sql_dtype(sql_dkind_t k) { return (sql_dtype_t){.kind = k}; }
 bool sql_dtype_equal(const sql_dtype_t *a, const sql_dtype_t *b);
-/* Trino's spelling: "decimal(10,2)", "array(varchar)". */
+/* Trino's spelling: "decimal(10,2)", "array(varchar)", "map(integer, bigint)",
+ * "row(a integer, b varchar)". */
 void sql_dtype_format(const sql_dtype_t *t, fl_buf_t *out);
 /* The same into a per-thread buffer, for messages (valid until the next call). */
 const char *sql_dtype_str(const sql_dtype_t *t);
@@ -80,6 +96,7 @@ typedef enum sql_bx_kind {
   SQL_BX_COALESCE, /* args[0..n), lazily */
   SQL_BX_SUBQUERY, /* an uncorrelated scalar subquery: plan (one column) */
   SQL_BX_IN_QUERY, /* args[0] IN (plan): an uncorrelated subquery of one column */
+  SQL_BX_FIELD,    /* field `col` of the row args[0] */
 } sql_bx_kind_t;
 
 /* A literal's value. Decimal, date and other literals are a VARCHAR
@@ -99,7 +116,7 @@ struct sql_bexpr {
   sql_bx_kind_t kind;
   sql_dtype_t type;
   sql_pos_t pos;
-  uint32_t col;          /* COL */
+  uint32_t col;          /* COL; FIELD: the field's index */
   sql_const_t c;         /* CONST */
   const char *fn;        /* CALL: the function's name */
   const void *impl;      /* CALL: the resolver's handle of the overload */
@@ -216,6 +233,8 @@ struct sql_plan {
       const char **columns; /* table column names read, in output order */
       ice_expr_t *filter;   /* pushed-down filter for pruning; NULL: none */
       int64_t limit;        /* rows the scan may stop after; -1: none */
+      int meta; /* sql_meta_kind_t (sql_meta.h): the metadata table "t$<kind>" of the
+                   table (columns, snapshot as above; no filter, no limit); 0: none */
     } scan;
     struct {
       sql_bexpr_t **cells; /* nrows * ncols constant expressions */
