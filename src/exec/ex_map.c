@@ -65,8 +65,8 @@ static int k_map_element(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *
       if (subscript) {
         fl_buf_init(&shown);
         ex__format_value(ctx, &call->r.args[1], args[1], ki, &shown);
-        int rc = ex__err(err, "Key not present in map: %.*s", (int)shown.len,
-                         (const char *)shown.data);
+        int rc =
+            ex__err(err, "Key not present in map: %.*s", (int)shown.len, (const char *)shown.data);
         fl_buf_free(&shown);
         return rc;
       }

@@ -31,8 +31,8 @@ void ex_type_format(const ex_type_t *t, fl_buf_t *out) {
       return;
     case EX_TIMESTAMP: fl_buf_append_str(out, "timestamp(6)"); return;
     case EX_TIMESTAMPTZ:
-      fl_buf_append_str(out, t->precision == 3 ? "timestamp(3) with time zone"
-                                               : "timestamp(6) with time zone");
+      fl_buf_append_str(
+          out, t->precision == 3 ? "timestamp(3) with time zone" : "timestamp(6) with time zone");
       return;
     case EX_TIME: fl_buf_append_str(out, "time(6)"); return;
     case EX_ARRAY:

@@ -74,12 +74,12 @@ typedef enum ex_tkind {
 struct ex_tfield;
 typedef struct ex_type {
   ex_tkind_t kind;
-  uint8_t precision;          /* decimal 1..38 (0 in a signature: any decimal); timestamp with
-                                 time zone: fractional digits shown, 3 or 6 (0: 6) */
-  uint8_t scale;              /* decimal */
-  const fl_tz_t *zone;        /* timestamp with time zone: display zone, NULL = session's */
-  const struct ex_type *elem; /* array element type; map value type */
-  const struct ex_type *key;  /* map key type */
+  uint8_t precision;              /* decimal 1..38 (0 in a signature: any decimal); timestamp with
+                                     time zone: fractional digits shown, 3 or 6 (0: 6) */
+  uint8_t scale;                  /* decimal */
+  const fl_tz_t *zone;            /* timestamp with time zone: display zone, NULL = session's */
+  const struct ex_type *elem;     /* array element type; map value type */
+  const struct ex_type *key;      /* map key type */
   const struct ex_tfield *fields; /* row fields */
   uint32_t nfields;
 } ex_type_t;

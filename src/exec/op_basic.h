@@ -30,8 +30,8 @@ ex_source_t *ex_scan_source_new(ice_scan_t *scan, ex_op_t *next, const bool *sto
 const ice_scan_stats_t *ex_scan_source_stats(const ex_source_t *s);
 /* The scan of a metadata table ("t$files"): p is a scan node whose meta
  * kind is set (sql/sql_meta.h), schema its output (op_meta_scan.c). */
-int ex_meta_source_new(fl_arena_t *a, const sql_plan_t *p, const ty_schema_t *schema,
-                       ex_op_t *next, const bool *stop, ex_source_t **out, fl_err_t *err);
+int ex_meta_source_new(fl_arena_t *a, const sql_plan_t *p, const ty_schema_t *schema, ex_op_t *next,
+                       const bool *stop, ex_source_t **out, fl_err_t *err);
 /* One batch of rows, each cell a constant expression (compiled in ctx). */
 int ex_values_source_new(ex_ctx_t *ctx, const ty_schema_t *schema, sql_bexpr_t *const *cells,
                          uint32_t nrows, ex_op_t *next, const bool *stop, ex_source_t **out,

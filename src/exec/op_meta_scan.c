@@ -177,8 +177,8 @@ static bool add_id(const ice_snapshot_t *s, void *arg) {
 
 static int rows_history(meta_src_t *m, fl_err_t *err) {
   const ice_meta_t *md = m->t->meta;
-  ty_vec_t *at = col(m, "made_current_at"), *id = col(m, "snapshot_id"),
-           *par = col(m, "parent_id"), *anc = col(m, "is_current_ancestor");
+  ty_vec_t *at = col(m, "made_current_at"), *id = col(m, "snapshot_id"), *par = col(m, "parent_id"),
+           *anc = col(m, "is_current_ancestor");
   id_set_t set = {0};
   if (md->current_snapshot_id >= 0) ice_table_ancestors(md, md->current_snapshot_id, add_id, &set);
   int rc = FL_OK;
@@ -568,12 +568,12 @@ static ty_vec_t *child(ty_vec_t *row, const sql_dtype_t *t, const char *name) {
 static file_cols_t file_cols(meta_src_t *m, ty_vec_t *row, const sql_dtype_t *rt) {
   ty_vec_t *(*get)(meta_src_t *, const char *) = col;
 #define FC(name) (rt ? child(row, rt, name) : get(m, name))
-  file_cols_t c = {FC("content"),           FC("file_path"),        FC("file_format"),
-                   FC("spec_id"),           FC("partition"),        FC("record_count"),
-                   FC("file_size_in_bytes"), FC("column_sizes"),    FC("value_counts"),
-                   FC("null_value_counts"), FC("nan_value_counts"), FC("lower_bounds"),
-                   FC("upper_bounds"),      FC("key_metadata"),     FC("split_offsets"),
-                   FC("equality_ids"),      FC("sort_order_id")};
+  file_cols_t c = {
+      FC("content"),      FC("file_path"),         FC("file_format"),        FC("spec_id"),
+      FC("partition"),    FC("record_count"),      FC("file_size_in_bytes"), FC("column_sizes"),
+      FC("value_counts"), FC("null_value_counts"), FC("nan_value_counts"),   FC("lower_bounds"),
+      FC("upper_bounds"), FC("key_metadata"),      FC("split_offsets"),      FC("equality_ids"),
+      FC("sort_order_id")};
 #undef FC
   return c;
 }
@@ -733,7 +733,8 @@ static int meta_rows(meta_src_t *m, fl_err_t *err) {
     case SQL_META_FILES: return s ? rows_entries(m, s, true, err) : FL_OK;
     case SQL_META_ENTRIES: return s ? rows_entries(m, s, false, err) : FL_OK;
     case SQL_META_PARTITIONS: return s ? rows_partitions(m, s, err) : FL_OK;
-    default: return fl_err_set(err, FL_EINTERNAL, "unknown metadata table kind %d", m->p->u.scan.meta);
+    default:
+      return fl_err_set(err, FL_EINTERNAL, "unknown metadata table kind %d", m->p->u.scan.meta);
   }
 }
 
@@ -753,8 +754,8 @@ static void meta_destroy(ex_source_t *s) {
   fl_free(m);
 }
 
-int ex_meta_source_new(fl_arena_t *a, const sql_plan_t *p, const ty_schema_t *schema,
-                       ex_op_t *next, const bool *stop, ex_source_t **out, fl_err_t *err) {
+int ex_meta_source_new(fl_arena_t *a, const sql_plan_t *p, const ty_schema_t *schema, ex_op_t *next,
+                       const bool *stop, ex_source_t **out, fl_err_t *err) {
   sql_resolver_t r;
   ex_sql_resolver(&r, a);
   sql_meta_layout_t l;

@@ -155,8 +155,7 @@ int sql__open_table(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_ta
 /* sql_bind_nested.c: row fields ((r).f, and r.f / t.r.f for a dotted
  * name no column matches: sql__bind_row_path fails quietly) and
  * subscripts (a[i], m[k]). */
-int sql__bind_deref(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
-                    sql_bexpr_t **out);
+int sql__bind_deref(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);
 int sql__bind_subscript(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
                         sql_bexpr_t **out);
 int sql__bind_row_path(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,

@@ -31,8 +31,7 @@ static int field_of(sql_binder_t *b, sql_bexpr_t *e, const sql_ident_t *name, sq
   return sql__errf(b, name->pos, FL_EINVALID, "Column '%s' cannot be resolved", name->name);
 }
 
-int sql__bind_deref(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
-                    sql_bexpr_t **out) {
+int sql__bind_deref(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out) {
   sql_bexpr_t *base;
   int rc = sql__bind_expr(b, cx, x->u.deref.base, &base);
   if (rc) return rc;

@@ -13,16 +13,14 @@
 
 #include "iceberg/ice_transform.h"
 
-static const char *const g_names[] = {
-    NULL,
+static const char *const g_names[] = {NULL,
 #define SQL__META_NAME(name, text, versioned) text,
-    SQL_META_KINDS(SQL__META_NAME)
+                                      SQL_META_KINDS(SQL__META_NAME)
 #undef SQL__META_NAME
 };
-static const bool g_versioned[] = {
-    false,
+static const bool g_versioned[] = {false,
 #define SQL__META_VERSIONED(name, text, versioned) versioned,
-    SQL_META_KINDS(SQL__META_VERSIONED)
+                                   SQL_META_KINDS(SQL__META_VERSIONED)
 #undef SQL__META_VERSIONED
 };
 
@@ -44,8 +42,7 @@ bool sql_meta_versioned(sql_meta_kind_t k) {
 
 static const sql_dtype_t T_INT = {.kind = SQL_DT_INTEGER}, T_BIGINT = {.kind = SQL_DT_BIGINT},
                          T_VARCHAR = {.kind = SQL_DT_VARCHAR}, T_BOOL = {.kind = SQL_DT_BOOLEAN},
-                         T_VARBINARY = {.kind = SQL_DT_VARBINARY},
-                         T_JSON = {.kind = SQL_DT_JSON},
+                         T_VARBINARY = {.kind = SQL_DT_VARBINARY}, T_JSON = {.kind = SQL_DT_JSON},
                          T_TS3 = {.kind = SQL_DT_TIMESTAMPTZ, .precision = 3};
 
 static sql_dtype_t map_of(const sql_dtype_t *k, const sql_dtype_t *v) {
@@ -58,7 +55,8 @@ static sql_dtype_t array_of(fl_arena_t *a, sql_dtype_t e) {
 }
 static sql_dtype_t row_of(fl_arena_t *a, const sql_col_t *cols, uint32_t n) {
   sql_dfield_t *f = fl_arena_zalloc(a, (n ? n : 1) * sizeof *f);
-  for (uint32_t i = 0; i < n; i++) f[i] = (sql_dfield_t){.name = cols[i].name, .type = cols[i].type};
+  for (uint32_t i = 0; i < n; i++)
+    f[i] = (sql_dfield_t){.name = cols[i].name, .type = cols[i].type};
   return (sql_dtype_t){.kind = SQL_DT_ROW, .fields = f, .nfields = n};
 }
 
@@ -96,7 +94,8 @@ static int part_fields(fl_arena_t *a, const ice_table_t *t, const sql_resolver_t
       const ice_partition_field_t *f = &sp->fields[j];
       if (f->transform.kind == ICE_T_VOID) continue;
       bool seen = false;
-      for (uint32_t k = 0; k < out->nparts && !seen; k++) seen = out->parts[k].field_id == f->field_id;
+      for (uint32_t k = 0; k < out->nparts && !seen; k++)
+        seen = out->parts[k].field_id == f->field_id;
       if (seen) continue;
       const ty_field_t *src = ty_schema_find_id(s, f->source_id);
       if (!src) continue; /* the source column was dropped */
@@ -150,12 +149,13 @@ static sql_dtype_t metrics_type(fl_arena_t *a, const ice_table_t *t, const sql_r
     if (ty_is_nested(f->type)) continue;
     bool identity = false;
     for (uint32_t j = 0; spec && j < spec->nfields && !identity; j++)
-      identity = spec->fields[j].source_id == f->id &&
-                 spec->fields[j].transform.kind == ICE_T_IDENTITY;
+      identity =
+          spec->fields[j].source_id == f->id && spec->fields[j].transform.kind == ICE_T_IDENTITY;
     if (identity) continue;
     sql_dtype_t dt;
     if (r->from_storage(r->ctx, f->type, &dt, err)) continue;
-    sql_col_t stats[4] = {{"min", dt}, {"max", dt}, {"null_count", T_BIGINT}, {"nan_count", T_BIGINT}};
+    sql_col_t stats[4] = {
+        {"min", dt}, {"max", dt}, {"null_count", T_BIGINT}, {"nan_count", T_BIGINT}};
     mc[out->nmetrics] = (sql_col_t){.name = f->name, .type = row_of(a, stats, 4)};
     out->metrics[out->nmetrics++] =
         (sql_meta_col_t){.field_id = f->id, .name = f->name, .type = f->type};
@@ -195,8 +195,8 @@ static sql_dtype_t partition_summaries_type(fl_arena_t *a) {
   return array_of(a, row_of(a, f, 4));
 }
 
-int sql_meta_layout(fl_arena_t *a, sql_meta_kind_t k, const ice_table_t *t,
-                    const sql_resolver_t *r, sql_meta_layout_t *out, fl_err_t *err) {
+int sql_meta_layout(fl_arena_t *a, sql_meta_kind_t k, const ice_table_t *t, const sql_resolver_t *r,
+                    sql_meta_layout_t *out, fl_err_t *err) {
   memset(out, 0, sizeof *out);
   out->kind = k;
   int rc;

@@ -16,15 +16,15 @@
 #include "iceberg/ice_table.h"
 #include "sql/sql_bind.h"
 
-#define SQL_META_KINDS(X)                               \
-  X(SNAPSHOTS, "snapshots", false)                      \
-  X(HISTORY, "history", false)                          \
-  X(FILES, "files", true)                               \
-  X(MANIFESTS, "manifests", true)                       \
-  X(ALL_MANIFESTS, "all_manifests", false)              \
-  X(PARTITIONS, "partitions", true)                     \
-  X(REFS, "refs", false)                                \
-  X(PROPERTIES, "properties", false)                    \
+#define SQL_META_KINDS(X)                                \
+  X(SNAPSHOTS, "snapshots", false)                       \
+  X(HISTORY, "history", false)                           \
+  X(FILES, "files", true)                                \
+  X(MANIFESTS, "manifests", true)                        \
+  X(ALL_MANIFESTS, "all_manifests", false)               \
+  X(PARTITIONS, "partitions", true)                      \
+  X(REFS, "refs", false)                                 \
+  X(PROPERTIES, "properties", false)                     \
   X(METADATA_LOG_ENTRIES, "metadata_log_entries", false) \
   X(ENTRIES, "entries", true)
 
@@ -77,7 +77,7 @@ typedef struct sql_meta_layout {
 /* The layout of metadata table k of t, allocated in a. Column types of t
  * that SQL does not cover are left out of the partition row and the
  * metrics. */
-int sql_meta_layout(fl_arena_t *a, sql_meta_kind_t k, const ice_table_t *t,
-                    const sql_resolver_t *r, sql_meta_layout_t *out, fl_err_t *err);
+int sql_meta_layout(fl_arena_t *a, sql_meta_kind_t k, const ice_table_t *t, const sql_resolver_t *r,
+                    sql_meta_layout_t *out, fl_err_t *err);
 
 #endif

@@ -233,8 +233,9 @@ struct sql_plan {
       const char **columns; /* table column names read, in output order */
       ice_expr_t *filter;   /* pushed-down filter for pruning; NULL: none */
       int64_t limit;        /* rows the scan may stop after; -1: none */
-      int meta; /* sql_meta_kind_t (sql_meta.h): the metadata table "t$<kind>" of the
-                   table (columns, snapshot as above; no filter, no limit); 0: none */
+      /* sql_meta_kind_t (sql_meta.h): the metadata table "t$<kind>" of the
+       * table (columns, snapshot as above; no filter, no limit); 0: none */
+      int meta;
     } scan;
     struct {
       sql_bexpr_t **cells; /* nrows * ncols constant expressions */
