@@ -26,15 +26,25 @@ static int k_cardinality(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *
 }
 
 /* element_at(a, i): NULL past either end; a[i]: an error there; both
- * count from the end for negative i in element_at, as Trino. */
+ * count from the end for negative i in element_at, as Trino. The result
+ * has the element type (strings and fixed-width elements). */
 enum { E_ELEMENT_AT, E_SUBSCRIPT };
+static int element_ret(const ex_type_t *args, size_t n, ex_type_t *ret, fl_err_t *err) {
+  (void)n;
+  const ex_type_t *e = args[0].elem;
+  if (e && (e->kind == EX_ARRAY || e->kind == EX_MAP || e->kind == EX_ROW))
+    return fl_err_set(err, FL_EUNSUPPORTED, "Subscripts of arrays of %s are not supported yet",
+                      ex_type_str(e));
+  *ret = e ? *e : EX_T(VARCHAR);
+  return FL_OK;
+}
 static int k_element(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                      const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
   const bool subscript = call->r.fn->op == E_SUBSCRIPT;
   const uint32_t m = ex__m(args[0]), mi = ex__m(args[1]);
   const ty_vec_t *el = args[0]->children[0];
   ex_sw_t w = {0};
-  ex__sw_init(&w, out);
+  if (out->offsets) ex__sw_init(&w, out);
   EX_ROWS(rows, i) {
     if (!ex__valid(out, i)) continue;
     int32_t b, e;
@@ -58,6 +68,11 @@ static int k_element(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
     uint32_t k = (uint32_t)(b + at);
     if (ty_vec_is_null(el, k)) {
       ex__set_null(out, i);
+      continue;
+    }
+    if (!out->offsets) {
+      size_t width = ty_value_width(out->type);
+      memcpy(out->data + (size_t)i * width, el->data + (size_t)k * width, width);
       continue;
     }
     size_t n;
@@ -137,18 +152,22 @@ static int k_array_join(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *a
 
 void ex__reg_array(void) {
   const ex_type_t A = ex_type_array_varchar(), V = EX_T(VARCHAR), B = EX_T(BIGINT);
-  ex__reg(&(ex_func_t){
-      .name = "cardinality", .nparams = 1, .params = {A}, .ret = B, .kernel = k_cardinality});
+  const ex_type_t ANY_ARRAY = EX_T(ARRAY); /* no element type: any array */
+  ex__reg(&(ex_func_t){.name = "cardinality",
+                       .nparams = 1,
+                       .params = {ANY_ARRAY},
+                       .ret = B,
+                       .kernel = k_cardinality});
   ex__reg(&(ex_func_t){.name = "element_at",
                        .nparams = 2,
-                       .params = {A, B},
-                       .ret = V,
+                       .params = {ANY_ARRAY, B},
+                       .ret_fn = element_ret,
                        .kernel = k_element,
                        .op = E_ELEMENT_AT});
   ex__reg(&(ex_func_t){.name = "[]",
                        .nparams = 2,
-                       .params = {A, B},
-                       .ret = V,
+                       .params = {ANY_ARRAY, B},
+                       .ret_fn = element_ret,
                        .kernel = k_element,
                        .op = E_SUBSCRIPT});
   ex__reg(&(ex_func_t){.name = "contains",

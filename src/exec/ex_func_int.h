@@ -28,6 +28,7 @@ void ex__reg_cond(void);
 void ex__reg_array(void);
 void ex__reg_map(void);
 void ex__reg_typeof(void);
+void ex__reg_json(void);
 
 /* Shorthand for signatures. */
 #define EX_T(k) ((ex_type_t){.kind = EX_##k})

@@ -50,6 +50,7 @@ static void register_all(void) {
   ex__reg_array();
   ex__reg_map();
   ex__reg_typeof();
+  ex__reg_json();
 }
 
 const ex_func_t *ex_func_list(size_t *n) {
@@ -116,7 +117,10 @@ static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_
     } else {
       target = *p;
       if (p->kind == EX_TIMESTAMPTZ && a->kind == EX_TIMESTAMPTZ) target.zone = a->zone;
-      if (p->kind == EX_ARRAY && a->kind == EX_ARRAY) target = *a;
+      /* array without an element type: any array; else the same element type. */
+      if (p->kind == EX_ARRAY && a->kind == EX_ARRAY &&
+          (!p->elem || (a->elem && ex_type_equal(p->elem, a->elem))))
+        target = *a;
       if (p->kind == EX_MAP && a->kind == EX_MAP) target = *a;
       c = ex_type_coercion_cost(a, &target);
     }
