@@ -6,9 +6,13 @@
  * is converted to a zstd Parquet file with field ids and statistics, read
  * back and inspected; then a day-partitioned Iceberg table is created in
  * the embedded SQLite catalog of <dir>/warehouse, the three days are
- * appended in three commits (Parquet, then JSON lines), and the demo shows
- * the snapshots, a scan pruned to one day and a time-travel scan, through
- * the same code as the `floe table` commands.
+ * appended in three commits (Parquet, then JSON lines, the first tagged
+ * day1), and the demo shows the snapshots, a scan pruned to one day and a
+ * time-travel scan, through the same code as the `floe table` commands.
+ * It ends in floe sql: an aggregate, a join with a small dimension table
+ * of pages (demo.pages, created and filled by SQL), a time-travel query
+ * (FOR VERSION AS OF 'day1' beside the current answer) and the metadata
+ * tables "events$snapshots" and "events$partitions".
  */
 #include <stdio.h>
 #include <string.h>
@@ -198,9 +202,22 @@ static int count_table_rows(cat_catalog_t *c, int64_t snapshot_id, uint64_t *row
   return rc;
 }
 
-/* Runs one query through floe sql's engine and prints its rows. */
-static int sql_step(cat_catalog_t *c, const char *sql, fl_err_t *err) {
-  printf("$ floe sql -c \"%s\"\n", sql);
+/* Runs one statement through floe sql's engine and prints its rows; a
+ * query (want_rows) that finds none is an error. */
+static int sql_run(cat_catalog_t *c, const char *sql, bool want_rows, fl_err_t *err) {
+  /* Shown as a shell would take it: in double quotes, or in single quotes
+   * (each ' written '\'') when the text holds a quoted name. */
+  if (strchr(sql, '"')) {
+    printf("$ floe sql -c '");
+    for (const char *p = sql; *p; p++)
+      if (*p == '\'')
+        fputs("'\\''", stdout);
+      else
+        putchar(*p);
+    printf("'\n");
+  } else {
+    printf("$ floe sql -c \"%s\"\n", sql);
+  }
   fflush(stdout);
   fl_arena_t *a = fl_arena_new(0);
   sql_stmt_t *st;
@@ -217,10 +234,60 @@ static int sql_step(cat_catalog_t *c, const char *sql, fl_err_t *err) {
       cli_out_end_row(o);
     }
     if (!cli_out_finish(o)) rc = fl_err_set(err, FL_EIO, "writing to standard output failed");
-    if (!rc && res.nrows == 0) rc = fl_err_set(err, FL_EINTERNAL, "the query found no rows");
+    if (!rc && want_rows && res.nrows == 0)
+      rc = fl_err_set(err, FL_EINTERNAL, "the query found no rows");
   }
   fl_arena_free(a);
   return rc;
+}
+
+static int sql_step(cat_catalog_t *c, const char *sql, fl_err_t *err) {
+  return sql_run(c, sql, true, err);
+}
+
+/* The pages the demo's clicks land on, a small dimension table to join. */
+static const char *const demo_pages_sql =
+    "INSERT INTO demo.pages VALUES ('/', 'home'), ('/pricing', 'sales'), "
+    "('/docs/quickstart', 'docs'), ('/docs/sql', 'docs'), ('/blog/iceberg', 'blog'), "
+    "('/signup', 'sales'), ('/login', 'account'), ('/product/floe', 'sales'), "
+    "('/checkout', 'sales'), ('/careers', 'company'), ('/docs/streaming', 'docs'), "
+    "('/status', 'company')";
+
+/* Steps 10 to 12: a join, time travel and metadata tables, all in SQL. */
+static int sql_steps(cat_catalog_t *c, fl_err_t *err) {
+  printf("\n== 10. a join with floe sql: a small dimension table of pages, clicks by section\n");
+  if (sql_run(c, "DROP TABLE IF EXISTS demo.pages", false, err) ||
+      sql_run(c, "CREATE TABLE demo.pages (url varchar, section varchar)", false, err) ||
+      sql_run(c, demo_pages_sql, false, err) ||
+      sql_step(c,
+               "SELECT p.section, count(*) AS events, count(DISTINCT e.user_id) AS users, "
+               "sum(e.revenue) AS revenue FROM demo.events e JOIN demo.pages p ON e.url = p.url "
+               "GROUP BY p.section ORDER BY events DESC",
+               err))
+    return err->code ? err->code : FL_EINTERNAL;
+  printf("\n== 11. time travel in SQL: events per day at the first commit (tagged day1) and now\n");
+  if (sql_step(c,
+               "SELECT CAST(ts AS date) AS day, count(*) AS events FROM demo.events "
+               "FOR VERSION AS OF 'day1' GROUP BY 1 ORDER BY 1",
+               err) ||
+      sql_step(c,
+               "SELECT CAST(ts AS date) AS day, count(*) AS events FROM demo.events "
+               "GROUP BY 1 ORDER BY 1",
+               err))
+    return err->code ? err->code : FL_EINTERNAL;
+  printf("\n== 12. Iceberg metadata tables: the table's commits and partitions, as SQL\n");
+  if (sql_step(c,
+               "SELECT row_number() OVER (ORDER BY committed_at) AS commit, operation, "
+               "summary['added-records'] AS added, summary['total-records'] AS total, "
+               "summary['total-data-files'] AS files FROM demo.\"events$snapshots\" "
+               "ORDER BY committed_at",
+               err) ||
+      sql_step(c,
+               "SELECT partition.ts_day AS day, record_count, file_count, data.revenue.max AS "
+               "max_revenue FROM demo.\"events$partitions\" ORDER BY 1",
+               err))
+    return err->code ? err->code : FL_EINTERNAL;
+  return FL_OK;
 }
 
 static int lakehouse_steps(const char *dir, char paths[DEMO_DAYS][1024], uint64_t per_day,
@@ -253,6 +320,9 @@ static int lakehouse_steps(const char *dir, char paths[DEMO_DAYS][1024], uint64_
   for (int d = 0; d < DEMO_DAYS; d++) {
     const char *append[] = {"demo.events", paths[d]};
     if (table_cmd(c, cli_table_append, "append", 2, append)) goto failed;
+    /* The first commit gets a name, for time travel in SQL (step 11). */
+    const char *tag[] = {"demo.events", "day1"};
+    if (d == 0 && table_cmd(c, cli_table_tag, "tag", 2, tag)) goto failed;
   }
   printf("\n== 6. the table's snapshots and partitions\n");
   {
@@ -308,6 +378,7 @@ static int lakehouse_steps(const char *dir, char paths[DEMO_DAYS][1024], uint64_
                "GROUP BY country ORDER BY revenue DESC LIMIT 5",
                err))
     goto failed;
+  if (sql_steps(c, err)) goto failed;
   goto out;
 failed:
   rc = fl_err_set(err, FL_EINTERNAL, "a table command failed (see above)");
