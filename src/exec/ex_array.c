@@ -32,41 +32,74 @@ enum { E_ELEMENT_AT, E_SUBSCRIPT };
 static int element_ret(const ex_type_t *args, size_t n, ex_type_t *ret, fl_err_t *err) {
   (void)n;
   const ex_type_t *e = args[0].elem;
-  if (e && (e->kind == EX_ARRAY || e->kind == EX_MAP || e->kind == EX_ROW))
+  if (e && (e->kind == EX_ARRAY || e->kind == EX_MAP))
     return fl_err_set(err, FL_EUNSUPPORTED, "Subscripts of arrays of %s are not supported yet",
                       ex_type_str(e));
   *ret = e ? *e : EX_T(VARCHAR);
   return FL_OK;
 }
+/* The element a[idx] stands for (-1: NULL), or an error for a[i] out of
+ * range. */
+static int element_index(bool subscript, const ty_vec_t *a, uint32_t row, int64_t idx, int64_t *at,
+                         fl_err_t *err) {
+  int32_t b, e;
+  elems(a, row, &b, &e);
+  int64_t len = e - b;
+  if (subscript) {
+    if (idx < 1) return ex__err(err, "Array subscript is out of bounds: %lld", (long long)idx);
+    if (idx > len)
+      return ex__err(err, "Array subscript must be less than or equal to array length: %lld > %lld",
+                     (long long)idx, (long long)len);
+    *at = b + idx - 1;
+    return FL_OK;
+  }
+  if (idx == 0) return ex__err(err, "SQL array indices start at 1");
+  int64_t k = idx > 0 ? idx - 1 : len + idx;
+  *at = k < 0 || k >= len ? -1 : b + k;
+  return FL_OK;
+}
+
+/* a[i] of an array of rows: the result's fields are filled row by row, a
+ * NULL row (not selected, NULL input, no such element) with NULL fields. */
+static int element_rows(const ty_vec_t *const *args, bool subscript, ty_vec_t *out, fl_err_t *err) {
+  const uint32_t m = ex__m(args[0]), mi = ex__m(args[1]);
+  const ty_vec_t *el = args[0]->children[0];
+  for (uint32_t f = 0; f < out->nchildren; f++) ty_vec_reset(out->children[f]);
+  for (uint32_t i = 0; i < out->len; i++) {
+    int64_t at = -1;
+    if (ex__valid(out, i)) {
+      int rc =
+          element_index(subscript, args[0], i & m, TY_VEC_DATA(args[1], int64_t)[i & mi], &at, err);
+      if (rc) return rc;
+      if (at >= 0 && ty_vec_is_null(el, (uint32_t)at)) at = -1;
+      if (at < 0) ex__set_null(out, i);
+    }
+    for (uint32_t f = 0; f < out->nchildren; f++) {
+      if (at >= 0)
+        ty_vec_append_from(out->children[f], el->children[f], (uint32_t)at);
+      else
+        ty_vec_append_null(out->children[f]);
+    }
+  }
+  return FL_OK;
+}
+
 static int k_element(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                      const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
   const bool subscript = call->r.fn->op == E_SUBSCRIPT;
+  if (out->type->kind == TY_STRUCT) return element_rows(args, subscript, out, err);
   const uint32_t m = ex__m(args[0]), mi = ex__m(args[1]);
   const ty_vec_t *el = args[0]->children[0];
   ex_sw_t w = {0};
   if (out->offsets) ex__sw_init(&w, out);
   EX_ROWS(rows, i) {
     if (!ex__valid(out, i)) continue;
-    int32_t b, e;
-    elems(args[0], i & m, &b, &e);
-    int64_t idx = TY_VEC_DATA(args[1], int64_t)[i & mi], len = e - b, at;
-    if (subscript) {
-      if (idx < 1) return ex__err(err, "Array subscript is out of bounds: %lld", (long long)idx);
-      if (idx > len)
-        return ex__err(err,
-                       "Array subscript must be less than or equal to array length: %lld > %lld",
-                       (long long)idx, (long long)len);
-      at = idx - 1;
-    } else {
-      if (idx == 0) return ex__err(err, "SQL array indices start at 1");
-      at = idx > 0 ? idx - 1 : len + idx;
-      if (at < 0 || at >= len) {
-        ex__set_null(out, i);
-        continue;
-      }
-    }
-    uint32_t k = (uint32_t)(b + at);
-    if (ty_vec_is_null(el, k)) {
+    int64_t at;
+    int rc =
+        element_index(subscript, args[0], i & m, TY_VEC_DATA(args[1], int64_t)[i & mi], &at, err);
+    if (rc) return rc;
+    uint32_t k = (uint32_t)at;
+    if (at < 0 || ty_vec_is_null(el, k)) {
       ex__set_null(out, i);
       continue;
     }
