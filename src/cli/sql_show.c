@@ -11,6 +11,7 @@
 #include "iceberg/ice_meta.h"
 #include "io/fs.h"
 #include "sql/sql_bind.h"
+#include "sql/sql_meta.h"
 
 int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                    const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);
@@ -75,12 +76,37 @@ int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t 
                       st->pos.col);
   const char *name = q->parts[q->n - 1].name;
   const char *ns = q->n >= 2 ? q->parts[q->n - 2].name : dflt;
+  /* "t$files": the metadata table's columns. */
+  const char *dollar = strrchr(name, '$');
+  sql_meta_kind_t kind = dollar ? sql_meta_kind(dollar + 1) : SQL_META_NONE;
+  const char *base = kind ? fl_arena_strndup(a, name, (size_t)(dollar - name)) : name;
   ice_table_t *t;
-  rc = cat_open_table(s->catalog, io_local_fs(), ns, name, &t, err);
+  rc =
+      dollar && !kind ? FL_ENOTFOUND : cat_open_table(s->catalog, io_local_fs(), ns, base, &t, err);
   if (rc == FL_ENOTFOUND)
     return fl_err_set(err, rc, "line %u, column %u: Table '%s.%s' does not exist",
                       q->parts[0].pos.line, q->parts[0].pos.col, ns, name);
   if (rc) return rc;
+  if (kind) {
+    sql_meta_layout_t l;
+    rc = sql_meta_layout(a, kind, t, o->resolver, &l, err);
+    ice_table_free(t);
+    if (rc) return rc;
+    static const char *const mcols[] = {"Column", "Type", "Extra", "Comment"};
+    result_init(a, res, mcols, 4, l.ncols);
+    for (uint32_t i = 0; i < l.ncols; i++) {
+      const char **row = &res->cells[res->nrows++ * 4];
+      fl_buf_t b;
+      fl_buf_init(&b);
+      sql_dtype_format(&l.cols[i].type, &b);
+      row[0] = l.cols[i].name;
+      row[1] = fl_arena_strndup(a, (const char *)b.data, b.len);
+      row[2] = "";
+      row[3] = NULL;
+      fl_buf_free(&b);
+    }
+    return FL_OK;
+  }
   const ty_schema_t *sc = ice_meta_schema(t->meta);
   static const char *const cols[] = {"Column", "Type", "Extra", "Comment"};
   result_init(a, res, cols, 4, sc->root.nfields);
