@@ -90,8 +90,10 @@ int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t 
   if (kind) {
     sql_meta_layout_t l;
     rc = sql_meta_layout(a, kind, t, o->resolver, &l, err);
-    ice_table_free(t);
-    if (rc) return rc;
+    if (rc) {
+      ice_table_free(t);
+      return rc;
+    }
     static const char *const mcols[] = {"Column", "Type", "Extra", "Comment"};
     result_init(a, res, mcols, 4, l.ncols);
     for (uint32_t i = 0; i < l.ncols; i++) {
@@ -99,12 +101,14 @@ int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t 
       fl_buf_t b;
       fl_buf_init(&b);
       sql_dtype_format(&l.cols[i].type, &b);
-      row[0] = l.cols[i].name;
+      row[0] = fl_arena_strdup(a, l.cols[i].name);
       row[1] = fl_arena_strndup(a, (const char *)b.data, b.len);
       row[2] = "";
       row[3] = NULL;
       fl_buf_free(&b);
     }
+    /* The layout's names point into the table's metadata. */
+    ice_table_free(t);
     return FL_OK;
   }
   const ty_schema_t *sc = ice_meta_schema(t->meta);
