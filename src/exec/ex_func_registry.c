@@ -94,8 +94,12 @@ static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_
       if (p->kind != EX_ANY) continue;
       if (!ex_type_common(&unified, &args[i], &unified)) return -1;
     }
-    /* Every scalar type here is orderable; arrays are not compared yet. */
-    if ((f->flags & EX_FN_ORDERABLE) && unified.kind == EX_ARRAY) return -1;
+    /* Every scalar type here is orderable; arrays, maps, rows and json
+     * are not compared yet. */
+    if ((f->flags & EX_FN_ORDERABLE) &&
+        (unified.kind == EX_ARRAY || unified.kind == EX_MAP || unified.kind == EX_ROW ||
+         unified.kind == EX_JSON))
+      return -1;
   }
   int cost = 0;
   for (size_t i = 0; i < n; i++) {
