@@ -96,9 +96,8 @@ static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_
     }
     /* Every scalar type here is orderable; arrays, maps, rows and json
      * are not compared yet. */
-    if ((f->flags & EX_FN_ORDERABLE) &&
-        (unified.kind == EX_ARRAY || unified.kind == EX_MAP || unified.kind == EX_ROW ||
-         unified.kind == EX_JSON))
+    if ((f->flags & EX_FN_ORDERABLE) && (unified.kind == EX_ARRAY || unified.kind == EX_MAP ||
+                                         unified.kind == EX_ROW || unified.kind == EX_JSON))
       return -1;
   }
   int cost = 0;
