@@ -37,14 +37,23 @@ void ex_type_format(const ex_type_t *t, fl_buf_t *out) {
     case EX_TIME: fl_buf_append_str(out, "time(6)"); return;
     case EX_ARRAY:
       fl_buf_append_str(out, "array(");
-      if (t->elem) ex_type_format(t->elem, out);
+      if (t->elem)
+        ex_type_format(t->elem, out);
+      else
+        fl_buf_append_str(out, "T"); /* a signature's any array */
       fl_buf_append_str(out, ")");
       return;
     case EX_MAP:
       fl_buf_append_str(out, "map(");
-      if (t->key) ex_type_format(t->key, out);
+      if (t->key)
+        ex_type_format(t->key, out);
+      else
+        fl_buf_append_str(out, "K");
       fl_buf_append_str(out, ", ");
-      if (t->elem) ex_type_format(t->elem, out);
+      if (t->elem)
+        ex_type_format(t->elem, out);
+      else
+        fl_buf_append_str(out, "V");
       fl_buf_append_str(out, ")");
       return;
     case EX_ROW:
