@@ -35,7 +35,6 @@
 
 typedef struct meta_src {
   ex_source_t src;
-  fl_arena_t *qa;      /* the query's arena (plan, layout) */
   fl_arena_t *scratch; /* manifests read, owned */
   const sql_plan_t *p;
   ice_table_t *t;
@@ -566,8 +565,7 @@ static ty_vec_t *child(ty_vec_t *row, const sql_dtype_t *t, const char *name) {
 
 /* The data_file columns: by name in $files (row NULL), else fields of row. */
 static file_cols_t file_cols(meta_src_t *m, ty_vec_t *row, const sql_dtype_t *rt) {
-  ty_vec_t *(*get)(meta_src_t *, const char *) = col;
-#define FC(name) (rt ? child(row, rt, name) : get(m, name))
+#define FC(name) (rt ? child(row, rt, name) : col(m, name))
   file_cols_t c = {
       FC("content"),      FC("file_path"),         FC("file_format"),        FC("spec_id"),
       FC("partition"),    FC("record_count"),      FC("file_size_in_bytes"), FC("column_sizes"),
@@ -766,7 +764,6 @@ int ex_meta_source_new(fl_arena_t *a, const sql_plan_t *p, const ty_schema_t *sc
   m->src.destroy = meta_destroy;
   m->src.next = next;
   m->src.stop = stop;
-  m->qa = a;
   m->scratch = fl_arena_new(0);
   m->p = p;
   m->t = p->u.scan.table;
