@@ -899,6 +899,17 @@ static int primary(sql_parser_t *p, sql_expr_t **out) {
       *out = e;
       return FL_OK;
     }
+    case SQL_T_LBRACKET: {
+      /* [a, b]: DuckDB's list literal, the same as ARRAY[a, b]. */
+      sql_expr_t *e = new_expr(p, SQL_E_ARRAY, t->pos);
+      sql__next(p);
+      if (!sql__accept(p, SQL_T_RBRACKET)) {
+        SQL_TRY(sql__expr_list(p, &e->u.row.items));
+        SQL_TRY(sql__expect(p, SQL_T_RBRACKET, "',' or ']' in [...]"));
+      }
+      *out = e;
+      return FL_OK;
+    }
     case SQL_T_STRING:
     case SQL_T_USTRING: {
       sql_expr_t *e = new_expr(p, SQL_E_STRING, t->pos);
