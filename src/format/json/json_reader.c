@@ -64,7 +64,8 @@ static void where(const uint8_t *p, size_t i, uint64_t *line, uint64_t *col) {
 
 /* Rewrites "[{...}, {...}]" in place as "{...}\n{...}\n": every element
  * must be an object; newlines inside an object become spaces. */
-static int array_to_lines(const char *path, uint8_t *p, size_t n, size_t *out_len, fl_err_t *err) {
+static int array_to_lines(const char *path, const uint8_t *p, size_t n, uint8_t *q, size_t *out_len,
+                          fl_err_t *err) {
   size_t i = 0, o = 0;
   uint64_t line, col;
   while (i < n && is_ws(p[i])) i++;
@@ -94,7 +95,7 @@ static int array_to_lines(const char *path, uint8_t *p, size_t n, size_t *out_le
       uint8_t c = p[i];
       if (in_str) {
         if (c == '\\' && i + 1 < n) {
-          p[o++] = c;
+          q[o++] = c;
           c = p[++i];
         } else if (c == '"') {
           in_str = false;
@@ -108,7 +109,7 @@ static int array_to_lines(const char *path, uint8_t *p, size_t n, size_t *out_le
       } else if (c == '\n' || c == '\r') {
         c = ' ';
       }
-      p[o++] = c;
+      q[o++] = c;
       if (!in_str && depth == 0) {
         i++;
         break;
@@ -121,7 +122,7 @@ static int array_to_lines(const char *path, uint8_t *p, size_t n, size_t *out_le
                         "the file",
                         path, (unsigned long long)line, (unsigned long long)col);
     }
-    p[o++] = '\n';
+    q[o++] = '\n';
     first = false;
     while (i < n && is_ws(p[i])) i++;
     if (i < n && p[i] == ',') {
@@ -132,6 +133,9 @@ static int array_to_lines(const char *path, uint8_t *p, size_t n, size_t *out_le
       i++;
       break;
     }
+    if (i == n)
+      return fl_err_set(err, FL_ECORRUPT, "%s: the JSON array is cut off by the end of the file",
+                        path);
     where(p, i, &line, &col);
     return fl_err_set(err, FL_ECORRUPT, "%s: line %llu, column %llu: expected ',' or ']'", path,
                       (unsigned long long)line, (unsigned long long)col);
@@ -147,8 +151,8 @@ static int array_to_lines(const char *path, uint8_t *p, size_t n, size_t *out_le
 }
 
 /* Opens path as JSON lines: the file itself, or an array file rewritten. */
-static int open_input(io_fs_t *fs, const char *path, const fmt_read_opts_t *opts,
-                      io_reader_t **out, fl_err_t *err) {
+static int open_input(io_fs_t *fs, const char *path, const fmt_read_opts_t *opts, io_reader_t **out,
+                      fl_err_t *err) {
   io_reader_t *in;
   int rc = fs->open_read(fs, path, &in, err);
   if (rc) return rc;
@@ -170,8 +174,9 @@ static int open_input(io_fs_t *fs, const char *path, const fmt_read_opts_t *opts
     return FL_OK;
   }
   if (in->size > MAX_ARRAY_BYTES) {
-    rc = fl_err_set(err, FL_ELIMIT, "%s: a JSON array file of %llu bytes is more than the %zu allowed",
-                    path, (unsigned long long)in->size, MAX_ARRAY_BYTES);
+    rc = fl_err_set(err, FL_ELIMIT,
+                    "%s: a JSON array file of %llu bytes is more than the %zu allowed", path,
+                    (unsigned long long)in->size, MAX_ARRAY_BYTES);
     in->close(in);
     return rc;
   }
@@ -185,10 +190,16 @@ static int open_input(io_fs_t *fs, const char *path, const fmt_read_opts_t *opts
   in->close(in);
   size_t skip = n >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF ? 3 : 0;
   size_t len = 0;
+  uint8_t *lines = NULL;
   if (!rc) {
-    memmove(data, data + skip, n - skip);
-    rc = array_to_lines(path, data, n - skip, &len, err);
+    lines = fl_try_malloc(n ? n : 1);
+    if (!lines)
+      rc = fl_err_set(err, FL_ENOMEM, "%s: out of memory reading the file", path);
+    else
+      rc = array_to_lines(path, data + skip, n - skip, lines, &len, err);
   }
+  fl_free(data);
+  data = lines;
   if (rc) {
     fl_free(data);
     return rc;
@@ -221,7 +232,8 @@ static int js_next(fmt_reader_t *fr, ty_batch_t **out, fl_err_t *err) {
   for (;;) {
     size_t used;
     bool more = !io_window_at_eof(&r->win);
-    int rc = js_decode_chunk(r->dec, r->win.buf + r->win.start, r->win.len - r->win.start, more, r->batch, &used, err);
+    int rc = js_decode_chunk(r->dec, r->win.buf + r->win.start, r->win.len - r->win.start, more,
+                             r->batch, &used, err);
     r->win.start += used;
     if (rc) {
       r->done = true;
@@ -266,7 +278,8 @@ int js_fmt_open_reader(io_fs_t *fs, const char *path, const fmt_read_opts_t *opt
     /* Sample from the buffer, reading more while it holds fewer rows than
      * wanted and the file goes on (bounded by the row-size limit). */
     for (;;) {
-      rc = js__infer(r->win.buf, r->win.len, want, !io_window_at_eof(&r->win), r->arena, &s, &rows, err);
+      rc = js__infer(r->win.buf, r->win.len, want, !io_window_at_eof(&r->win), r->arena, &s, &rows,
+                     err);
       if (rc) {
         fl_err_prefix(err, "%s: ", path);
         goto err;
