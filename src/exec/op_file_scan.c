@@ -298,9 +298,18 @@ static void assemble(file_src_t *s, const ty_batch_t *raw, const char *path) {
   s->out.nsel = raw->nsel;
 }
 
-/* Errors of the format readers name the file; make sure. */
-static int name_file(int rc, const char *path, fl_err_t *err) {
-  if (rc && !strstr(err->msg, path)) fl_err_prefix(err, "%s: ", path);
+/* Errors of reading a file: the position of the table function's call
+ * first (where the statement's caret goes), then the function and the
+ * file, then the reader's message (which may give a line and column of
+ * the file itself). */
+static int name_file(const file_src_t *s, int rc, const char *path, fl_err_t *err) {
+  if (!rc) return rc;
+  if (strstr(err->msg, path))
+    fl_err_prefix(err, "line %u, column %u: %s: ", s->files->pos.line, s->files->pos.col,
+                  s->files->func);
+  else
+    fl_err_prefix(err, "line %u, column %u: %s: %s: ", s->files->pos.line, s->files->pos.col,
+                  s->files->func, path);
   return rc;
 }
 
@@ -313,7 +322,7 @@ static int read_file(file_src_t *s, uint32_t i, uint64_t *rows_out, bool *limit_
   fmt_reader_t *fr;
   pq_reader_t *pq;
   int rc = open_file(s, i, &fr, &pq, err);
-  if (rc) return name_file(rc, path, err);
+  if (rc) return name_file(s, rc, path, err);
   const ty_schema_t *raw_schema = pq ? pq_reader_schema(pq) : fr->schema;
   if ((rc = map_columns(s, path, raw_schema, err))) goto done;
   for (;;) {
@@ -321,7 +330,7 @@ static int read_file(file_src_t *s, uint32_t i, uint64_t *rows_out, bool *limit_
     ty_batch_t *b;
     rc = pq ? pq_reader_next(pq, &b, err) : fr->next(fr, &b, err);
     if (rc) {
-      name_file(rc, path, err);
+      name_file(s, rc, path, err);
       break;
     }
     if (!b) break;

@@ -445,6 +445,7 @@ int sql__bind_table_function(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *
   sql_files_t *files = fl_arena_zalloc(b->a, sizeof *files);
   files->func = fn->name;
   files->fs = b->o->fs;
+  files->pos = rel->pos;
   files->kind = fn->kind;
   files->read.kind = fn->kind;
   files->read.json_format = fn->json_format;

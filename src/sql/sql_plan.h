@@ -209,6 +209,7 @@ typedef struct sql_win_call {
 #define SQL_FILES_FILENAME "filename"
 typedef struct sql_files {
   const char *func; /* "read_parquet": for messages and EXPLAIN */
+  sql_pos_t pos;    /* of the call, for errors while reading */
   io_fs_t *fs;      /* where the files are */
   fmt_kind_t kind;  /* FMT_PARQUET, FMT_CSV, FMT_JSONL */
   const char **paths;
