@@ -2,12 +2,15 @@
  * sql_progress.c - the progress line of `floe sql` (layer 12, cli). See
  * sql_progress.h. The thread waits on a condition variable with a 100 ms
  * timeout, so stopping it is immediate; the line is drawn with a carriage
- * return and "erase to end of line", and erased the same way.
+ * return and "erase to end of line", cut to the terminal's width so that
+ * it never wraps, and erased the same way.
  */
 #include "cli/sql_progress.h"
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 
 #include "base/alloc.h"
@@ -78,6 +81,12 @@ static void *run(void *arg) {
     if (t * 1000 < pr->delay_ms) continue;
     char line[256];
     cli_progress_format(pr->p, t, line, sizeof line);
+    /* A line wider than the terminal would wrap, and erasing it would
+     * leave its first part behind. */
+    struct winsize ws;
+    if (ioctl(fileno(pr->tty), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 &&
+        strlen(line) >= ws.ws_col)
+      line[ws.ws_col - 1] = 0;
     fprintf(pr->tty, "\r\033[K%s", line);
     fflush(pr->tty);
     pr->drawn = true;
