@@ -402,7 +402,7 @@ static void run_path(const char *path, int *failures, int *records, int *files) 
     names[n++] = full;
   }
   closedir(d);
-  qsort(names, n, sizeof *names, cmp_path);
+  if (n) qsort(names, n, sizeof *names, cmp_path);
   for (size_t i = 0; i < n; i++) {
     run_path(names[i], failures, records, files);
     fl_free(names[i]);
