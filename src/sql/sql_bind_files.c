@@ -335,6 +335,58 @@ static int unify_schemas(fbind_t *f) {
 
 /* ---- options ---- */
 
+/* A DuckDB type name as the schema syntax spells it. */
+static const char *duckdb_type(const char *t) {
+  static const struct {
+    const char *duck, *ours;
+  } map[] = {{"tinyint", "int"},
+             {"smallint", "int"},
+             {"int1", "int"},
+             {"int2", "int"},
+             {"int4", "int"},
+             {"int8", "long"},
+             {"float4", "float"},
+             {"float8", "double"},
+             {"text", "string"},
+             {"blob", "binary"},
+             {"bytea", "binary"},
+             {"timestamptz", "timestamptz"},
+             {"timestamp with time zone", "timestamptz"}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (!strcasecmp(t, map[i].duck)) return map[i].ours;
+  return t;
+}
+
+/* columns => {'name': 'TYPE', ...} (DuckDB's form) as schema text. */
+static int columns_struct(fbind_t *f, const sql_table_arg_t *a, const char **out) {
+  const sql_call_t *c = &a->expr->u.call;
+  if (c->args.n == 0)
+    return sql__errf(f->b, a->pos, FL_EINVALID, "%s: columns is empty", f->fn->name);
+  fl_buf_t b;
+  fl_buf_init(&b);
+  for (size_t i = 0; i < c->args.n; i++) {
+    const sql_expr_t *v = c->args.items[i];
+    if (v->kind != SQL_E_STRING || memchr(v->u.str.data, 0, v->u.str.len)) {
+      fl_buf_free(&b);
+      return sql__errf(f->b, v->pos, FL_EINVALID,
+                       "%s: columns => {'name': 'TYPE', ...} takes type names as strings",
+                       f->fn->name);
+    }
+    if (i) fl_buf_append_str(&b, ", ");
+    fl_buf_append_u8(&b, '"');
+    for (const char *n = c->arg_names[i].name; *n; n++) {
+      if (*n == '"') fl_buf_append_u8(&b, '"');
+      fl_buf_append_u8(&b, (uint8_t)*n);
+    }
+    fl_buf_append_str(&b, "\" ");
+    char *t = fl_arena_strndup(f->b->a, v->u.str.data, v->u.str.len);
+    fl_buf_append_str(&b, duckdb_type(t));
+  }
+  *out = fl_arena_strndup(f->b->a, (const char *)b.data, b.len);
+  fl_buf_free(&b);
+  return FL_OK;
+}
+
 static int option(fbind_t *f, const sql_table_arg_t *a) {
   const char *name = a->name.name;
   sql_files_t *o = f->out;
@@ -351,9 +403,13 @@ static int option(fbind_t *f, const sql_table_arg_t *a) {
     return FL_OK;
   }
   if (text && !strcasecmp(name, "columns")) {
-    const char *s;
-    if ((rc = arg_string(f, a, "columns (a list such as 'id bigint, name varchar')", &s)))
+    const char *s = NULL;
+    if (a->kind == SQL_TARG_EXPR && a->expr->kind == SQL_E_CALL &&
+        !strcmp(a->expr->u.call.name.parts[0].name, "struct_pack")) {
+      if ((rc = columns_struct(f, a, &s))) return rc;
+    } else if ((rc = arg_string(f, a, "columns (a list such as 'id bigint, name varchar')", &s))) {
       return rc;
+    }
     ty_schema_t *sch;
     fl_err_t e2;
     fl_err_clear(&e2);

@@ -237,6 +237,9 @@ def test_read_csv_options_equal_duckdb(tmp_path):
     schema, rows = floe_rows(fq, tmp_path)
     assert rows == duckdb.connect().execute(dq).fetchall()
     assert schema.field("n").type == pa.int32()
+    # DuckDB's own spelling of the columns works too.
+    _, rows2 = floe_rows(dq.replace(" = ", " => "), tmp_path, "out2.parquet")
+    assert rows2 == rows
 
 
 JSONL = [

@@ -501,6 +501,8 @@ static const sql_case_t query_cases[] = {
     {"SELECT * FROM read_parquet(['a.parquet', 'b/*.parquet'], union_by_name => true)",
      "SELECT * FROM TABLE(read_parquet(ARRAY['a.parquet', 'b/*.parquet'], union_by_name => TRUE))"},
     {"SELECT [1, 2][1], []", "SELECT ARRAY[1, 2][1], ARRAY[]"},
+    {"SELECT {'a': 1, b: 'x', 'C d': 2}, {}",
+     "SELECT struct_pack(\"a\" => 1, b => 'x', \"C d\" => 2), struct_pack()"},
     {"SELECT * FROM TABLE(system.sequence(start => 1, stop => 10))",
      "SELECT * FROM TABLE(system.sequence(start => 1, stop => 10))"},
     {"SELECT * FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '5' SECOND))",
