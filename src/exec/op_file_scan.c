@@ -29,10 +29,12 @@
  * flowing), DONE (every file read, the limit reached or stopped; the
  * consumer has been finished).
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "base/alloc.h"
+#include "base/time.h"
 #include "exec/op_basic.h"
 #include "format/parquet/pq_reader.h"
 
@@ -52,11 +54,11 @@ typedef struct count_fs {
   file_src_t *src;
 } count_fs_t;
 
-typedef enum out_kind { OUT_PASS, OUT_WIDEN, OUT_NULL, OUT_FILENAME } out_kind_t;
+typedef enum out_kind { OUT_PASS, OUT_WIDEN, OUT_NULL, OUT_FILENAME, OUT_HIVE } out_kind_t;
 
 typedef struct out_col {
   out_kind_t kind;
-  uint32_t src; /* raw batch column (PASS, WIDEN) */
+  uint32_t src; /* raw batch column (PASS, WIDEN); key (HIVE) */
   ty_vec_t *scratch;
 } out_col_t;
 
@@ -70,7 +72,16 @@ struct file_src {
   int64_t limit;
   ex_progress_t *progress;
   count_fs_t cfs;
+  /* Partition pruning: the filter's conjuncts over partition keys, bound
+   * to hive_schema (the keys' columns), and a one-row batch of a file's
+   * partition values; NULL: none. */
+  fl_arena_t *ca;
+  const ty_schema_t *hive_schema;
+  ice_expr_t *hive_filter;
+  ty_batch_t *hive_row;
+  uint64_t files_pruned;
   /* The file being read. */
+  uint32_t cur;
   fl_arena_t *fa;
   uint64_t cur_bytes, cur_size;
   out_col_t *oc;
@@ -170,6 +181,11 @@ static int map_columns(file_src_t *s, const char *path, const ty_schema_t *raw, 
     int k = find_name(raw, s->columns[j]);
     if (k < 0) {
       o->kind = OUT_NULL;
+      for (uint32_t h = 0; h < s->files->nhive; h++)
+        if (!strcasecmp(s->files->hive_keys[h], s->columns[j])) {
+          o->kind = OUT_HIVE;
+          o->src = h;
+        }
       continue;
     }
     const ty_type_t *have = raw->root.fields[k].type;
@@ -231,7 +247,10 @@ static int open_file(file_src_t *s, uint32_t i, fmt_reader_t **out, pq_reader_t 
     return pq_reader_open(fs, path, &ro, pq, err);
   }
   fmt_read_opts_t o = f->read;
+  /* The files' own columns: the schema without the partition keys. */
   const ty_schema_t *full = f->schema;
+  if (f->nhive)
+    full = ty_schema_new(s->fa, 0, f->schema->root.fields, f->schema->root.nfields - f->nhive);
   if (f->kind == FMT_CSV && o.csv_no_header) {
     o.schema = full;
   } else {
@@ -265,6 +284,84 @@ static void widen(ty_vec_t *dst, const ty_vec_t *src, uint32_t n) {
   }
 }
 
+/* Appends a partition value (text; NULL: null) to v in v's type. */
+static void append_hive(ty_vec_t *v, const char *text) {
+  if (!text) {
+    ty_vec_append_null(v);
+    return;
+  }
+  switch (v->type->kind) {
+    case TY_LONG: ty_vec_append_i64(v, strtoll(text, NULL, 10)); return;
+    case TY_DATE: {
+      int32_t days;
+      if (fl_parse_date(text, strlen(text), &days))
+        ty_vec_append_i32(v, days);
+      else
+        ty_vec_append_null(v);
+      return;
+    }
+    default: ty_vec_append_bytes(v, text, strlen(text)); return;
+  }
+}
+
+/* n copies of a partition value. */
+static void fill_hive(ty_vec_t *v, const char *text, uint32_t n) {
+  ty_vec_reset(v);
+  ty_vec_reserve(v, n);
+  for (uint32_t r = 0; r < n; r++) append_hive(v, text);
+}
+
+/* The conjuncts of e whose column is a partition key, ANDed (or NULL). */
+static ice_expr_t *hive_conjuncts(fl_arena_t *a, const ice_expr_t *e, const sql_files_t *f) {
+  if (e->kind == ICE_E_AND) {
+    ice_expr_t *l = hive_conjuncts(a, e->left, f), *r = hive_conjuncts(a, e->right, f);
+    return l && r ? ice_expr_and(a, l, r) : l ? l : r;
+  }
+  if (e->kind != ICE_E_PRED || !e->column) return NULL;
+  for (uint32_t h = 0; h < f->nhive; h++)
+    if (!strcasecmp(f->hive_keys[h], e->column)) return fl_arena_memdup(a, e, sizeof *e);
+  return NULL;
+}
+
+/* Sets up partition pruning when the filter speaks of partition keys. */
+static void setup_hive_pruning(file_src_t *s) {
+  const sql_files_t *f = s->files;
+  if (!s->filter || !f->nhive) return;
+  ice_expr_t *x = hive_conjuncts(s->ca, s->filter, f);
+  if (!x) return;
+  ty_field_t *fs = fl_arena_zalloc(s->ca, f->nhive * sizeof *fs);
+  for (uint32_t h = 0; h < f->nhive; h++) {
+    int k = find_name(f->schema, f->hive_keys[h]);
+    if (k < 0) return;
+    fs[h] = f->schema->root.fields[k];
+    fs[h].id = (int32_t)h + 1;
+  }
+  s->hive_schema = ty_schema_new(s->ca, 0, fs, f->nhive);
+  fl_err_t ignored;
+  fl_err_clear(&ignored);
+  if (ice_expr_bind(s->ca, x, s->hive_schema, false, &s->hive_filter, &ignored)) {
+    s->hive_filter = NULL;
+    return;
+  }
+  s->hive_row = ty_batch_new(s->hive_schema, 1);
+}
+
+/* Whether file i's partition values may satisfy the filter. */
+static bool hive_might_match(file_src_t *s, uint32_t i) {
+  if (!s->hive_filter) return true;
+  const sql_files_t *f = s->files;
+  ty_batch_reset(s->hive_row);
+  for (uint32_t h = 0; h < f->nhive; h++)
+    append_hive(s->hive_row->cols[h], f->hive_values[(size_t)i * f->nhive + h]);
+  ty_batch_seal(s->hive_row);
+  uint32_t sel[1], n = 0;
+  fl_err_t ignored;
+  fl_err_clear(&ignored);
+  if (ice_expr_eval_batch(s->hive_filter, s->hive_schema, s->hive_row, sel, &n, &ignored))
+    return true;
+  return n > 0;
+}
+
 /* Builds s->out from a raw batch of the current file. */
 static void assemble(file_src_t *s, const ty_batch_t *raw, const char *path) {
   uint32_t n = raw->nrows;
@@ -280,6 +377,10 @@ static void assemble(file_src_t *s, const ty_batch_t *raw, const char *path) {
         ty_vec_reset(o->scratch);
         ty_vec_reserve(o->scratch, n);
         for (uint32_t r = 0; r < n; r++) ty_vec_append_null(o->scratch);
+        s->out.cols[j] = o->scratch;
+        break;
+      case OUT_HIVE:
+        fill_hive(o->scratch, s->files->hive_values[(size_t)s->cur * s->files->nhive + o->src], n);
         s->out.cols[j] = o->scratch;
         break;
       case OUT_FILENAME: {
@@ -316,6 +417,15 @@ static int name_file(const file_src_t *s, int rc, const char *path, fl_err_t *er
 static int read_file(file_src_t *s, uint32_t i, uint64_t *rows_out, bool *limit_hit,
                      fl_err_t *err) {
   const char *path = s->files->paths[i];
+  s->cur = i;
+  if (!hive_might_match(s, i)) {
+    s->files_pruned++;
+    if (s->progress) {
+      ex_progress_add(&s->progress->files_done, 1);
+      ex_progress_add(&s->progress->work_done, s->files->sizes[i]);
+    }
+    return FL_OK;
+  }
   fl_arena_reset(s->fa);
   s->cur_bytes = 0;
   s->cur_size = s->files->sizes[i];
@@ -381,6 +491,8 @@ static void file_destroy(ex_source_t *src) {
   fl_free(s->oc);
   fl_free(s->out.cols);
   fl_arena_free(s->fa);
+  ty_batch_free(s->hive_row);
+  fl_arena_free(s->ca);
   fl_free(s);
 }
 
@@ -389,6 +501,8 @@ bool ex_file_scan_source_format_stats(const ex_source_t *src, uint32_t index, fl
   const file_src_t *s = (const file_src_t *)src;
   fl_buf_printf(out, "scan %u: %s files %llu of %u", index, s->files->func,
                 (unsigned long long)s->files_read, s->files->npaths);
+  if (s->files->nhive)
+    fl_buf_printf(out, " (skipped %llu by partition)", (unsigned long long)s->files_pruned);
   if (s->files->kind == FMT_PARQUET)
     fl_buf_printf(out, ", row groups read %llu (skipped %llu)",
                   (unsigned long long)s->row_groups_read,
@@ -418,6 +532,8 @@ int ex_file_scan_source_new(const sql_files_t *files, const char *const *columns
   s->limit = limit;
   s->progress = progress;
   s->fa = fl_arena_new(0);
+  s->ca = fl_arena_new(0);
+  setup_hive_pruning(s);
   io_fs_t *base = files->fs ? files->fs : io_local_fs();
   s->cfs = (count_fs_t){.fs = {.name = base->name,
                                .open_read = cfs_open_read,

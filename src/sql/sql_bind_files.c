@@ -21,14 +21,22 @@
  *     anything else to string), since those files are decoded again with
  *     the unified schema. Other differences are errors naming both files.
  *
+ * Hive partitioning (`year=2024/month=01/` folders): when every path has
+ * such folders with the same keys (or hive_partitioning => true says so),
+ * each key becomes a column after the files' own, bigint when every value
+ * is an integer, date when every value is a date, else varchar, and each
+ * file's rows carry its folders' values.
+ *
  * The result is a SCAN node with `files` set (sql_plan.h); the executor's
  * file scan (exec/op_file_scan.c) reads it, and the optimizer's
  * pushdown, pruning and limit rules treat it like a table scan.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "base/time.h"
 #include "format/parquet/pq_reader.h"
 #include "sql/sql_bind_int.h"
 
@@ -64,6 +72,7 @@ typedef struct fbind {
   uint32_t n, cap;
   const ty_schema_t *columns; /* columns => ... */
   bool all_varchar;
+  int hive; /* hive_partitioning: -1 detect, 0 off, 1 on */
   sql_files_t *out;
 } fbind_t;
 
@@ -333,6 +342,144 @@ static int unify_schemas(fbind_t *f) {
   return FL_OK;
 }
 
+/* ---- Hive partitioning ---- */
+
+typedef struct hive_kv {
+  const char *key, *value;
+} hive_kv_t;
+
+static int hex(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* %XX escapes decoded, as Hive writes them. */
+static const char *url_decode(fl_arena_t *a, const char *s, size_t n) {
+  char *o = fl_arena_alloc(a, n + 1), *d = o;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '%' && i + 2 < n && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0 &&
+        (hex(s[i + 1]) || hex(s[i + 2]))) {
+      *d++ = (char)(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+      continue;
+    }
+    *d++ = s[i];
+  }
+  *d = 0;
+  return o;
+}
+
+/* The key=value folders of path (later ones win), in *kv. */
+static uint32_t path_keys(fl_arena_t *a, const char *path, hive_kv_t **kv) {
+  uint32_t n = 0, cap = 0;
+  *kv = NULL;
+  const char *seg = path;
+  for (const char *slash; (slash = strchr(seg, '/')); seg = slash + 1) {
+    const char *eq = memchr(seg, '=', (size_t)(slash - seg));
+    if (!eq || eq == seg) continue;
+    const char *key = url_decode(a, seg, (size_t)(eq - seg));
+    const char *val = url_decode(a, eq + 1, (size_t)(slash - eq - 1));
+    if (!strcmp(val, "__HIVE_DEFAULT_PARTITION__")) val = NULL;
+    uint32_t k = 0;
+    while (k < n && strcasecmp((*kv)[k].key, key)) k++;
+    if (k == n) {
+      if (n == cap) {
+        cap = cap ? cap * 2 : 4;
+        hive_kv_t *v = fl_arena_zalloc(a, cap * sizeof *v);
+        if (n) memcpy(v, *kv, n * sizeof *v);
+        *kv = v;
+      }
+      n++;
+    }
+    (*kv)[k] = (hive_kv_t){key, val};
+  }
+  return n;
+}
+
+static int cmp_kv(const void *x, const void *y) {
+  return strcasecmp(((const hive_kv_t *)x)->key, ((const hive_kv_t *)y)->key);
+}
+
+/* Whether s is an integer written as bigint prints it (so "01" is not:
+ * DuckDB keeps such values text as well). */
+static bool all_integers(const char *s) {
+  if (*s == '-') s++;
+  size_t n = strlen(s);
+  if (n == 0 || n > 18 || (n > 1 && s[0] == '0')) return false;
+  for (; *s; s++)
+    if (*s < '0' || *s > '9') return false;
+  return true;
+}
+
+/* Finds the files' partition keys and appends their columns to the schema. */
+static int bind_hive(fbind_t *f) {
+  sql_files_t *o = f->out;
+  if (f->hive == 0 || f->n == 0) return FL_OK;
+  fl_arena_t *a = f->b->a;
+  hive_kv_t *first;
+  uint32_t nk = path_keys(a, f->files[0].path, &first);
+  if (nk == 0) {
+    if (f->hive == 1)
+      return sql__errf(f->b, f->pos, FL_EINVALID,
+                       "%s: hive_partitioning: '%s' has no key=value folders", f->fn->name,
+                       f->files[0].path);
+    return FL_OK;
+  }
+  qsort(first, nk, sizeof *first, cmp_kv);
+  const char **values = fl_arena_zalloc(a, (size_t)f->n * nk * sizeof *values);
+  for (uint32_t i = 0; i < f->n; i++) {
+    hive_kv_t *kv;
+    uint32_t m = path_keys(a, f->files[i].path, &kv);
+    bool same = m == nk;
+    if (same) qsort(kv, m, sizeof *kv, cmp_kv);
+    for (uint32_t k = 0; same && k < nk; k++) same = !strcasecmp(kv[k].key, first[k].key);
+    if (!same) {
+      if (f->hive == -1) return FL_OK; /* not a partitioned layout: no columns */
+      return sql__errf(f->b, f->pos, FL_EINVALID,
+                       "%s: hive_partitioning: '%s' has other key=value folders than '%s'",
+                       f->fn->name, f->files[i].path, f->files[0].path);
+    }
+    for (uint32_t k = 0; k < nk; k++) values[(size_t)i * nk + k] = kv[k].value;
+  }
+  /* Keys the files have as columns stay the files' columns. */
+  const ty_schema_t *s = o->schema;
+  uint32_t nf = s->root.nfields;
+  ty_field_t *fs = fl_arena_zalloc(a, (nf + nk) * sizeof *fs);
+  memcpy(fs, s->root.fields, nf * sizeof *fs);
+  const char **keys = fl_arena_zalloc(a, nk * sizeof *keys);
+  const char **vals = fl_arena_zalloc(a, (size_t)f->n * nk * sizeof *vals);
+  uint32_t kept = 0;
+  for (uint32_t k = 0; k < nk; k++) {
+    if (find_field(fs, nf, first[k].key) >= 0) continue;
+    bool ints = true, dates = true;
+    for (uint32_t i = 0; i < f->n; i++) {
+      const char *v = values[(size_t)i * nk + k];
+      if (!v) continue;
+      int32_t days;
+      ints &= all_integers(v);
+      dates &= strlen(v) == 10 && fl_parse_date(v, 10, &days);
+    }
+    ty_kind_t kind = f->all_varchar ? TY_STRING : ints ? TY_LONG : dates ? TY_DATE : TY_STRING;
+    fs[nf + kept] = (ty_field_t){
+        .id = (int32_t)(nf + kept) + 1, .name = first[k].key, .type = ty_primitive(kind)};
+    keys[kept] = first[k].key;
+    for (uint32_t i = 0; i < f->n; i++) vals[(size_t)i * nk + kept] = values[(size_t)i * nk + k];
+    kept++;
+  }
+  /* Repack the values to the kept keys. */
+  size_t cells = (size_t)f->n * kept;
+  const char **packed = fl_arena_zalloc(a, (cells ? cells : 1) * sizeof *packed);
+  for (uint32_t i = 0; i < f->n; i++)
+    for (uint32_t k = 0; k < kept; k++) packed[(size_t)i * kept + k] = vals[(size_t)i * nk + k];
+  o->schema = ty_schema_new(a, 0, fs, nf + kept);
+  o->nhive = kept;
+  o->hive_keys = keys;
+  o->hive_values = packed;
+  return FL_OK;
+}
+
 /* ---- options ---- */
 
 /* A DuckDB type name as the schema syntax spells it. */
@@ -397,9 +544,7 @@ static int option(fbind_t *f, const sql_table_arg_t *a) {
   if (!strcasecmp(name, "hive_partitioning")) {
     bool v = false;
     if ((rc = arg_bool(f, a, &v))) return rc;
-    if (v)
-      return sql__errf(f->b, a->pos, FL_EUNSUPPORTED, "%s: hive_partitioning is not supported",
-                       f->fn->name);
+    f->hive = v;
     return FL_OK;
   }
   if (text && !strcasecmp(name, "columns")) {
@@ -505,7 +650,7 @@ int sql__bind_table_function(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *
   files->kind = fn->kind;
   files->read.kind = fn->kind;
   files->read.json_format = fn->json_format;
-  fbind_t f = {.b = b, .fn = fn, .pos = rel->pos, .out = files};
+  fbind_t f = {.b = b, .fn = fn, .pos = rel->pos, .out = files, .hive = -1};
   const sql_table_arg_t *paths = NULL;
   int rc;
   for (size_t i = 0; i < rel->u.func.nargs; i++) {
@@ -527,6 +672,7 @@ int sql__bind_table_function(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *
   for (uint32_t i = 0; i < f.n; i++)
     if ((rc = read_schema(&f, &f.files[i]))) return rc;
   if ((rc = unify_schemas(&f))) return rc;
+  if ((rc = bind_hive(&f))) return rc;
   if (files->filename &&
       find_field(files->schema->root.fields, files->schema->root.nfields, SQL_FILES_FILENAME) >= 0)
     return sql__errf(b, rel->pos, FL_EINVALID,

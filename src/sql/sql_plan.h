@@ -218,6 +218,14 @@ typedef struct sql_files {
   const ty_schema_t *schema;
   bool union_by_name; /* files may lack columns (read as NULL) */
   bool filename;      /* the filename column exists */
+  /* Hive partitioning: keys of `key=value` folders in every path, sorted
+   * by name; their columns follow the files' own in the schema (a key the
+   * files have as a column is not one). hive_values[i * nhive + k] is
+   * file i's value of key k (URL-decoded; NULL for Hive's
+   * __HIVE_DEFAULT_PARTITION__). */
+  uint32_t nhive;
+  const char **hive_keys;
+  const char **hive_values;
   fmt_read_opts_t read; /* CSV and JSON: delimiter, header, layout, sample rows */
   int64_t est_rows;     /* Parquet: rows in the footers; -1: unknown */
 } sql_files_t;

@@ -93,14 +93,14 @@ def pq_tree(tmp_path_factory):
     root = tmp_path_factory.mktemp("pqtree")
     (root / "y=2024" / "m=01").mkdir(parents=True)
     (root / "y=2024" / "m=02").mkdir(parents=True)
-    (root / "y=2025").mkdir(parents=True)
+    (root / "y=2025" / "m=03").mkdir(parents=True)
     pq.write_table(typed_table(0, 500), root / "y=2024" / "m=01" / "a.parquet",
                    row_group_size=64)
     pq.write_table(typed_table(500, 300), root / "y=2024" / "m=02" / "b.parquet",
                    row_group_size=100, compression="zstd")
-    pq.write_table(typed_table(800, 77), root / "y=2025" / "c.parquet", compression="gzip",
+    pq.write_table(typed_table(800, 77), root / "y=2025" / "m=03" / "c.parquet", compression="gzip",
                    use_dictionary=False)
-    pq.write_table(typed_table(877, 50, pa.int32()), root / "y=2025" / "d.parquet",
+    pq.write_table(typed_table(877, 50, pa.int32()), root / "y=2025" / "m=03" / "d.parquet",
                    data_page_version="2.0")
     (root / "notes.txt").write_text("not parquet\n")
     return root
@@ -108,8 +108,8 @@ def pq_tree(tmp_path_factory):
 
 def test_read_parquet_equals_pyarrow(pq_tree, tmp_path):
     """Every type, nulls, row groups, a glob across directories."""
-    schema, rows = floe_rows(f"SELECT * FROM read_parquet('{pq_tree}/**/*.parquet') ORDER BY id",
-                             tmp_path)
+    schema, rows = floe_rows(f"SELECT * FROM read_parquet('{pq_tree}/**/*.parquet', "
+                             "hive_partitioning => false) ORDER BY id", tmp_path)
     want = pa.concat_tables([pq.read_table(p).cast(pq.read_table(
         pq_tree / "y=2024" / "m=01" / "a.parquet").schema)
         for p in sorted(pq_tree.glob("**/*.parquet"))])
@@ -129,6 +129,41 @@ def test_read_parquet_equals_pyarrow(pq_tree, tmp_path):
     assert types["dec"] == pa.decimal128(12, 2) and types["dec38"] == pa.decimal128(38, 9)
     assert types["tags"] == pa.list_(pa.field("element", pa.string())) or \
         pa.types.is_list(types["tags"])
+
+
+def test_hive_partitions_equal_duckdb(pq_tree, tmp_path):
+    """y=2024/m=01 folders become columns m (varchar: "01" is not how a bigint
+    prints, as DuckDB decides too) and y (bigint) after the files' own."""
+    q = f"SELECT * FROM read_parquet('{pq_tree}/**/*.parquet') ORDER BY id"
+    schema, rows = floe_rows(q, tmp_path)
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    rel = con.execute(q)
+    assert schema.names == [d[0] for d in rel.description]
+    assert schema.names[-2:] == ["m", "y"]
+    assert norm_rows(rows) == norm_rows(rel.fetchall())
+    # A filter on a partition key skips whole files.
+    out = run_floe("sql", "-c", f"EXPLAIN ANALYZE SELECT count(*) FROM "
+                   f"read_parquet('{pq_tree}/**/*.parquet') WHERE y = 2025 AND m IS NULL").stdout
+    assert "files 0 of 4 (skipped 4 by partition)" in out, out
+    _, rows = floe_rows(f"SELECT y, m, count(*) FROM read_parquet('{pq_tree}/**/*.parquet') "
+                        "WHERE y = 2024 GROUP BY 1, 2 ORDER BY 1, 2", tmp_path)
+    assert rows == [(2024, "01", 500), (2024, "02", 300)]
+
+
+def test_hive_values_decoded_like_duckdb(tmp_path):
+    d1 = tmp_path / "h" / "dt=2024-01-01" / "city=New%20York"
+    d2 = tmp_path / "h" / "dt=2024-01-02" / "city=__HIVE_DEFAULT_PARTITION__"
+    d1.mkdir(parents=True)
+    d2.mkdir(parents=True)
+    pq.write_table(pa.table({"a": [1, 2]}), d1 / "f.parquet")
+    pq.write_table(pa.table({"a": [3]}), d2 / "f.parquet")
+    q = f"SELECT * FROM read_parquet('{tmp_path}/h/*/*/*.parquet') ORDER BY a"
+    schema, rows = floe_rows(q, tmp_path)
+    rel = duckdb.connect().execute(q)
+    assert schema.names == [d[0] for d in rel.description] == ["a", "city", "dt"]
+    assert rows == rel.fetchall()
+    assert rows[2] == (3, None, dt.date(2024, 1, 2))
 
 
 def test_read_parquet_equals_duckdb(pq_tree, tmp_path):
@@ -166,7 +201,7 @@ def test_row_group_pruning(pq_tree):
 
 def test_lists_of_files_and_globs(pq_tree, tmp_path):
     a = pq_tree / "y=2024" / "m=01" / "a.parquet"
-    _, rows = floe_rows(f"SELECT count(*) FROM read_parquet(['{a}', '{pq_tree}/y=2025/*.parquet'])",
+    _, rows = floe_rows(f"SELECT count(*) FROM read_parquet(['{a}', '{pq_tree}/y=2025/*/*.parquet'])",
                         tmp_path)
     assert rows == [(500 + 77 + 50,)]
     _, rows = floe_rows(f"SELECT count(*) FROM read_parquet('{pq_tree}/y=2024/m=0[2-9]/*')",
@@ -185,7 +220,7 @@ def test_errors_name_the_file(pq_tree):
 
 
 def test_truncated_file_is_an_error(pq_tree, tmp_path):
-    src = (pq_tree / "y=2025" / "c.parquet").read_bytes()
+    src = (pq_tree / "y=2025" / "m=03" / "c.parquet").read_bytes()
     bad = tmp_path / "cut.parquet"
     bad.write_bytes(src[: len(src) // 2] + src[-8:])
     r = run_floe("sql", "-c", f"SELECT sum(i64) FROM read_parquet('{bad}')", check=False)
