@@ -123,12 +123,47 @@ static void add_file(fbind_t *f, const char *path, uint64_t size) {
   f->files[f->n++] = (in_file_t){.path = fl_arena_strdup(f->b->a, path), .size = size};
 }
 
+static int cmp_entry_path(const void *a, const void *b) {
+  return strcmp(((const io_entry_t *)a)->path, ((const io_entry_t *)b)->path);
+}
+
+/* A directory: the files below it, at any depth, whose extension is the
+ * function's format (as DuckDB reads a directory); false when path is not
+ * a directory with files. */
+static bool expand_dir(fbind_t *f, const char *path, sql_pos_t pos, int *rc) {
+  io_fs_t *fs = f->b->o->fs;
+  io_entry_t *e;
+  size_t n;
+  fl_err_t e2;
+  fl_err_clear(&e2);
+  *rc = FL_OK;
+  if (fs->list(fs, path, &e, &n, &e2) != FL_OK) return false; /* a file */
+  if (n == 0) {
+    io_entries_free(e, n);
+    return false;
+  }
+  qsort(e, n, sizeof *e, cmp_entry_path);
+  uint32_t added = 0;
+  for (size_t i = 0; i < n; i++)
+    if (fmt_kind_from_path(e[i].path) == f->fn->kind) {
+      add_file(f, e[i].path, e[i].size);
+      added++;
+    }
+  io_entries_free(e, n);
+  if (!added)
+    *rc = sql__errf(f->b, pos, FL_ENOTFOUND, "%s: directory '%s' holds no %s files", f->fn->name,
+                    path, fmt_kind_name(f->fn->kind));
+  return true;
+}
+
 static int expand(fbind_t *f, const char *pattern, sql_pos_t pos) {
   io_fs_t *fs = f->b->o->fs;
   io_entry_t *e;
   size_t n;
   fl_err_t e2;
   fl_err_clear(&e2);
+  int drc;
+  if (!io_glob_has_magic(pattern) && expand_dir(f, pattern, pos, &drc)) return drc;
   int rc = io_glob(fs, pattern, &e, &n, &e2);
   if (rc) return sql__errf(f->b, pos, rc, "%s: %s", f->fn->name, e2.msg);
   if (n == 0) {
