@@ -9,10 +9,10 @@
  *
  *   - Parquet: a first open reads the footer, the wanted columns are
  *     found in the file's schema by name (ignoring case), and the
- *     pushed-down filter is bound to the file's own schema and turned into
- *     the reader's AND-terms, so row groups whose statistics rule them out
- *     are skipped; a filter that does not bind to this file (a column it
- *     lacks) simply prunes nothing. The second open reads those columns.
+ *     pushed-down filter's conjuncts over columns the file has are bound
+ *     to the file's own schema and turned into the reader's AND-terms, so
+ *     row groups whose statistics rule them out are skipped (conjuncts
+ *     that do not bind prune nothing). The second open reads the columns.
  *   - CSV and JSON: the reader decodes with the unified schema cut down to
  *     the wanted columns (header names and JSON members are matched by
  *     name, so unread columns are skipped by the decoder; a CSV file
@@ -22,8 +22,12 @@
  * column already in the output's storage type is passed on as it is (no
  * copy), an int or float column of a file where other files have long or
  * double is widened into a scratch vector, a column the file lacks is a
- * vector of NULLs, and the filename column holds the file's path. The
- * scan stops after `limit` rows or when the pipeline's stop flag rises.
+ * vector of NULLs, the filename column holds the file's path and a Hive
+ * partition column the value of the file's key=value folder. Before a
+ * file is opened, the filter's conjuncts over partition keys are
+ * evaluated on its folder values, and a file they rule out is skipped.
+ * The scan stops after `limit` rows or when the pipeline's stop flag
+ * rises.
  *
  * States: BETWEEN FILES (no reader open), IN A FILE (reader open, batches
  * flowing), DONE (every file read, the limit reached or stopped; the
@@ -206,6 +210,17 @@ static int map_columns(file_src_t *s, const char *path, const ty_schema_t *raw, 
   return FL_OK;
 }
 
+/* The conjuncts of e over columns of schema fsch, ANDed (or NULL). */
+static ice_expr_t *file_conjuncts(fl_arena_t *a, const ice_expr_t *e, const ty_schema_t *fsch) {
+  if (e->kind == ICE_E_AND) {
+    ice_expr_t *l = file_conjuncts(a, e->left, fsch), *r = file_conjuncts(a, e->right, fsch);
+    return l && r ? ice_expr_and(a, l, r) : l ? l : r;
+  }
+  if (e->kind == ICE_E_PRED && e->column && find_name(fsch, e->column) >= 0)
+    return fl_arena_memdup(a, e, sizeof *e);
+  return NULL;
+}
+
 /* Opens file i: a fmt_reader over the counting file system. */
 static int open_file(file_src_t *s, uint32_t i, fmt_reader_t **out, pq_reader_t **pq,
                      fl_err_t *err) {
@@ -231,11 +246,12 @@ static int open_file(file_src_t *s, uint32_t i, fmt_reader_t **out, pq_reader_t 
       if (!dup) ids[nids++] = fsch->root.fields[k].id;
     }
     pq_read_opts_t ro = {.field_ids = ids, .nfield_ids = nids};
-    if (s->filter) {
+    ice_expr_t *mine = s->filter ? file_conjuncts(s->fa, s->filter, fsch) : NULL;
+    if (mine) {
       ice_expr_t *bound;
       fl_err_t ignored;
       fl_err_clear(&ignored);
-      if (ice_expr_bind(s->fa, s->filter, fsch, false, &bound, &ignored) == FL_OK) {
+      if (ice_expr_bind(s->fa, mine, fsch, false, &bound, &ignored) == FL_OK) {
         pq_pred_term_t *terms = NULL;
         uint32_t nt = 0;
         ice_expr_pq_terms(s->fa, bound, &terms, &nt);

@@ -146,6 +146,11 @@ def test_hive_partitions_equal_duckdb(pq_tree, tmp_path):
     out = run_floe("sql", "-c", f"EXPLAIN ANALYZE SELECT count(*) FROM "
                    f"read_parquet('{pq_tree}/**/*.parquet') WHERE y = 2025 AND m IS NULL").stdout
     assert "files 0 of 4 (skipped 4 by partition)" in out, out
+    # Partition and row-group pruning together: a.parquet holds ids 0..499 in
+    # row groups of 64 (one read), b.parquet 500..799 in groups of 100 (all read).
+    out = run_floe("sql", "-c", f"EXPLAIN ANALYZE SELECT count(*) FROM "
+                   f"read_parquet('{pq_tree}/**/*.parquet') WHERE y = 2024 AND id >= 450").stdout
+    assert "files 2 of 4 (skipped 2 by partition), row groups read 4 (skipped 7)" in out, out
     _, rows = floe_rows(f"SELECT y, m, count(*) FROM read_parquet('{pq_tree}/**/*.parquet') "
                         "WHERE y = 2024 GROUP BY 1, 2 ORDER BY 1, 2", tmp_path)
     assert rows == [(2024, "01", 500), (2024, "02", 300)]
