@@ -10,6 +10,7 @@
 
 #include "exec/ex_cast.h"
 #include "exec/ex_plan.h"
+#include "format/format.h"
 #include "io/fs.h"
 #include "sql/sql_bind.h"
 #include "sql/sql_parse.h"
@@ -175,7 +176,32 @@ static void explain_rows(fl_arena_t *a, const char *text, sql_result_t *res) {
   }
 }
 
-static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *qa, int explain,
+/*
+ * Writes the collected rows of q as one Parquet file at path: the result's
+ * columns with their storage types (Trino's integer is Parquet INT32,
+ * varchar a UTF-8 string, decimal a DECIMAL, timestamp a microsecond
+ * TIMESTAMP, ...), field ids 1..n.
+ */
+static int write_parquet(ex_query_t *q, const char *path, fl_err_t *err) {
+  const ex_sink_t *sink = ex_query_sink(q);
+  const fmt_impl_t *impl = NULL;
+  for (const fmt_impl_t *const *i = fmt_impls; *i; i++)
+    if ((*i)->kind == FMT_PARQUET) impl = *i;
+  if (!impl || !impl->open_writer)
+    return fl_err_set(err, FL_EUNSUPPORTED, "this floe cannot write Parquet");
+  fmt_writer_t *w;
+  fmt_write_opts_t wo = {0};
+  int rc = impl->open_writer(io_local_fs(), path, sink->op.out_schema, &wo, &w, err);
+  if (rc) return rc;
+  for (uint32_t i = 0; i < sink->nbatches; i++)
+    if ((rc = w->write(w, sink->batches[i], err))) {
+      w->abort(w);
+      return rc;
+    }
+  return w->close(w, err);
+}
+
+static int run_query(sql_session_t *s, fl_arena_t *a, const sql_query_t *qa, int explain,
                      sql_result_t *res, fl_err_t *err) {
   sql_resolver_t r;
   ex_sql_resolver(&r, a);
@@ -194,7 +220,10 @@ static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *q
     fl_buf_free(&plan_text);
     return FL_OK;
   }
-  ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1};
+  if (s->parquet_out && !explain && s->parquet_results)
+    return fl_err_set(err, FL_EINVALID,
+                      "--format parquet writes the result of one query; this is a second one");
+  ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1, .progress = s->progress};
   ex_query_t *q;
   if ((rc = ex_query_new(a, p, &qo, &q, err))) return rc;
   rc = ex_query_run(q, err);
@@ -203,6 +232,9 @@ static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *q
     ex_query_format_stats(q, &plan_text);
     fl_buf_append_u8(&plan_text, 0);
     explain_rows(a, fl_arena_strdup(a, (const char *)plan_text.data), res);
+  } else if (!rc && s->parquet_out) {
+    rc = write_parquet(q, s->parquet_out, err);
+    if (!rc) s->parquet_results++;
   } else if (!rc) {
     rc = render(q, a, res, err);
   }

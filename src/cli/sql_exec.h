@@ -13,6 +13,7 @@
 #include "base/arena.h"
 #include "base/buf.h"
 #include "catalog/catalog.h"
+#include "exec/ex_progress.h"
 #include "sql/sql_ast.h"
 
 /* A result held as text: cells row-major, NULL for SQL NULL. */
@@ -31,6 +32,11 @@ typedef struct sql_session {
   const char *default_ns; /* NULL: "default" */
   size_t mem_limit;
   char ns_buf[256]; /* USE's namespace */
+  /* Queries write their rows as a Parquet file at this path instead of
+   * returning them as text (floe sql --format parquet); NULL: text. */
+  const char *parquet_out;
+  uint32_t parquet_results; /* queries written so far: only one may be */
+  ex_progress_t *progress;  /* counters queries update as they read; NULL: none */
 } sql_session_t;
 
 /*

@@ -34,6 +34,7 @@ struct ex_query {
   ex_sink_t *sink;
   const sql_plan_t *plan;
   ex_type_t *types;
+  ex_progress_t *progress;
   /* The joins, for EXPLAIN ANALYZE: hash joins have nkeys > 0. */
   struct {
     ex_op_t *op;
@@ -91,6 +92,15 @@ static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_
     keep_src(q, src);
     return FL_OK;
   }
+  if (p->u.scan.files) {
+    ex_source_t *fs;
+    int rc = ex_file_scan_source_new(p->u.scan.files, p->u.scan.columns, p->ncols, schema_of(q, p),
+                                     p->u.scan.filter, p->u.scan.limit, q->progress, next, &q->stop,
+                                     &fs, err);
+    if (rc) return rc;
+    keep_src(q, fs);
+    return FL_OK;
+  }
   ice_scan_opts_t o = {.snapshot_id = p->u.scan.snapshot_id,
                        .ref = NULL,
                        .as_of_ms = -1,
@@ -117,7 +127,9 @@ static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_
       return fl_err_set(err, FL_EUNSUPPORTED, "column %s of %s has a type SQL cannot read yet",
                         p->cols[i].name, p->u.scan.ident);
     }
-  keep_src(q, ex_scan_source_new(s, next, &q->stop));
+  ex_source_t *src = ex_scan_source_new(s, next, &q->stop);
+  ex_scan_source_set_progress(src, q->progress);
+  keep_src(q, src);
   return FL_OK;
 }
 
@@ -444,6 +456,7 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   ex_query_t *q = fl_calloc(1, sizeof *q);
   q->a = a;
   q->plan = p;
+  q->progress = o ? o->progress : NULL;
   ex_ctx_init(&q->ectx, a, o ? o->zone : NULL, o ? o->now_us : -1);
   ex_mem_init(&q->mem, o ? o->mem_limit : 0);
   q->qctx = (ex_opctx_t){.mem = &q->mem, .spill_dir = o ? o->spill_dir : NULL};
@@ -477,6 +490,7 @@ ex_ctx_t *ex_query_ctx(ex_query_t *q) { return &q->ectx; }
 
 void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
   for (uint32_t i = 0; i < q->nsrcs; i++) {
+    if (ex_file_scan_source_format_stats(q->srcs[i], i, out)) continue;
     const ice_scan_stats_t *s = ex_scan_source_stats(q->srcs[i]);
     if (!s) continue;
     fl_buf_printf(out,

@@ -19,6 +19,7 @@
 
 #include "exec/ex_expr.h"
 #include "exec/ex_operator.h"
+#include "exec/ex_progress.h"
 #include "sql/sql_bind.h"
 
 typedef struct ex_query_opts {
@@ -26,6 +27,7 @@ typedef struct ex_query_opts {
   const char *spill_dir; /* NULL: $TMPDIR or /tmp */
   const fl_tz_t *zone;   /* session time zone; NULL: UTC */
   int64_t now_us;        /* statement time; < 0: the clock */
+  ex_progress_t *progress; /* counters the scans update as they read; NULL: none */
 } ex_query_opts_t;
 
 typedef struct ex_query ex_query_t;

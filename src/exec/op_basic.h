@@ -14,6 +14,7 @@
 
 #include "exec/ex_expr.h"
 #include "exec/ex_operator.h"
+#include "exec/ex_progress.h"
 #include "iceberg/ice_scan.h"
 
 typedef struct ex_source ex_source_t;
@@ -32,6 +33,22 @@ const ice_scan_stats_t *ex_scan_source_stats(const ex_source_t *s);
  * kind is set (sql/sql_meta.h), schema its output (op_meta_scan.c). */
 int ex_meta_source_new(fl_arena_t *a, const sql_plan_t *p, const ty_schema_t *schema, ex_op_t *next,
                        const bool *stop, ex_source_t **out, fl_err_t *err);
+/*
+ * Reads the files of a table function's scan (op_file_scan.c): the plan's
+ * files, columns (`columns`, ncols of them, as out_schema's storage
+ * types), pruning filter (unbound, by column name) and row limit.
+ * progress may be NULL; the scan adds its files and bytes to the totals
+ * now and its reading as it goes.
+ */
+int ex_file_scan_source_new(const sql_files_t *files, const char *const *columns, uint32_t ncols,
+                            const ty_schema_t *out_schema, const ice_expr_t *filter, int64_t limit,
+                            ex_progress_t *progress, ex_op_t *next, const bool *stop,
+                            ex_source_t **out, fl_err_t *err);
+/* After a run: one line of what a file scan read and skipped; false when
+ * s is not a file scan. */
+bool ex_file_scan_source_format_stats(const ex_source_t *s, uint32_t index, fl_buf_t *out);
+/* Counts the rows an Iceberg scan source produces into progress. */
+void ex_scan_source_set_progress(ex_source_t *s, ex_progress_t *progress);
 /* One batch of rows, each cell a constant expression (compiled in ctx). */
 int ex_values_source_new(ex_ctx_t *ctx, const ty_schema_t *schema, sql_bexpr_t *const *cells,
                          uint32_t nrows, ex_op_t *next, const bool *stop, ex_source_t **out,

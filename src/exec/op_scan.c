@@ -17,6 +17,7 @@
 typedef struct scan_src {
   ex_source_t src;
   ice_scan_t *scan;
+  ex_progress_t *progress; /* NULL: none */
 } scan_src_t;
 
 static int scan_run(ex_source_t *s, fl_err_t *err) {
@@ -28,6 +29,7 @@ static int scan_run(ex_source_t *s, fl_err_t *err) {
     if (rc) return rc;
     if (!b) break;
     if (!ty_batch_live(b)) continue;
+    if (sc->progress) ex_progress_add(&sc->progress->rows, ty_batch_live(b));
     if ((rc = ex_op_push(s->next, b, err))) return rc;
   }
   return ex_op_finish(s->next, err);
@@ -42,6 +44,10 @@ static void scan_destroy(ex_source_t *s) {
 const ice_scan_stats_t *ex_scan_source_stats(const ex_source_t *s) {
   if (s->run != scan_run) return NULL;
   return ice_scan_stats(((const scan_src_t *)s)->scan);
+}
+
+void ex_scan_source_set_progress(ex_source_t *s, ex_progress_t *progress) {
+  if (s->run == scan_run) ((scan_src_t *)s)->progress = progress;
 }
 
 ex_source_t *ex_scan_source_new(ice_scan_t *scan, ex_op_t *next, const bool *stop) {

@@ -31,8 +31,8 @@ const char *fmt_kind_name(fmt_kind_t k) {
   }
 }
 
-static int find_impl(const char *path, const fmt_impl_t **out, fl_err_t *err) {
-  fmt_kind_t k = fmt_kind_from_path(path);
+static int find_impl(const char *path, fmt_kind_t k, const fmt_impl_t **out, fl_err_t *err) {
+  if (k == FMT_UNKNOWN) k = fmt_kind_from_path(path);
   if (k == FMT_UNKNOWN)
     return fl_err_set(err, FL_EINVALID,
                       "%s: unknown file format (use .parquet, .avro, .jsonl or .csv)", path);
@@ -48,7 +48,7 @@ static int find_impl(const char *path, const fmt_impl_t **out, fl_err_t *err) {
 int fmt_open_reader(io_fs_t *fs, const char *path, const fmt_read_opts_t *opts, fmt_reader_t **out,
                     fl_err_t *err) {
   const fmt_impl_t *impl;
-  int rc = find_impl(path, &impl, err);
+  int rc = find_impl(path, opts ? opts->kind : FMT_UNKNOWN, &impl, err);
   if (rc) return rc;
   if (!impl->open_reader)
     return fl_err_set(err, FL_EUNSUPPORTED, "%s: cannot read %s files", path, fmt_kind_name(impl->kind));
@@ -59,7 +59,7 @@ int fmt_open_reader(io_fs_t *fs, const char *path, const fmt_read_opts_t *opts, 
 int fmt_open_writer(io_fs_t *fs, const char *path, const ty_schema_t *schema,
                     const fmt_write_opts_t *opts, fmt_writer_t **out, fl_err_t *err) {
   const fmt_impl_t *impl;
-  int rc = find_impl(path, &impl, err);
+  int rc = find_impl(path, FMT_UNKNOWN, &impl, err);
   if (rc) return rc;
   if (!impl->open_writer)
     return fl_err_set(err, FL_EUNSUPPORTED, "%s: cannot write %s files", path, fmt_kind_name(impl->kind));
@@ -69,7 +69,7 @@ int fmt_open_writer(io_fs_t *fs, const char *path, const ty_schema_t *schema,
 
 int fmt_inspect(io_fs_t *fs, const char *path, bool json, FILE *out, fl_err_t *err) {
   const fmt_impl_t *impl;
-  int rc = find_impl(path, &impl, err);
+  int rc = find_impl(path, FMT_UNKNOWN, &impl, err);
   if (rc) return rc;
   if (!impl->inspect)
     return fl_err_set(err, FL_EUNSUPPORTED, "%s: floe inspect reads Parquet and Avro files, not %s",

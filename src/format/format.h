@@ -36,6 +36,10 @@ typedef struct fmt_read_opts {
   /* CSV: field separator (0: ',' or '\t' for .tsv) and header row. */
   char csv_delimiter;
   bool csv_no_header;
+  /* The format to read; FMT_UNKNOWN picks it by the path's extension. */
+  fmt_kind_t kind;
+  /* JSON: how rows are laid out (JSON_AUTO looks at the first byte). */
+  enum { FMT_JSON_AUTO, FMT_JSON_LINES, FMT_JSON_ARRAY } json_format;
 } fmt_read_opts_t;
 
 typedef struct fmt_write_opts {

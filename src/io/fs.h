@@ -68,4 +68,24 @@ int io_write_all(io_fs_t *fs, const char *path, const void *data, size_t len, fl
 
 void io_entries_free(io_entry_t *e, size_t n);
 
+/*
+ * Glob patterns over a file system (fs_glob.c). `*` matches any run of
+ * characters within one path component, `?` one character, `[abc]`,
+ * `[a-z]` and `[!a-z]` (or `[^...]`) one character of a set, and `**` as a
+ * whole component any number of components (none included); `\` quotes
+ * the next character.
+ */
+/* Whether pattern has any of the special characters. */
+bool io_glob_has_magic(const char *pattern);
+/* Whether path matches pattern as a whole. */
+bool io_glob_match(const char *pattern, const char *path);
+/*
+ * The files matching pattern, sorted by path (malloc'd; free with
+ * io_entries_free). The listing starts at the longest leading directory
+ * without special characters ("." when the first component has one, and
+ * the results then carry no "./"). A pattern without special characters
+ * yields itself when the file exists. No match is not an error: *n = 0.
+ */
+int io_glob(io_fs_t *fs, const char *pattern, io_entry_t **out, size_t *n, fl_err_t *err);
+
 #endif

@@ -147,6 +147,7 @@ static int64_t est_rows(const sql_plan_t *p) {
   switch (p->kind) {
     case SQL_P_SCAN: {
       if (p->u.scan.meta) return -1;
+      if (p->u.scan.files) return p->u.scan.files->est_rows;
       const ice_meta_t *m = p->u.scan.table->meta;
       const ice_snapshot_t *s = NULL;
       if (p->u.scan.snapshot_id >= 0) {

@@ -355,6 +355,7 @@ int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_
       return FL_OK;
     }
     case SQL_REL_JOIN: return bind_join(b, rel, out, scope);
+    case SQL_REL_FUNCTION: return sql__bind_table_function(b, rel, out, scope);
     default:
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "This kind of relation is not supported yet");
   }

@@ -145,6 +145,10 @@ int sql__bind_from_list(sql_binder_t *b, sql_rel_t *const *rels, size_t n, sql_p
 sql_plan_t *sql__join_new(sql_binder_t *b, sql_plan_t *l, sql_plan_t *r, sql_join_type_t type,
                           sql_bexpr_t *cond);
 
+/* sql_bind_files.c: read_parquet(...), read_csv(...), read_json(...) in
+ * FROM: a scan of the files. */
+int sql__bind_table_function(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out,
+                             sql_scope_t *scope);
 /* The namespace and name a table name means (default namespace for one part). */
 int sql__table_name(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, const char **ns,
                     const char **name);

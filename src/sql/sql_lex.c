@@ -89,6 +89,9 @@ const char *sql_tok_kind_name(sql_tok_kind_t kind) {
       [SQL_T_GE] = "'>='",
       [SQL_T_ARROW] = "'->'",
       [SQL_T_NAMEDARG] = "'=>'",
+      [SQL_T_LBRACE] = "'{'",
+      [SQL_T_RBRACE] = "'}'",
+      [SQL_T_COLON] = "':'",
   };
   if ((unsigned)kind >= SQL_T_KIND_COUNT) return "token";
   return names[kind];
@@ -203,7 +206,8 @@ static const struct {
     {")", SQL_T_RPAREN},  {"[", SQL_T_LBRACKET}, {"]", SQL_T_RBRACKET},  {",", SQL_T_COMMA},
     {".", SQL_T_DOT},     {";", SQL_T_SEMI},     {"+", SQL_T_PLUS},      {"-", SQL_T_MINUS},
     {"*", SQL_T_STAR},    {"/", SQL_T_SLASH},    {"%", SQL_T_PERCENT},   {"=", SQL_T_EQ},
-    {"<", SQL_T_LT},      {">", SQL_T_GT},       {"?", SQL_T_PARAM},
+    {"<", SQL_T_LT},      {">", SQL_T_GT},       {"?", SQL_T_PARAM},     {"{", SQL_T_LBRACE},
+    {"}", SQL_T_RBRACE},  {":", SQL_T_COLON},
 };
 
 static int lex_one(lexer_t *lx) {

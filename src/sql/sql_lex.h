@@ -226,6 +226,9 @@ typedef enum sql_tok_kind {
   SQL_T_GE,
   SQL_T_ARROW,    /* -> */
   SQL_T_NAMEDARG, /* => */
+  SQL_T_LBRACE,   /* { of DuckDB's struct literal {'k': v} */
+  SQL_T_RBRACE,
+  SQL_T_COLON,
   SQL_T_KIND_COUNT
 } sql_tok_kind_t;
 

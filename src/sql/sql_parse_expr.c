@@ -887,6 +887,48 @@ static int word_primary(sql_parser_t *p, sql_expr_t **out) {
   return FL_OK;
 }
 
+/* {'k': v, ...}: DuckDB's struct literal, the same as struct_pack(k => v,
+ * ...); keys are strings or names. */
+static int struct_literal(sql_parser_t *p, sql_expr_t **out) {
+  sql_expr_t *e = new_expr(p, SQL_E_CALL, sql__pos(p));
+  sql__next(p); /* { */
+  sql_ident_t *fn = SQL_NEW(p, sql_ident_t);
+  *fn = (sql_ident_t){"struct_pack", false, e->pos};
+  sql_call_t *c = &e->u.call;
+  c->name = (sql_qname_t){fn, 1};
+  sql_expr_t **args = NULL;
+  sql_ident_t *names = NULL;
+  size_t n = 0, cap = 0, nn = 0, ncap = 0;
+  if (!sql__accept(p, SQL_T_RBRACE)) {
+    do {
+      sql_ident_t name = {0};
+      const sql_tok_t *t = sql__tok(p);
+      if (t->kind == SQL_T_STRING) {
+        const char *data;
+        size_t len;
+        name.pos = t->pos;
+        SQL_TRY(sql__string(p, &data, &len, "a key"));
+        if (memchr(data, 0, len)) return sql__fail(p, "a struct key may not hold a NUL byte");
+        name.name = fl_arena_strndup(p->a, data, len);
+        name.quoted = true;
+      } else {
+        SQL_TRY(sql__ident(p, &name, "a key (a string or a name) in {...}"));
+      }
+      SQL_TRY(sql__expect(p, SQL_T_COLON, "':' after the key in {...}"));
+      sql_expr_t *v;
+      SQL_TRY(sql__expr(p, &v));
+      SQL_PUSH(p, args, n, cap, v);
+      SQL_PUSH(p, names, nn, ncap, name);
+    } while (sql__accept(p, SQL_T_COMMA));
+    SQL_TRY(sql__expect(p, SQL_T_RBRACE, "',' or '}' in {...}"));
+  }
+  c->args.items = args;
+  c->args.n = n;
+  c->arg_names = n ? names : NULL;
+  *out = e;
+  return FL_OK;
+}
+
 static int primary(sql_parser_t *p, sql_expr_t **out) {
   const sql_tok_t *t = sql__tok(p);
   switch ((sql_tok_kind_t)t->kind) {
@@ -896,6 +938,18 @@ static int primary(sql_parser_t *p, sql_expr_t **out) {
       sql_expr_t *e = new_expr(p, t->kind == SQL_T_DECIMAL ? SQL_E_DECIMAL : SQL_E_DOUBLE, t->pos);
       e->u.num.text = fl_arena_strndup(p->a, p->src + t->pos.off, t->len);
       sql__next(p);
+      *out = e;
+      return FL_OK;
+    }
+    case SQL_T_LBRACE: return struct_literal(p, out);
+    case SQL_T_LBRACKET: {
+      /* [a, b]: DuckDB's list literal, the same as ARRAY[a, b]. */
+      sql_expr_t *e = new_expr(p, SQL_E_ARRAY, t->pos);
+      sql__next(p);
+      if (!sql__accept(p, SQL_T_RBRACKET)) {
+        SQL_TRY(sql__expr_list(p, &e->u.row.items));
+        SQL_TRY(sql__expect(p, SQL_T_RBRACKET, "',' or ']' in [...]"));
+      }
       *out = e;
       return FL_OK;
     }

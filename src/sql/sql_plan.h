@@ -20,6 +20,7 @@
 
 #include "base/arena.h"
 #include "base/buf.h"
+#include "format/format.h"
 #include "iceberg/ice_expr.h"
 #include "iceberg/ice_table.h"
 #include "sql/sql_ast.h"
@@ -215,6 +216,37 @@ typedef struct sql_win_call {
   sql_dtype_t type; /* result */
 } sql_win_call_t;
 
+/*
+ * The files a table function reads (read_parquet, read_csv, read_json;
+ * sql_bind_files.c): a SCAN with `files` set and no table. The schema is
+ * the union of the files' columns (storage types, ids 1..n, names unique
+ * ignoring case); the scan's `columns` name the ones read, and
+ * SQL_FILES_FILENAME the extra column holding each row's file path.
+ */
+#define SQL_FILES_FILENAME "filename"
+typedef struct sql_files {
+  const char *func; /* "read_parquet": for messages and EXPLAIN */
+  sql_pos_t pos;    /* of the call, for errors while reading */
+  io_fs_t *fs;      /* where the files are */
+  fmt_kind_t kind;  /* FMT_PARQUET, FMT_CSV, FMT_JSONL */
+  const char **paths;
+  uint64_t *sizes; /* bytes of each file */
+  uint32_t npaths;
+  const ty_schema_t *schema;
+  bool union_by_name; /* files may lack columns (read as NULL) */
+  bool filename;      /* the filename column exists */
+  /* Hive partitioning: keys of `key=value` folders in every path, sorted
+   * by name; their columns follow the files' own in the schema (a key the
+   * files have as a column is not one). hive_values[i * nhive + k] is
+   * file i's value of key k (URL-decoded; NULL for Hive's
+   * __HIVE_DEFAULT_PARTITION__). */
+  uint32_t nhive;
+  const char **hive_keys;
+  const char **hive_values;
+  fmt_read_opts_t read; /* CSV and JSON: delimiter, header, layout, sample rows */
+  int64_t est_rows;     /* Parquet: rows in the footers; -1: unknown */
+} sql_files_t;
+
 typedef struct sql_plan sql_plan_t;
 struct sql_plan {
   sql_plan_kind_t kind;
@@ -236,6 +268,7 @@ struct sql_plan {
       /* sql_meta_kind_t (sql_meta.h): the metadata table "t$<kind>" of the
        * table (columns, snapshot as above; no filter, no limit); 0: none */
       int meta;
+      const sql_files_t *files; /* a table function's files (table NULL); NULL: a table */
     } scan;
     struct {
       sql_bexpr_t **cells; /* nrows * ncols constant expressions */

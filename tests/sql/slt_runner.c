@@ -22,7 +22,7 @@
  *                                       test's warehouse
  *   file data.csv                       writes the lines up to a blank
  *   id,s                                line to __TEST_DIR__/data.csv
- *   1,a
+ *   1,a                                 (NAME may hold subfolders: d/x.csv)
  *
  * __TEST_DIR__ in SQL and commands is the test's temporary folder. Every
  * failing record prints file:line and what differed; the exit status is
@@ -341,6 +341,13 @@ static void run_file(const char *path, int *failures, int *records) {
       char p[1200];
       snprintf(p, sizeof p, "%s/%s", r.dir, name);
       i++;
+      /* NAME may name subfolders of the test's folder: make them. */
+      for (char *slash = strchr(p + strlen(r.dir) + 1, '/'); slash;
+           slash = strchr(slash + 1, '/')) {
+        *slash = 0;
+        mkdir(p, 0777);
+        *slash = '/';
+      }
       FILE *out = fopen(p, "wb");
       for (; i < nl && lines[i][0]; i++)
         if (out) fprintf(out, "%s\n", lines[i]);
@@ -395,7 +402,7 @@ static void run_path(const char *path, int *failures, int *records, int *files) 
     names[n++] = full;
   }
   closedir(d);
-  qsort(names, n, sizeof *names, cmp_path);
+  if (n) qsort(names, n, sizeof *names, cmp_path);
   for (size_t i = 0; i < n; i++) {
     run_path(names[i], failures, records, files);
     fl_free(names[i]);
