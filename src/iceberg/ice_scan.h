@@ -33,7 +33,11 @@ typedef struct ice_scan_opts {
   int64_t as_of_ms;    /* -1: none */
   /* Unbound filter (bound to the scan's schema); NULL: all rows. */
   const ice_expr_t *filter;
-  /* Columns by name (top-level or dotted); NULL: all. */
+  /* Columns by name (top-level or dotted); NULL: all. Two hidden columns
+   * may follow the table's (after them, in this order when both):
+   * "$path", the data file's path as the manifest names it (string), and
+   * "$pos", the row's position in that file (long), the row identity that
+   * row-level deletes and updates need. Scans without them pay nothing. */
   const char *const *columns;
   uint32_t ncolumns;
   bool case_sensitive;
@@ -80,6 +84,17 @@ const ice_scan_stats_t *ice_scan_stats(const ice_scan_t *s);
  * deletes), after planning chose the files.
  */
 int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err);
+
+/* Field ids of the hidden columns (Iceberg's reserved _file and _pos). */
+#define ICE_SCAN_PATH_ID 2147483646
+#define ICE_SCAN_POS_ID 2147483645
+
+/*
+ * The positions of task `index`'s data file that its position delete
+ * files and deletion vectors delete, sorted and deduplicated, in a
+ * malloc'd array the caller frees (NULL when none).
+ */
+int ice_scan_task_positions(ice_scan_t *s, uint32_t index, int64_t **out, size_t *n, fl_err_t *err);
 void ice_scan_free(ice_scan_t *s);
 
 #endif

@@ -94,20 +94,51 @@ static const ty_field_t *resolve_name(const ty_type_t *st, const char *name, boo
 }
 
 static int build_projection(ice_scan_t *s, const ice_scan_opts_t *o, fl_err_t *err) {
+  s->path_col = s->pos_col = -1;
   if (!o->columns) {
     s->proj = s->schema;
     return FL_OK;
   }
   int32_t *ids = fl_arena_alloc(s->a, (o->ncolumns ? o->ncolumns : 1) * sizeof *ids);
+  uint32_t nids = 0, nhidden = 0;
+  ty_field_t hidden[2];
   for (uint32_t i = 0; i < o->ncolumns; i++) {
+    bool path = strcmp(o->columns[i], "$path") == 0, pos = strcmp(o->columns[i], "$pos") == 0;
+    if (path || pos) {
+      if (nhidden == 2 || (pos && nhidden && hidden[0].id == ICE_SCAN_POS_ID) ||
+          (path && nhidden && hidden[0].id == ICE_SCAN_PATH_ID))
+        return fl_err_set(err, FL_EINVALID, "table %s: hidden column '%s' given twice", s->t->ident,
+                          o->columns[i]);
+      hidden[nhidden++] = (ty_field_t){.id = path ? ICE_SCAN_PATH_ID : ICE_SCAN_POS_ID,
+                                       .name = path ? "$path" : "$pos",
+                                       .type = ty_primitive(path ? TY_STRING : TY_LONG)};
+      continue;
+    }
+    if (nhidden)
+      return fl_err_set(err, FL_EINVALID, "table %s: hidden columns must come after '%s'",
+                        s->t->ident, o->columns[i]);
     const ty_field_t *f = resolve_name(&s->schema->root, o->columns[i], o->case_sensitive);
     if (!f)
       return fl_err_set(err, FL_EINVALID, "table %s: no column named '%s' in schema %d",
                         s->t->ident, o->columns[i], (int)s->schema->schema_id);
-    ids[i] = f->id;
+    ids[nids++] = f->id;
   }
-  const ty_type_t *st = ice__prune_struct(s->a, &s->schema->root, ids, o->ncolumns);
-  s->proj = ty_schema_new(s->a, s->schema->schema_id, st->fields, st->nfields);
+  const ty_type_t *st = ice__prune_struct(s->a, &s->schema->root, ids, nids);
+  if (!nhidden) {
+    s->proj = ty_schema_new(s->a, s->schema->schema_id, st->fields, st->nfields);
+    return FL_OK;
+  }
+  /* The hidden columns go last; reading fills them after converting. */
+  ty_field_t *f = fl_arena_alloc(s->a, (st->nfields + nhidden) * sizeof *f);
+  if (st->nfields) memcpy(f, st->fields, st->nfields * sizeof *f);
+  for (uint32_t i = 0; i < nhidden; i++) {
+    f[st->nfields + i] = hidden[i];
+    if (hidden[i].id == ICE_SCAN_PATH_ID)
+      s->path_col = (int32_t)(st->nfields + i);
+    else
+      s->pos_col = (int32_t)(st->nfields + i);
+  }
+  s->proj = ty_schema_new(s->a, s->schema->schema_id, f, st->nfields + nhidden);
   return FL_OK;
 }
 
