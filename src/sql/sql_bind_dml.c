@@ -138,7 +138,7 @@ int sql_bind_dml(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st, 
     default: return sql__errf(&b, st->pos, FL_EINVALID, "not a row-level statement");
   }
   ice_table_t *t;
-  int rc = sql__open_table(&b, tname, st->pos, &t, &out->ns, &out->name);
+  int rc = sql__open_table(&b, tname, tname->parts[0].pos, &t, &out->ns, &out->name);
   if (rc) return rc;
   out->table = t;
   const ice_snapshot_t *snap = ice_meta_current_snapshot(t->meta);
