@@ -48,7 +48,7 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
   int rc = sql__open_table(&b, &st->u.insert.table, st->pos, &t, &ns, &name);
   if (rc) return rc;
   sql_plan_t *q;
-  if ((rc = sql__bind_query(&b, st->u.insert.query, &q))) return rc;
+  if ((rc = sql__bind_top_query(&b, st->u.insert.query, &q))) return rc;
   const ty_schema_t *s = ice_meta_schema(t->meta);
   uint32_t n = s->root.nfields;
   const sql_ident_list_t *cols = &st->u.insert.columns;
@@ -215,7 +215,7 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
   if (st->u.create_table.as_query) {
     /* CREATE TABLE AS: the columns are the query's (or the names given). */
     sql_plan_t *p;
-    if ((rc = sql__bind_query(&b, st->u.create_table.as_query, &p))) return rc;
+    if ((rc = sql__bind_top_query(&b, st->u.create_table.as_query, &p))) return rc;
     const sql_ident_list_t *names = &st->u.create_table.as_columns;
     if (names->n && names->n != p->ncols)
       return sql__errf(&b, st->pos, FL_EINVALID,

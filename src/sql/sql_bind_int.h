@@ -169,6 +169,9 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
 
 /* sql_bind_query.c */
 int sql__bind_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out);
+/* The same for a statement's own query: bound again with the hidden
+ * columns when it names one. */
+int sql__bind_top_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out);
 /* A plan's output columns as a scope under one qualifier. */
 void sql__plan_scope(sql_binder_t *b, const sql_plan_t *p, const char *qual, sql_scope_t *out);
 /* A projection of p's columns (identity) whose names can then change. */

@@ -331,15 +331,19 @@ int sql__bind_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out) {
   return FL_OK;
 }
 
+int sql__bind_top_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out) {
+  int rc = sql__bind_query(b, q, out);
+  if (rc && b->want_hidden && !b->hidden) {
+    /* The query names "$path" or "$pos": only then do scans carry them. */
+    fl_err_clear(b->err);
+    b->hidden = true;
+    rc = sql__bind_query(b, q, out);
+  }
+  return rc;
+}
+
 int sql_bind_query(fl_arena_t *a, const sql_bind_opts_t *o, const sql_query_t *q, sql_plan_t **out,
                    fl_err_t *err) {
   sql_binder_t b = {.a = a, .o = o, .err = err};
-  int rc = sql__bind_query(&b, q, out);
-  if (rc && b.want_hidden) {
-    /* The query names "$path" or "$pos": only then do scans carry them. */
-    fl_err_clear(err);
-    sql_binder_t again = {.a = a, .o = o, .err = err, .hidden = true};
-    rc = sql__bind_query(&again, q, out);
-  }
-  return rc;
+  return sql__bind_top_query(&b, q, out);
 }
