@@ -308,6 +308,22 @@ static int write_dv(cli_rc_t *rc, uint32_t ti, const task_change_t *c, list_t *a
   return FL_OK;
 }
 
+/* Whether the task's earlier position deletes and the new ones together
+ * remove every row of its data file (which then goes whole). */
+static int all_rows_gone(cli_rc_t *rc, uint32_t ti, const task_change_t *c, bool *out,
+                         fl_err_t *err) {
+  const ice_scan_task_t *task = &rc->tasks[ti];
+  *out = false;
+  int64_t *old = NULL;
+  size_t nold = 0;
+  int r = ice_scan_task_positions(rc->scan, ti, &old, &nold, err);
+  if (r) return r;
+  /* The new positions are live rows, so none is among the old ones. */
+  *out = (int64_t)(nold + c->n) >= task->data->file.record_count;
+  fl_free(old);
+  return FL_OK;
+}
+
 int cli_rc_commit(cli_rc_t *rc, const ice_expr_t *conflict, const char *dup_msg, cli_rc_stats_t *st,
                   fl_err_t *err) {
   memset(st, 0, sizeof *st);
@@ -326,7 +342,8 @@ int cli_rc_commit(cli_rc_t *rc, const ice_expr_t *conflict, const char *dup_msg,
     const ice_data_file_t *df = &task->data->file;
     if (!c->whole && c->n == 0) continue;
     st->deleted_rows += c->n;
-    bool whole = c->whole || (task->ndeletes == 0 && (int64_t)c->n >= df->record_count);
+    bool whole = c->whole || (int64_t)c->n >= df->record_count;
+    if (!whole && task->ndeletes && (r = all_rows_gone(rc, ti, c, &whole, err))) break;
     if (!whole && rc->mode == CLI_RC_MERGE_ON_READ) {
       r = v3 ? write_dv(rc, ti, c, &add, &remove, err) : write_pos_deletes(rc, df, c, &add, err);
       continue;
@@ -358,7 +375,9 @@ int cli_rc_commit(cli_rc_t *rc, const ice_expr_t *conflict, const char *dup_msg,
     if (fl_strset_add_str(&removed, remove.v[i])) rm[nrm++] = remove.v[i];
   ice_expr_t *always = conflict ? NULL : ice_expr_const(rc->a, true);
   ice_change_t ch = {
-      .kind = rc->mode == CLI_RC_MERGE_ON_READ ? ICE_CHANGE_ROW_DELTA : ICE_CHANGE_OVERWRITE,
+      /* Without delete files (copy-on-write, or only whole files going)
+       * an overwrite, which Java names "delete" when it only removes. */
+      .kind = add.n ? ICE_CHANGE_ROW_DELTA : ICE_CHANGE_OVERWRITE,
       .branch = rc->branch,
       .add = all,
       .nadd = nadd,

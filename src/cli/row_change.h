@@ -13,7 +13,9 @@
  *   merge-on-read  - v2 tables get a position delete file per data file
  *                    that loses rows; v3 tables a deletion vector per data
  *                    file, merged with the positions its earlier deletes
- *                    removed, replacing them. One row delta.
+ *                    removed, replacing them; a file whose every row
+ *                    is then deleted goes whole instead. One row delta
+ *                    (an overwrite when no delete file is written).
  * New rows are written as new data files under the current spec either
  * way. The commit is validated against writers that committed since the
  * base with the conflict filter (ice_commit.h): a conflict fails with

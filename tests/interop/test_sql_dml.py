@@ -210,6 +210,13 @@ def test_deletion_vectors_are_puffin_files(wh):
     ids = sorted(r["id"] for r in tbl.scan().to_arrow().to_pylist())
     assert ids == [i for i in range(5001, 20001) if i % 997 != 0]
     assert select(wh, "SELECT count(*) AS n FROM db.v") == [{"n": len(ids)}]
+    # The file's last rows: it goes whole, with its vector.
+    assert affected(wh, "DELETE FROM db.v WHERE id > 0") == len(ids)
+    s = summary(wh, "db.v")
+    assert s["operation"] == "delete"
+    assert s["deleted-data-files"] == "1" and s["removed-dvs"] == "1"
+    assert s["total-data-files"] == "0" and s["total-delete-files"] == "0"
+    assert py_rows(wh, "db.v") == []
 
 
 def test_selecting_hidden_path(wh):
