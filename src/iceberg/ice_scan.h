@@ -33,11 +33,13 @@ typedef struct ice_scan_opts {
   int64_t as_of_ms;    /* -1: none */
   /* Unbound filter (bound to the scan's schema); NULL: all rows. */
   const ice_expr_t *filter;
-  /* Columns by name (top-level or dotted); NULL: all. Two hidden columns
-   * may follow the table's (after them, in this order when both):
-   * "$path", the data file's path as the manifest names it (string), and
-   * "$pos", the row's position in that file (long), the row identity that
-   * row-level deletes and updates need. Scans without them pay nothing. */
+  /* Columns by name (top-level or dotted); NULL: all. Hidden columns may
+   * follow the table's, each once, in any order: "$path", the data file's
+   * path as the manifest names it (string); "$pos", the row's position in
+   * that file (long), the row identity row-level deletes and updates
+   * need; "$partition", the file's partition path ("g=a/d=2024-01-01",
+   * "" unpartitioned; string), as Trino shows it. Scans without them pay
+   * nothing. */
   const char *const *columns;
   uint32_t ncolumns;
   bool case_sensitive;
@@ -85,9 +87,11 @@ const ice_scan_stats_t *ice_scan_stats(const ice_scan_t *s);
  */
 int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err);
 
-/* Field ids of the hidden columns (Iceberg's reserved _file and _pos). */
+/* Field ids of the hidden columns (Iceberg's reserved _file, _pos and
+ * _partition). */
 #define ICE_SCAN_PATH_ID 2147483646
 #define ICE_SCAN_POS_ID 2147483645
+#define ICE_SCAN_PARTITION_ID 2147483643
 
 /*
  * The positions of task `index`'s data file that its position delete

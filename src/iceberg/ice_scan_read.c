@@ -688,6 +688,7 @@ struct ice_task_state {
   ty_batch_t *key;
   uint32_t *rows, *sel;
   fl_buf_t keybuf;
+  const char *partition_path; /* "$partition" (only when projected) */
 };
 typedef struct ice_task_state task_state_t;
 
@@ -750,6 +751,20 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   if (df->format && strcasecmp(df->format, "PARQUET") != 0)
     return fl_err_set(err, FL_EUNSUPPORTED, "table %s: data file %s is %s; only Parquet is read",
                       s->t->ident, df->path, df->format);
+  ts->partition_path = "";
+  if (s->partition_col >= 0) {
+    const ice_spec_t *spec = ice_meta_spec_by_id(s->t->meta, df->spec_id);
+    const ty_type_t *pt;
+    if (spec && spec->nfields && df->npartition == spec->nfields &&
+        ice_spec_partition_type(ts->a, spec, s->schema, &pt, err) == FL_OK) {
+      fl_buf_t b;
+      fl_buf_init(&b);
+      ice_spec_partition_path(spec, pt, df->partition, &b);
+      ts->partition_path = fl_arena_strndup(ts->a, b.data ? (const char *)b.data : "", b.len);
+      fl_buf_free(&b);
+    }
+    fl_err_clear(err);
+  }
   /* Deletes. */
   bool any_pos = false;
   ts->eqs = fl_arena_alloc(ts->a, (task->ndeletes ? task->ndeletes : 1) * sizeof *ts->eqs);
@@ -793,7 +808,7 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   int32_t *top = NULL;
   uint32_t ntop = 0, tcap = 0;
   for (uint32_t i = 0; i < s->proj->root.nfields; i++)
-    if ((int32_t)i != s->path_col && (int32_t)i != s->pos_col)
+    if ((int32_t)i != s->path_col && (int32_t)i != s->pos_col && (int32_t)i != s->partition_col)
       add_ids(ts->a, &top, &ntop, &tcap, &s->proj->root.fields[i].id, 1);
   if (ts->key_schema)
     for (uint32_t i = 0; i < ts->key_schema->root.nfields; i++)
@@ -876,6 +891,13 @@ static void fill_hidden(ice_scan_t *s, const task_state_t *ts, int64_t first_pos
     ty_vec_reset(v);
     ty_vec_reserve(v, m);
     for (uint32_t k = 0; k < m; k++) ty_vec_append_i64(v, first_pos + ts->rows[k]);
+  }  if (s->partition_col >= 0) {
+    ty_vec_t *v = s->out->cols[s->partition_col];
+    size_t len = strlen(ts->partition_path);
+    ty_vec_reset(v);
+    ty_vec_reserve(v, m);
+    ty_vec_reserve_heap(v, len * m);
+    for (uint32_t k = 0; k < m; k++) ty_vec_append_bytes(v, ts->partition_path, len);
   }
 }
 
@@ -913,7 +935,8 @@ int ice_scan_next(ice_scan_t *s, ty_batch_t **out, fl_err_t *err) {
     ty_batch_reset(s->out);
     if ((rc = ice__file_convert(ts->f, raw, ts->rows, m, true, s->out, err))) goto fail;
     s->out->nrows = m;
-    if (s->path_col >= 0 || s->pos_col >= 0) fill_hidden(s, ts, first_pos, m);
+    if (s->path_col >= 0 || s->pos_col >= 0 || s->partition_col >= 0)
+      fill_hidden(s, ts, first_pos, m);
     s->stats.rows_out += m;
     *out = s->out;
     return FL_OK;

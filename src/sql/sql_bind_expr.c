@@ -295,7 +295,8 @@ static int bind_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *
       if (found >= 0) return sql__errf(b, x->pos, FL_EINVALID, "Column '%s' is ambiguous", name);
       found = (int)i;
     }
-  if (found < 0 && !b->hidden && (strcmp(name, "$path") == 0 || strcmp(name, "$pos") == 0))
+  if (found < 0 && !b->hidden &&
+      (strcmp(name, "$path") == 0 || strcmp(name, "$pos") == 0 || strcmp(name, "$partition") == 0))
     b->want_hidden = true; /* sql_bind_query binds again with the hidden columns */
   if (found < 0) {
     fl_buf_t full;

@@ -165,18 +165,20 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
   fl_err_clear(b->err);
   uint32_t nvisible = k;
   if (b->hidden) {
-    /* Trino's hidden "$path" and the row position, last so that pruning
-     * and `*` need not know them. */
-    sql_col_t *cols = fl_arena_zalloc(b->a, (k + 2) * sizeof *cols);
-    const char **names = fl_arena_zalloc(b->a, (k + 2) * sizeof *names);
+    /* Trino's hidden "$path" and "$partition" and the row position,
+     * last so that pruning and `*` need not know them. */
+    static const char *const hidden[] = {"$path", "$pos", "$partition"};
+    sql_col_t *cols = fl_arena_zalloc(b->a, (k + 3) * sizeof *cols);
+    const char **names = fl_arena_zalloc(b->a, (k + 3) * sizeof *names);
     if (k) {
       memcpy(cols, p->cols, k * sizeof *cols);
       memcpy(names, p->u.scan.columns, k * sizeof *names);
     }
-    cols[k] = (sql_col_t){.name = "$path", .type = sql_dtype(SQL_DT_VARCHAR)};
-    names[k++] = "$path";
-    cols[k] = (sql_col_t){.name = "$pos", .type = sql_dtype(SQL_DT_BIGINT)};
-    names[k++] = "$pos";
+    for (int h = 0; h < 3; h++) {
+      sql_dkind_t kind = h == 1 ? SQL_DT_BIGINT : SQL_DT_VARCHAR;
+      cols[k] = (sql_col_t){.name = hidden[h], .type = sql_dtype(kind)};
+      names[k++] = hidden[h];
+    }
     p->cols = cols;
     p->u.scan.columns = names;
   }

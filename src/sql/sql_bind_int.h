@@ -19,7 +19,7 @@ typedef struct sql_scope_col {
   sql_dtype_t type;
   bool outer;  /* of the enclosing query (a correlated EXISTS): names of
                   the inner query hide it */
-  bool hidden; /* a table's hidden column ("$path", "$pos"): not in `*` */
+  bool hidden; /* a table's hidden column ("$path", "$pos", "$partition"): not in `*` */
 } sql_scope_col_t;
 
 typedef struct sql_scope {
@@ -39,8 +39,8 @@ typedef struct sql_binder {
   fl_err_t *err;
   sql_cte_ent_t *ctes;
   int depth;
-  /* Tables carry the hidden columns "$path" and "$pos" (after their
-   * own); set when a query names one (want_hidden asks for a rebind) and
+  /* Tables carry the hidden columns "$path", "$pos" and "$partition"
+   * (after their own); set when a query names one (want_hidden asks for a rebind) and
    * for the row-level statements, which need the row identity. */
   bool hidden, want_hidden;
 } sql_binder_t;

@@ -219,16 +219,22 @@ def test_deletion_vectors_are_puffin_files(wh):
     assert py_rows(wh, "db.v") == []
 
 
-def test_selecting_hidden_path(wh):
-    sql(wh, "CREATE TABLE db.h (id integer)")
-    sql(wh, "INSERT INTO db.h VALUES (1), (2)")
-    sql(wh, "INSERT INTO db.h VALUES (3)")
-    rows = select(wh, 'SELECT id, "$path" AS p FROM db.h ORDER BY id')
-    files = {f.file.file_path for f in catalog_for(wh).load_table("db.h").scan().plan_files()}
-    assert {r["p"] for r in rows} == files and len(files) == 2
+def test_selecting_hidden_columns(wh):
+    sql(wh, "CREATE TABLE db.h (id integer, g varchar) WITH (partitioning = ARRAY['g'])")
+    sql(wh, "INSERT INTO db.h VALUES (1, 'a'), (2, 'a')")
+    sql(wh, "INSERT INTO db.h VALUES (3, 'b')")
+    rows = select(wh, 'SELECT id, "$path" AS p, "$partition" AS part, "$pos" AS pos '
+                      'FROM db.h ORDER BY id')
+    files = {f.file.file_path: f.file.partition
+             for f in catalog_for(wh).load_table("db.h").scan().plan_files()}
+    assert {r["p"] for r in rows} == set(files) and len(files) == 2
     assert rows[0]["p"] == rows[1]["p"] != rows[2]["p"]
+    assert [r["part"] for r in rows] == [f"g={files[r['p']][0]}" for r in rows] == \
+        ["g=a", "g=a", "g=b"]
+    assert [r["pos"] for r in rows] == [0, 1, 0]
     # `*` leaves the hidden columns out.
-    assert select(wh, "SELECT * FROM db.h ORDER BY id") == [{"id": 1}, {"id": 2}, {"id": 3}]
+    assert select(wh, "SELECT * FROM db.h ORDER BY id") == \
+        [{"id": 1, "g": "a"}, {"id": 2, "g": "a"}, {"id": 3, "g": "b"}]
 
 
 @pytest.mark.parametrize("mode", MODES)
