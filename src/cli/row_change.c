@@ -374,17 +374,16 @@ int cli_rc_commit(cli_rc_t *rc, const ice_expr_t *conflict, const char *dup_msg,
   for (uint32_t i = 0; i < remove.n; i++)
     if (fl_strset_add_str(&removed, remove.v[i])) rm[nrm++] = remove.v[i];
   ice_expr_t *always = conflict ? NULL : ice_expr_const(rc->a, true);
-  ice_change_t ch = {
-      /* Without delete files (copy-on-write, or only whole files going)
-       * an overwrite, which Java names "delete" when it only removes. */
-      .kind = add.n ? ICE_CHANGE_ROW_DELTA : ICE_CHANGE_OVERWRITE,
-      .branch = rc->branch,
-      .add = all,
-      .nadd = nadd,
-      .remove = rm,
-      .nremove = nrm,
-      .conflict_filter = conflict ? conflict : always,
-      .base_snapshot_id = cli_rc_base(rc)};
+  ice_change_t ch = {/* Without delete files (copy-on-write, or only whole files going)
+                      * an overwrite, which Java names "delete" when it only removes. */
+                     .kind = add.n ? ICE_CHANGE_ROW_DELTA : ICE_CHANGE_OVERWRITE,
+                     .branch = rc->branch,
+                     .add = all,
+                     .nadd = nadd,
+                     .remove = rm,
+                     .nremove = nrm,
+                     .conflict_filter = conflict ? conflict : always,
+                     .base_snapshot_id = cli_rc_base(rc)};
   ice_commit_result_t res = {0};
   r = ice_commit(rc->t, &ch, &res, err);
   if (r == FL_ECONFLICT && !err->retriable) {
