@@ -148,6 +148,19 @@ int sql_bind_dml(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st, 
   out->ncols = n;
   if (st->kind == SQL_S_TRUNCATE) return FL_OK; /* no rows to find: every file goes */
 
+  /* New rows need every column in SQL's types. */
+  bool writes = st->kind == SQL_S_UPDATE;
+  for (size_t k = 0; st->kind == SQL_S_MERGE && k < st->u.merge.nclauses; k++)
+    writes |= st->u.merge.clauses[k].action != SQL_MERGE_DELETE;
+  for (uint32_t i = 0; writes && i < n; i++) {
+    sql_dtype_t dt;
+    if (o->resolver->from_storage(o->resolver->ctx, s->root.fields[i].type, &dt, err))
+      return sql__errf(&b, tname->parts[0].pos, FL_EUNSUPPORTED,
+                       "Column %s of %s.%s cannot be written from SQL yet", s->root.fields[i].name,
+                       out->ns, out->name);
+  }
+  fl_err_clear(err);
+
   sql_qname_t alias_q = {0};
   if (alias && alias->name) alias_q = (sql_qname_t){.parts = (sql_ident_t *)alias, .n = 1};
   dml_builder_t d = {.b = &b, .qual = alias_q.n ? &alias_q : tname};
