@@ -230,6 +230,9 @@ int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *
 int sql__exec_modify(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                      const sql_stmt_t *st, int64_t *rows, fl_err_t *err);
 
+int sql__explain_modify(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
+                        const char **text, fl_err_t *err);
+
 int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                    const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);
 
@@ -286,6 +289,18 @@ int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
     return FL_OK;
   }
   if (st->kind == SQL_S_QUERY) return run_query(s, a, st->u.query, 0, res, err);
+  if (st->kind == SQL_S_EXPLAIN && !st->u.explain.analyze &&
+      (st->u.explain.stmt->kind == SQL_S_DELETE || st->u.explain.stmt->kind == SQL_S_UPDATE ||
+       st->u.explain.stmt->kind == SQL_S_MERGE)) {
+    sql_resolver_t r;
+    ex_sql_resolver(&r, a);
+    sql_bind_opts_t o = {
+        .resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
+    const char *plan;
+    int rc = sql__explain_modify(a, &o, st->u.explain.stmt, &plan, err);
+    if (!rc) explain_rows(a, plan, res);
+    return rc;
+  }
   if (st->kind == SQL_S_EXPLAIN && st->u.explain.stmt->kind == SQL_S_QUERY)
     return run_query(s, a, st->u.explain.stmt->u.query, st->u.explain.analyze ? 2 : 1, res, err);
   return fl_err_set(err, FL_EUNSUPPORTED, "line %u, column %u: %s statements are not supported yet",

@@ -30,6 +30,8 @@
 
 int sql__exec_modify(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                      const sql_stmt_t *st, int64_t *rows, fl_err_t *err);
+int sql__explain_modify(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
+                        const char **text, fl_err_t *err);
 
 /* The target's scan: the leftmost scan of the table in the plan. */
 static const sql_plan_t *target_scan(const sql_plan_t *p, const ice_table_t *t) {
@@ -165,5 +167,28 @@ int sql__exec_modify(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_
   else
     rc = run_dml(s, a, st, &d, rows, err);
   if (rc) return fl_err_prefix(err, "%s %s.%s: ", sql_stmt_kind_name(st->kind), d.ns, d.name);
+  return FL_OK;
+}
+
+/* EXPLAIN DELETE | UPDATE | MERGE: the write mode, then the plan of the
+ * query that finds the rows. */
+int sql__explain_modify(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
+                        const char **text, fl_err_t *err) {
+  sql_dml_t d;
+  int rc = sql_bind_dml(a, o, st, &d, err);
+  if (rc) return rc;
+  cli_rc_mode_t mode;
+  if ((rc = cli_rc_mode(d.table, mode_property(st->kind), &mode, err))) return rc;
+  sql_plan_t *p = d.plan;
+  if ((rc = sql_optimize(a, o->resolver, &p, err))) return rc;
+  fl_buf_t b;
+  fl_buf_init(&b);
+  fl_buf_printf(&b, "%s %s.%s (%s, format version %d)\n", sql_stmt_kind_name(st->kind), d.ns,
+                d.name, mode == CLI_RC_MERGE_ON_READ ? "merge-on-read" : "copy-on-write",
+                d.table->meta->format_version);
+  sql_plan_format(p, &b);
+  fl_buf_append_u8(&b, 0);
+  *text = fl_arena_strdup(a, (const char *)b.data);
+  fl_buf_free(&b);
   return FL_OK;
 }
