@@ -129,7 +129,8 @@ int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *
     case SQL_S_CREATE_TABLE: {
       sql_create_table_t ct;
       if ((rc = sql_bind_create_table(a, o, st, &ct, err))) return rc;
-      cat_create_opts_t co = {.schema = ct.schema, .location = ct.location};
+      cat_create_opts_t co = {
+          .schema = ct.schema, .location = ct.location, .props = ct.props, .nprops = ct.nprops};
       ice_spec_t *spec = NULL;
       ice_sort_order_t *sort = NULL;
       int32_t last = 999;

@@ -248,6 +248,12 @@ int sql__exec_insert(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_
 int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                   const sql_stmt_t *st, fl_err_t *err);
 
+int sql__exec_modify(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
+                     const sql_stmt_t *st, int64_t *rows, fl_err_t *err);
+
+int sql__explain_modify(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
+                        const char **text, fl_err_t *err);
+
 int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                    const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);
 
@@ -278,16 +284,19 @@ int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
         .resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
     return sql__exec_show(s, a, &o, st, res, err);
   }
+  bool modify = st->kind == SQL_S_DELETE || st->kind == SQL_S_UPDATE || st->kind == SQL_S_MERGE ||
+                st->kind == SQL_S_TRUNCATE;
   if (st->kind == SQL_S_INSERT || st->kind == SQL_S_CREATE_SCHEMA ||
-      st->kind == SQL_S_CREATE_TABLE || st->kind == SQL_S_DROP_TABLE) {
+      st->kind == SQL_S_CREATE_TABLE || st->kind == SQL_S_DROP_TABLE || modify) {
     sql_resolver_t r;
     ex_sql_resolver(&r, a);
     sql_bind_opts_t o = {
         .resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
-    if (st->kind != SQL_S_INSERT) return sql__exec_ddl(s, a, &o, st, err);
+    if (st->kind != SQL_S_INSERT && !modify) return sql__exec_ddl(s, a, &o, st, err);
     int64_t rows;
-    int rc = sql__exec_insert(s, a, &o, st, &rows, err);
-    if (rc) return rc;
+    int rc = modify ? sql__exec_modify(s, a, &o, st, &rows, err)
+                    : sql__exec_insert(s, a, &o, st, &rows, err);
+    if (rc || st->kind == SQL_S_TRUNCATE) return rc;
     res->ncols = 1;
     res->names = fl_arena_zalloc(a, sizeof *res->names);
     res->types = fl_arena_zalloc(a, sizeof *res->types);
@@ -301,6 +310,18 @@ int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
     return FL_OK;
   }
   if (st->kind == SQL_S_QUERY) return run_query(s, a, st->u.query, 0, res, err);
+  if (st->kind == SQL_S_EXPLAIN && !st->u.explain.analyze &&
+      (st->u.explain.stmt->kind == SQL_S_DELETE || st->u.explain.stmt->kind == SQL_S_UPDATE ||
+       st->u.explain.stmt->kind == SQL_S_MERGE)) {
+    sql_resolver_t r;
+    ex_sql_resolver(&r, a);
+    sql_bind_opts_t o = {
+        .resolver = &r, .catalog = s->catalog, .fs = io_local_fs(), .default_ns = s->default_ns};
+    const char *plan;
+    int rc = sql__explain_modify(a, &o, st->u.explain.stmt, &plan, err);
+    if (!rc) explain_rows(a, plan, res);
+    return rc;
+  }
   if (st->kind == SQL_S_EXPLAIN && st->u.explain.stmt->kind == SQL_S_QUERY)
     return run_query(s, a, st->u.explain.stmt->u.query, st->u.explain.analyze ? 2 : 1, res, err);
   return fl_err_set(err, FL_EUNSUPPORTED, "line %u, column %u: %s statements are not supported yet",

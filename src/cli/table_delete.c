@@ -1,14 +1,15 @@
 /*
  * table_delete.c - `floe table delete NAME --filter EXPR` (layer 12, cli).
  *
- * Copy-on-write, as Iceberg's default write.delete.mode: planning with the
- * filter finds the data files that may hold matching rows; a file whose
- * every row matches (by its partition or its column metrics) leaves the
- * table whole; a file with some matching rows is rewritten without them
- * (its other deletes applied) and replaced; a file with none stays. One
- * overwrite commit does it all, validated against concurrent writers with
- * the filter: a data file someone else added meanwhile that may hold
- * matching rows is a conflict.
+ * Planning with the filter finds the data files that may hold matching
+ * rows; a file whose every row matches (by its partition or its column
+ * metrics) leaves the table whole; in the others the filter picks the
+ * matching rows by position. The change goes through row_change.h in the
+ * table's write.delete.mode (copy-on-write, Iceberg's default, rewrites
+ * the files that lose some rows; merge-on-read writes position deletes
+ * or deletion vectors), in one commit validated against concurrent
+ * writers with the filter: a data file someone else added meanwhile that
+ * may hold matching rows is a conflict.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,10 +18,9 @@
 #include "base/alloc.h"
 #include "base/arena.h"
 #include "cli/args.h"
+#include "cli/row_change.h"
 #include "cli/session.h"
 #include "cli/table_cmds.h"
-#include "iceberg/ice_commit.h"
-#include "iceberg/ice_data_writer.h"
 #include "iceberg/ice_scan.h"
 
 /* Whether every row of the task's data file matches (no need to read it). */
@@ -38,50 +38,35 @@ static bool whole_file_matches(fl_arena_t *a, const ice_table_t *t, const ice_ex
   return strict && ice_partition_eval(strict, pt, f->partition);
 }
 
-/* Counts the task's matching rows; with w set also writes the others. */
+/* Counts the task's live matching rows; with rc set also deletes them. */
 static int pass(ice_scan_t *s, uint32_t task, const ice_expr_t *bound, const ty_schema_t *schema,
-                ice_dw_t *w, uint64_t *matched, uint64_t *kept, fl_err_t *err) {
-  int rc = ice_scan_read_task(s, task, err);
-  if (rc) return rc;
-  uint32_t *sel = NULL, *keep = NULL;
+                cli_rc_t *rc, uint64_t *matched, fl_err_t *err) {
+  int r = ice_scan_read_task(s, task, err);
+  if (r) return r;
+  const char *path = ice_scan_tasks(s, &(uint32_t){0})[task].data->file.path;
+  size_t plen = strlen(path);
+  uint32_t npos = schema->root.nfields; /* "$pos" follows the table's columns */
+  uint32_t *sel = NULL;
   uint32_t cap = 0;
   for (;;) {
     ty_batch_t *b;
-    rc = ice_scan_next(s, &b, err);
-    if (rc || !b) break;
-    uint32_t live = ty_batch_live(b);
+    r = ice_scan_next(s, &b, err);
+    if (r || !b) break;
     if (b->nrows > cap) {
       cap = b->nrows;
       sel = fl_realloc(sel, cap * sizeof *sel);
-      keep = fl_realloc(keep, cap * sizeof *keep);
     }
     uint32_t n = 0;
-    rc = ice_expr_eval_batch(bound, schema, b, sel, &n, err);
-    if (rc) break;
+    r = ice_expr_eval_batch(bound, schema, b, sel, &n, err);
+    if (r) break;
     *matched += n;
-    if (!w) continue;
-    /* The complement of the matches among the live rows: rows where the
-     * filter is false or unknown stay. */
-    uint32_t nk = 0, j = 0;
-    for (uint32_t k = 0; k < live; k++) {
-      uint32_t row = b->sel ? b->sel[k] : k;
-      if (j < n && sel[j] == row) {
-        j++;
-        continue;
-      }
-      keep[nk++] = row;
-    }
-    *kept += nk;
-    if (nk == 0) continue;
-    ty_batch_t view = *b;
-    view.sel = keep;
-    view.nsel = nk;
-    rc = ice_dw_write(w, &view, err);
-    if (rc) break;
+    const int64_t *pos = TY_VEC_DATA(b->cols[npos], int64_t);
+    for (uint32_t k = 0; rc && k < n && !r; k++)
+      r = cli_rc_delete(rc, path, plen, pos[sel[k]], err);
+    if (r) break;
   }
   fl_free(sel);
-  fl_free(keep);
-  return rc;
+  return r;
 }
 
 int cli_table_delete(cat_catalog_t *c, int argc, char **argv) {
@@ -98,72 +83,46 @@ int cli_table_delete(cat_catalog_t *c, int argc, char **argv) {
   fl_err_clear(&err);
   int rc;
   ice_expr_t *unbound, *bound = NULL;
-  ice_scan_t *s = NULL;
-  ice_dw_t *w = NULL;
+  cli_rc_t *ch = NULL;
   const char *branch = cli_args_get(&a, "branch");
   const ty_schema_t *schema = ice_meta_schema(t->meta);
-  uint64_t deleted = 0, kept = 0;
-  uint32_t nremove = 0;
+  uint64_t deleted = 0;
+  cli_rc_mode_t mode = CLI_RC_COPY_ON_WRITE;
   rc = ice_expr_parse(ar, text, &unbound, &err);
   if (rc) fl_err_prefix(&err, "--filter: ");
   if (rc == FL_OK) rc = ice_expr_bind(ar, unbound, schema, true, &bound, &err);
-  ice_scan_opts_t so = {.snapshot_id = -1, .as_of_ms = -1, .limit = -1, .case_sensitive = true,
-                        .ref = branch, .filter = unbound};
-  if (rc == FL_OK) rc = ice_scan_plan(t, &so, &s, &err);
+  if (rc == FL_OK) rc = cli_rc_mode(t, "write.delete.mode", &mode, &err);
+  if (rc == FL_OK) rc = cli_rc_open(t, branch, -1, unbound, mode, &ch, &err);
+  ice_scan_t *s = ch ? cli_rc_scan(ch) : NULL;
   uint32_t ntasks = 0;
   const ice_scan_task_t *tasks = s ? ice_scan_tasks(s, &ntasks) : NULL;
-  const char **remove = fl_arena_alloc(ar, (ntasks + 1) * sizeof *remove);
-  const ice_snapshot_t *base = s ? ice_scan_snapshot(s) : NULL;
-  if (rc == FL_OK) {
-    const ice_sort_order_t *so_ = ice_meta_sort_order(t->meta);
-    ice_dw_opts_t o = {.spec = ice_meta_spec(t->meta), .props = t->meta->properties,
-                       .nprops = t->meta->nproperties, .sort_order_id = so_ ? so_->order_id : 0};
-    rc = ice_dw_open(t->fs, t->meta->location, schema, &o, &w, &err);
-  }
   for (uint32_t i = 0; rc == FL_OK && i < ntasks; i++) {
     const ice_scan_task_t *task = &tasks[i];
     if (whole_file_matches(ar, t, bound, task)) {
       /* Rows of it that deletes already removed are not counted again. */
       uint64_t m = 0;
-      rc = task->ndeletes ? pass(s, i, bound, schema, NULL, &m, &kept, &err) : FL_OK;
+      rc = task->ndeletes ? pass(s, i, bound, schema, NULL, &m, &err) : FL_OK;
       deleted += task->ndeletes ? m : (uint64_t)task->data->file.record_count;
-      remove[nremove++] = task->data->file.path;
+      if (rc == FL_OK) rc = cli_rc_delete_file(ch, i, false, &err);
       continue;
     }
-    uint64_t m = 0;
-    rc = pass(s, i, bound, schema, NULL, &m, &kept, &err);
-    if (rc || m == 0) continue;
-    /* Data files of other specs are rewritten under the current spec. */
-    rc = pass(s, i, bound, schema, w, &deleted, &kept, &err);
-    remove[nremove++] = task->data->file.path;
+    rc = pass(s, i, bound, schema, ch, &deleted, &err);
   }
-  ice_data_file_t *files = NULL;
-  size_t nfiles = 0;
-  if (rc == FL_OK) rc = ice_dw_close(w, ar, &files, &nfiles, &err);
-  ice_commit_result_t res = {0};
-  bool committed = false;
-  if (rc == FL_OK && nremove > 0) {
-    ice_change_t ch = {.kind = ICE_CHANGE_OVERWRITE, .branch = branch, .add = files,
-                       .nadd = (uint32_t)nfiles, .remove = remove, .nremove = nremove,
-                       .conflict_filter = bound,
-                       .base_snapshot_id = base ? base->snapshot_id : -1};
-    rc = ice_commit(t, &ch, &res, &err);
-    committed = rc == FL_OK;
-  }
+  cli_rc_stats_t st = {0};
+  if (rc == FL_OK) rc = cli_rc_commit(ch, bound, NULL, &st, &err);
   int status = 0;
   if (rc) {
-    if (w) ice_dw_abort(w);
     status = cli_fail("table delete", "%s", err.msg);
+  } else if (st.committed) {
+    printf("deleted %" PRIu64
+           " rows from %s (%u files replaced or dropped, %u written): "
+           "snapshot %" PRId64 "\n",
+           deleted, t->ident, st.data_files_removed, st.data_files_added + st.delete_files_added,
+           st.snapshot_id);
   } else {
-    if (w) ice_dw_free(w);
-    if (committed)
-      printf("deleted %" PRIu64 " rows from %s (%u files replaced or dropped, %zu written): "
-             "snapshot %" PRId64 "\n",
-             deleted, t->ident, nremove, nfiles, res.snapshot_id);
-    else
-      printf("no rows of %s match; nothing committed\n", t->ident);
+    printf("no rows of %s match; nothing committed\n", t->ident);
   }
-  ice_scan_free(s);
+  cli_rc_free(ch);
   fl_arena_free(ar);
   ice_table_free(t);
   return status;

@@ -180,9 +180,11 @@ static void build_summary(ice_commit_state_t *st, ice_kv_t **out, uint32_t *n) {
   sb_put_nonzero(&sb, "added-delete-files", d->added_delete_files);
   sb_put_nonzero(&sb, "added-position-delete-files", d->added_pos_files);
   sb_put_nonzero(&sb, "added-equality-delete-files", d->added_eq_files);
+  sb_put_nonzero(&sb, "added-dvs", d->added_dvs);
   sb_put_nonzero(&sb, "removed-delete-files", d->removed_delete_files);
   sb_put_nonzero(&sb, "removed-position-delete-files", d->removed_pos_files);
   sb_put_nonzero(&sb, "removed-equality-delete-files", d->removed_eq_files);
+  sb_put_nonzero(&sb, "removed-dvs", d->removed_dvs);
   sb_put_nonzero(&sb, "added-records", d->added_records);
   sb_put_nonzero(&sb, "deleted-records", d->deleted_records);
   sb_put_nonzero(&sb, "added-files-size", d->added_size);
@@ -223,10 +225,16 @@ void ice__commit_count_file(ice_commit_state_t *st, const ice_data_file_t *f, in
     }
   } else {
     bool pos = f->content == ICE_CONTENT_POSITION_DELETES;
+    /* As Java's SnapshotSummary: a deletion vector counts as a DV, not as
+     * a position delete file; its positions are position deletes. */
+    bool dv = pos && (f->content_offset >= 0 || (f->format && strcmp(f->format, "PUFFIN") == 0));
     if (sign > 0) {
       d->added_delete_files++;
       d->added_size += f->file_size;
-      if (pos) {
+      if (dv) {
+        d->added_dvs++;
+        d->added_pos_deletes += f->record_count;
+      } else if (pos) {
         d->added_pos_files++;
         d->added_pos_deletes += f->record_count;
       } else {
@@ -236,7 +244,10 @@ void ice__commit_count_file(ice_commit_state_t *st, const ice_data_file_t *f, in
     } else {
       d->removed_delete_files++;
       d->removed_size += f->file_size;
-      if (pos) {
+      if (dv) {
+        d->removed_dvs++;
+        d->removed_pos_deletes += f->record_count;
+      } else if (pos) {
         d->removed_pos_files++;
         d->removed_pos_deletes += f->record_count;
       } else {

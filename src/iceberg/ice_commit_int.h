@@ -13,6 +13,7 @@ typedef struct ice_commit_delta {
   int64_t added_size, removed_size;
   int64_t added_delete_files, removed_delete_files;
   int64_t added_pos_files, added_eq_files, removed_pos_files, removed_eq_files;
+  int64_t added_dvs, removed_dvs; /* deletion vectors: not counted as position delete files */
   int64_t added_pos_deletes, added_eq_deletes, removed_pos_deletes, removed_eq_deletes;
 } ice_commit_delta_t;
 

@@ -33,7 +33,13 @@ typedef struct ice_scan_opts {
   int64_t as_of_ms;    /* -1: none */
   /* Unbound filter (bound to the scan's schema); NULL: all rows. */
   const ice_expr_t *filter;
-  /* Columns by name (top-level or dotted); NULL: all. */
+  /* Columns by name (top-level or dotted); NULL: all. Hidden columns may
+   * follow the table's, each once, in any order: "$path", the data file's
+   * path as the manifest names it (string); "$pos", the row's position in
+   * that file (long), the row identity row-level deletes and updates
+   * need; "$partition", the file's partition path ("g=a/d=2024-01-01",
+   * "" unpartitioned; string), as Trino shows it. Scans without them pay
+   * nothing. */
   const char *const *columns;
   uint32_t ncolumns;
   bool case_sensitive;
@@ -80,6 +86,19 @@ const ice_scan_stats_t *ice_scan_stats(const ice_scan_t *s);
  * deletes), after planning chose the files.
  */
 int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err);
+
+/* Field ids of the hidden columns (Iceberg's reserved _file, _pos and
+ * _partition). */
+#define ICE_SCAN_PATH_ID 2147483646
+#define ICE_SCAN_POS_ID 2147483645
+#define ICE_SCAN_PARTITION_ID 2147483643
+
+/*
+ * The positions of task `index`'s data file that its position delete
+ * files and deletion vectors delete, sorted and deduplicated, in a
+ * malloc'd array the caller frees (NULL when none).
+ */
+int ice_scan_task_positions(ice_scan_t *s, uint32_t index, int64_t **out, size_t *n, fl_err_t *err);
 void ice_scan_free(ice_scan_t *s);
 
 #endif

@@ -38,6 +38,8 @@ struct ice_scan {
   const ice_snapshot_t *snap;
   const ty_schema_t *schema; /* the snapshot's (or current) schema */
   const ty_schema_t *proj;   /* what batches carry */
+  /* The hidden "$path", "$pos" and "$partition" columns of proj; -1: none. */
+  int32_t path_col, pos_col, partition_col;
   ice_expr_t *filter;        /* bound to schema; NULL: all rows */
   int64_t limit;
   const char *name_mapping; /* schema.name-mapping.default, NULL: none */

@@ -93,21 +93,65 @@ static const ty_field_t *resolve_name(const ty_type_t *st, const char *name, boo
   return NULL;
 }
 
+/* The hidden columns a projection may end with (see ice_scan.h). */
+static const struct {
+  const char *name;
+  int32_t id;
+  ty_kind_t kind;
+} hidden_cols[] = {
+    {"$path", ICE_SCAN_PATH_ID, TY_STRING},
+    {"$pos", ICE_SCAN_POS_ID, TY_LONG},
+    {"$partition", ICE_SCAN_PARTITION_ID, TY_STRING},
+};
+#define NHIDDEN (sizeof hidden_cols / sizeof hidden_cols[0])
+
 static int build_projection(ice_scan_t *s, const ice_scan_opts_t *o, fl_err_t *err) {
+  s->path_col = s->pos_col = s->partition_col = -1;
   if (!o->columns) {
     s->proj = s->schema;
     return FL_OK;
   }
   int32_t *ids = fl_arena_alloc(s->a, (o->ncolumns ? o->ncolumns : 1) * sizeof *ids);
+  uint32_t nids = 0, nhidden = 0;
+  ty_field_t hidden[NHIDDEN];
   for (uint32_t i = 0; i < o->ncolumns; i++) {
+    size_t h = 0;
+    while (h < NHIDDEN && strcmp(o->columns[i], hidden_cols[h].name) != 0) h++;
+    if (h < NHIDDEN) {
+      for (uint32_t k = 0; k < nhidden; k++)
+        if (hidden[k].id == hidden_cols[h].id)
+          return fl_err_set(err, FL_EINVALID, "table %s: hidden column '%s' given twice",
+                            s->t->ident, o->columns[i]);
+      hidden[nhidden++] = (ty_field_t){.id = hidden_cols[h].id,
+                                       .name = hidden_cols[h].name,
+                                       .type = ty_primitive(hidden_cols[h].kind)};
+      continue;
+    }
+    if (nhidden)
+      return fl_err_set(err, FL_EINVALID, "table %s: hidden columns must come after '%s'",
+                        s->t->ident, o->columns[i]);
     const ty_field_t *f = resolve_name(&s->schema->root, o->columns[i], o->case_sensitive);
     if (!f)
       return fl_err_set(err, FL_EINVALID, "table %s: no column named '%s' in schema %d",
                         s->t->ident, o->columns[i], (int)s->schema->schema_id);
-    ids[i] = f->id;
+    ids[nids++] = f->id;
   }
-  const ty_type_t *st = ice__prune_struct(s->a, &s->schema->root, ids, o->ncolumns);
-  s->proj = ty_schema_new(s->a, s->schema->schema_id, st->fields, st->nfields);
+  const ty_type_t *st = ice__prune_struct(s->a, &s->schema->root, ids, nids);
+  if (!nhidden) {
+    s->proj = ty_schema_new(s->a, s->schema->schema_id, st->fields, st->nfields);
+    return FL_OK;
+  }
+  /* The hidden columns go last; reading fills them after converting. */
+  ty_field_t *f = fl_arena_alloc(s->a, (st->nfields + nhidden) * sizeof *f);
+  if (st->nfields) memcpy(f, st->fields, st->nfields * sizeof *f);
+  for (uint32_t i = 0; i < nhidden; i++) {
+    int32_t col = (int32_t)(st->nfields + i);
+    f[col] = hidden[i];
+    if (hidden[i].id == ICE_SCAN_PATH_ID) s->path_col = col;
+    if (hidden[i].id == ICE_SCAN_POS_ID) s->pos_col = col;
+    if (hidden[i].id == ICE_SCAN_PARTITION_ID) s->partition_col = col;
+  }
+  s->proj = ty_schema_new(s->a, s->schema->schema_id, f, st->nfields + nhidden);
   return FL_OK;
 }
 

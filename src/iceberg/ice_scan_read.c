@@ -688,6 +688,7 @@ struct ice_task_state {
   ty_batch_t *key;
   uint32_t *rows, *sel;
   fl_buf_t keybuf;
+  const char *partition_path; /* "$partition" (only when projected) */
 };
 typedef struct ice_task_state task_state_t;
 
@@ -750,6 +751,20 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   if (df->format && strcasecmp(df->format, "PARQUET") != 0)
     return fl_err_set(err, FL_EUNSUPPORTED, "table %s: data file %s is %s; only Parquet is read",
                       s->t->ident, df->path, df->format);
+  ts->partition_path = "";
+  if (s->partition_col >= 0) {
+    const ice_spec_t *spec = ice_meta_spec_by_id(s->t->meta, df->spec_id);
+    const ty_type_t *pt;
+    if (spec && spec->nfields && df->npartition == spec->nfields &&
+        ice_spec_partition_type(ts->a, spec, s->schema, &pt, err) == FL_OK) {
+      fl_buf_t b;
+      fl_buf_init(&b);
+      ice_spec_partition_path(spec, pt, df->partition, &b);
+      ts->partition_path = fl_arena_strndup(ts->a, b.data ? (const char *)b.data : "", b.len);
+      fl_buf_free(&b);
+    }
+    fl_err_clear(err);
+  }
   /* Deletes. */
   bool any_pos = false;
   ts->eqs = fl_arena_alloc(ts->a, (task->ndeletes ? task->ndeletes : 1) * sizeof *ts->eqs);
@@ -793,7 +808,8 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   int32_t *top = NULL;
   uint32_t ntop = 0, tcap = 0;
   for (uint32_t i = 0; i < s->proj->root.nfields; i++)
-    add_ids(ts->a, &top, &ntop, &tcap, &s->proj->root.fields[i].id, 1);
+    if ((int32_t)i != s->path_col && (int32_t)i != s->pos_col && (int32_t)i != s->partition_col)
+      add_ids(ts->a, &top, &ntop, &tcap, &s->proj->root.fields[i].id, 1);
   if (ts->key_schema)
     for (uint32_t i = 0; i < ts->key_schema->root.nfields; i++)
       add_ids(ts->a, &top, &ntop, &tcap, &ts->key_schema->root.fields[i].id, 1);
@@ -858,6 +874,33 @@ static int select_rows(ice_scan_t *s, task_state_t *ts, ty_batch_t *raw, int64_t
   return FL_OK;
 }
 
+/* Overwrites the hidden columns of the output (converted as missing, so
+ * null) with the data file's path and the rows' positions. */
+static void fill_hidden(ice_scan_t *s, const task_state_t *ts, int64_t first_pos, uint32_t m) {
+  if (s->path_col >= 0) {
+    ty_vec_t *v = s->out->cols[s->path_col];
+    const char *path = ts->task->data->file.path;
+    size_t len = strlen(path);
+    ty_vec_reset(v);
+    ty_vec_reserve(v, m);
+    ty_vec_reserve_heap(v, len * m);
+    for (uint32_t k = 0; k < m; k++) ty_vec_append_bytes(v, path, len);
+  }
+  if (s->pos_col >= 0) {
+    ty_vec_t *v = s->out->cols[s->pos_col];
+    ty_vec_reset(v);
+    ty_vec_reserve(v, m);
+    for (uint32_t k = 0; k < m; k++) ty_vec_append_i64(v, first_pos + ts->rows[k]);
+  }  if (s->partition_col >= 0) {
+    ty_vec_t *v = s->out->cols[s->partition_col];
+    size_t len = strlen(ts->partition_path);
+    ty_vec_reset(v);
+    ty_vec_reserve(v, m);
+    ty_vec_reserve_heap(v, len * m);
+    for (uint32_t k = 0; k < m; k++) ty_vec_append_bytes(v, ts->partition_path, len);
+  }
+}
+
 int ice_scan_next(ice_scan_t *s, ty_batch_t **out, fl_err_t *err) {
   *out = NULL;
   int rc;
@@ -892,6 +935,8 @@ int ice_scan_next(ice_scan_t *s, ty_batch_t **out, fl_err_t *err) {
     ty_batch_reset(s->out);
     if ((rc = ice__file_convert(ts->f, raw, ts->rows, m, true, s->out, err))) goto fail;
     s->out->nrows = m;
+    if (s->path_col >= 0 || s->pos_col >= 0 || s->partition_col >= 0)
+      fill_hidden(s, ts, first_pos, m);
     s->stats.rows_out += m;
     *out = s->out;
     return FL_OK;
@@ -917,6 +962,16 @@ int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   s->task_end = index + 1;
   s->done = false;
   return FL_OK;
+}
+
+int ice_scan_task_positions(ice_scan_t *s, uint32_t index, int64_t **out, size_t *n,
+                            fl_err_t *err) {
+  *out = NULL;
+  *n = 0;
+  if (index >= s->ntasks)
+    return fl_err_set(err, FL_EINVALID, "table %s: scan has no task %u (of %u)", s->t->ident,
+                      index, s->ntasks);
+  return ice__load_positions(s, &s->tasks[index], out, n, err);
 }
 
 void ice_scan_free(ice_scan_t *s) {

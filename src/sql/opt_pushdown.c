@@ -94,6 +94,14 @@ static ice_expr_t *pred(fl_arena_t *a, ice_op_t op, const char *column, const ic
   return x;
 }
 
+/* The table column a scan column reads; NULL for the hidden "$path",
+ * "$pos" and "$partition", which no file's metrics describe. */
+static const char *table_column(const sql_plan_t *scan, uint32_t col) {
+  const char *c = scan->u.scan.columns[col];
+  return strcmp(c, "$path") == 0 || strcmp(c, "$pos") == 0 || strcmp(c, "$partition") == 0 ? NULL
+                                                                                           : c;
+}
+
 /* Converts one conjunct, or returns NULL. */
 static ice_expr_t *convert(fl_arena_t *a, const sql_plan_t *scan, const sql_bexpr_t *e) {
   if (e->kind == SQL_BX_AND) {
@@ -115,7 +123,8 @@ static ice_expr_t *convert(fl_arena_t *a, const sql_plan_t *scan, const sql_bexp
   };
   if (e->nargs == 1 && e->args[0]->kind == SQL_BX_COL &&
       (!strcmp(e->fn, "is_null") || !strcmp(e->fn, "is_not_null"))) {
-    const char *col = scan->u.scan.columns[e->args[0]->col];
+    const char *col = table_column(scan, e->args[0]->col);
+    if (!col) return NULL;
     return pred(a, !strcmp(e->fn, "is_null") ? ICE_OP_IS_NULL : ICE_OP_NOT_NULL, col, NULL);
   }
   if (e->nargs != 2) return NULL;
@@ -129,10 +138,11 @@ static ice_expr_t *convert(fl_arena_t *a, const sql_plan_t *scan, const sql_bexp
       r = t;
       op = ops[i].flip_op;
     }
-    if (l->kind != SQL_BX_COL || !pushable_type(l->type.kind)) return NULL;
+    if (l->kind != SQL_BX_COL || !pushable_type(l->type.kind) || !table_column(scan, l->col))
+      return NULL;
     ice_literal_t lit;
     if (!literal(a, r, l->type.kind, &lit)) return NULL;
-    return pred(a, op, scan->u.scan.columns[l->col], &lit);
+    return pred(a, op, table_column(scan, l->col), &lit);
   }
   return NULL;
 }

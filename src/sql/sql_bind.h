@@ -108,9 +108,45 @@ typedef struct sql_create_table {
    * spells them: the lists joined with ", " for the spec and sort order
    * parsers; NULL when not given. format = 'PARQUET' is accepted. */
   const char *partitioning, *sorted_by, *location;
+  /* Iceberg table properties: format_version = 3 (Trino's) becomes
+   * format-version, and quoted keys ('write.delete.mode' =
+   * 'merge-on-read', as Spark writes TBLPROPERTIES) are kept as given. */
+  ice_kv_t *props;
+  uint32_t nprops;
 } sql_create_table_t;
 int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
                           sql_create_table_t *out, fl_err_t *err);
+
+/*
+ * DELETE, UPDATE and MERGE (sql_bind_dml.c): one query whose rows name
+ * the target rows acted on and the rows to write. Column 0 is the target
+ * row's data file ("$path", NULL in MERGE for a source row without a
+ * match), column 1 its position ("$pos"); then per clause its condition
+ * (cond_col) and, for UPDATE and INSERT, the new row (ncols columns from
+ * values_col, in table order and of the table's types). DELETE and UPDATE
+ * have one clause that applies to every row of the query. The table
+ * (freed with the arena) holds the snapshot the query reads
+ * (snapshot_id, -1 for an empty table), the base of the commit. TRUNCATE
+ * TABLE only opens the table (plan NULL, no clauses).
+ */
+typedef struct sql_dml_clause {
+  sql_merge_action_t action;
+  bool matched;        /* WHEN MATCHED (DELETE, UPDATE) or NOT MATCHED (INSERT) */
+  int32_t cond_col;    /* boolean column of AND cond; -1: none */
+  uint32_t values_col; /* UPDATE, INSERT: the first column of the new row */
+  sql_pos_t pos;
+} sql_dml_clause_t;
+typedef struct sql_dml {
+  ice_table_t *table;
+  const char *ns, *name;
+  int64_t snapshot_id;
+  sql_plan_t *plan;
+  sql_dml_clause_t *clauses;
+  uint32_t nclauses;
+  uint32_t ncols; /* table columns */
+} sql_dml_t;
+int sql_bind_dml(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st, sql_dml_t *out,
+                 fl_err_t *err);
 
 /* Converts a written type (CAST target) to a SQL type. */
 int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err);

@@ -297,6 +297,9 @@ static int bind_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *
     }
   /* a.b where a is a row column (or t.a.b): field access. */
   if (found < 0 && q->n > 1 && sql__bind_row_path(b, cx, x, out) == FL_OK) return FL_OK;
+  if (found < 0 && !b->hidden &&
+      (strcmp(name, "$path") == 0 || strcmp(name, "$pos") == 0 || strcmp(name, "$partition") == 0))
+    b->want_hidden = true; /* sql_bind_query binds again with the hidden columns */
   if (found < 0) {
     fl_buf_t full;
     fl_buf_init(&full);

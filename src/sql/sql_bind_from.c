@@ -164,17 +164,37 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
     k++;
   }
   fl_err_clear(b->err);
+  uint32_t nvisible = k;
+  if (b->hidden) {
+    /* Trino's hidden "$path" and "$partition" and the row position,
+     * last so that pruning and `*` need not know them. */
+    static const char *const hidden[] = {"$path", "$pos", "$partition"};
+    sql_col_t *cols = fl_arena_zalloc(b->a, (k + 3) * sizeof *cols);
+    const char **names = fl_arena_zalloc(b->a, (k + 3) * sizeof *names);
+    if (k) {
+      memcpy(cols, p->cols, k * sizeof *cols);
+      memcpy(names, p->u.scan.columns, k * sizeof *names);
+    }
+    for (int h = 0; h < 3; h++) {
+      sql_dkind_t kind = h == 1 ? SQL_DT_BIGINT : SQL_DT_VARCHAR;
+      cols[k] = (sql_col_t){.name = hidden[h], .type = sql_dtype(kind)};
+      names[k++] = hidden[h];
+    }
+    p->cols = cols;
+    p->u.scan.columns = names;
+  }
   p->ncols = k;
   const char *qual = rel->alias.name ? rel->alias.name : p->u.scan.ident;
   if (rel->alias.name && rel->alias_cols.n) {
-    if (rel->alias_cols.n != k)
+    if (rel->alias_cols.n != nvisible)
       return sql__errf(b, rel->pos, FL_EINVALID,
                        "Column alias list has %zu entries but '%s' has %u columns",
-                       rel->alias_cols.n, qual, k);
+                       rel->alias_cols.n, qual, nvisible);
     p = sql__project_all(b, p);
-    for (uint32_t i = 0; i < k; i++) p->cols[i].name = rel->alias_cols.items[i].name;
+    for (uint32_t i = 0; i < nvisible; i++) p->cols[i].name = rel->alias_cols.items[i].name;
   }
   sql__plan_scope(b, p, qual, scope);
+  for (uint32_t i = nvisible; i < scope->n; i++) scope->cols[i].hidden = true;
   *out = p;
   return FL_OK;
 }

@@ -19,6 +19,27 @@ static bool numeric(sql_dkind_t k) {
          k == SQL_DT_REAL || k == SQL_DT_DOUBLE || k == SQL_DT_DECIMAL;
 }
 
+int sql__assign_cast(sql_binder_t *b, sql_bexpr_t *e, const sql_dtype_t *dt, sql_bexpr_t **out) {
+  *out = e;
+  if (sql_dtype_equal(&e->type, dt)) return FL_OK;
+  const sql_resolver_t *r = b->o->resolver;
+  sql_dtype_t common;
+  bool implicit = r->common(r->ctx, &e->type, dt, &common) && sql_dtype_equal(&common, dt);
+  fl_err_t ignored;
+  if ((!implicit && !(numeric(e->type.kind) && numeric(dt->kind))) ||
+      r->cast(r->ctx, &e->type, dt, &ignored))
+    return FL_EINVALID;
+  sql_bexpr_t *c = fl_arena_zalloc(b->a, sizeof *c);
+  c->kind = SQL_BX_CAST;
+  c->type = *dt;
+  c->pos = e->pos;
+  c->nargs = 1;
+  c->args = fl_arena_alloc(b->a, sizeof *c->args);
+  c->args[0] = e;
+  *out = c;
+  return FL_OK;
+}
+
 int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
                     sql_insert_t *out, fl_err_t *err) {
   sql_binder_t b = {.a = a, .o = o, .err = err};
@@ -27,7 +48,7 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
   int rc = sql__open_table(&b, &st->u.insert.table, st->pos, &t, &ns, &name);
   if (rc) return rc;
   sql_plan_t *q;
-  if ((rc = sql__bind_query(&b, st->u.insert.query, &q))) return rc;
+  if ((rc = sql__bind_top_query(&b, st->u.insert.query, &q))) return rc;
   const ty_schema_t *s = ice_meta_schema(t->meta);
   uint32_t n = s->root.nfields;
   const sql_ident_list_t *cols = &st->u.insert.columns;
@@ -69,25 +90,11 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
       e->c.null = true;
       e->pos = st->pos;
     }
-    if (!sql_dtype_equal(&e->type, &dt)) {
-      sql_dtype_t common;
-      bool implicit = o->resolver->common(o->resolver->ctx, &e->type, &dt, &common) &&
-                      sql_dtype_equal(&common, &dt);
-      if ((!implicit && !(numeric(e->type.kind) && numeric(dt.kind))) ||
-          (rc = o->resolver->cast(o->resolver->ctx, &e->type, &dt, err)))
-        return sql__errf(
-            &b, st->u.insert.query->pos, FL_EINVALID,
-            "Insert query has mismatched column types: table column %s is %s, query gives %s",
-            f->name, sql_dtype_str(&dt), sql_dtype_str(&e->type));
-      sql_bexpr_t *c = fl_arena_zalloc(a, sizeof *c);
-      c->kind = SQL_BX_CAST;
-      c->type = dt;
-      c->pos = e->pos;
-      c->nargs = 1;
-      c->args = fl_arena_alloc(a, sizeof *c->args);
-      c->args[0] = e;
-      e = c;
-    }
+    if ((rc = sql__assign_cast(&b, e, &dt, &e)))
+      return sql__errf(
+          &b, st->u.insert.query->pos, FL_EINVALID,
+          "Insert query has mismatched column types: table column %s is %s, query gives %s",
+          f->name, sql_dtype_str(&dt), sql_dtype_str(&e->type));
     p->u.project.exprs[i] = e;
     p->cols[i] = (sql_col_t){.name = f->name, .type = dt};
   }
@@ -154,7 +161,28 @@ static int table_props(sql_binder_t *b, const sql_stmt_t *st, sql_create_table_t
     const char *k = p->key.name;
     const sql_expr_t *v = p->value;
     int rc;
-    if (!strcasecmp(k, "partitioning")) {
+    if (p->key_is_string || !strcasecmp(k, "format_version")) {
+      const char *val = NULL;
+      if (v && v->kind == SQL_E_STRING)
+        val = fl_arena_strndup(b->a, v->u.str.data, v->u.str.len);
+      else if (v && v->kind == SQL_E_INT)
+        val = fl_arena_sprintf(b->a, "%lld", (long long)v->u.i.value);
+      else if (v && v->kind == SQL_E_BOOL)
+        val = v->u.b ? "true" : "false";
+      if (!val)
+        return sql__errf(b, p->key.pos, FL_EINVALID, "Table property '%s' takes a string or number",
+                         k);
+      if (!p->key_is_string) {
+        if (strcmp(val, "1") && strcmp(val, "2") && strcmp(val, "3"))
+          return sql__errf(b, p->key.pos, FL_EINVALID, "format_version must be 1, 2 or 3, not %s",
+                           val);
+        k = "format-version";
+      }
+      ice_kv_t *kv = fl_arena_alloc(b->a, (out->nprops + 1) * sizeof *kv);
+      if (out->nprops) memcpy(kv, out->props, out->nprops * sizeof *kv);
+      kv[out->nprops++] = (ice_kv_t){.key = fl_arena_strdup(b->a, k), .value = val};
+      out->props = kv;
+    } else if (!strcasecmp(k, "partitioning")) {
       if ((rc = string_list(b, p, &out->partitioning))) return rc;
     } else if (!strcasecmp(k, "sorted_by")) {
       if ((rc = string_list(b, p, &out->sorted_by))) return rc;
@@ -179,13 +207,15 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
   const sql_qname_t *q = &st->u.create_table.name;
   int rc;
   out->partitioning = out->sorted_by = out->location = NULL;
+  out->props = NULL;
+  out->nprops = 0;
   if ((rc = table_props(&b, st, out))) return rc;
   if ((rc = sql__table_name(&b, q, st->pos, &out->ns, &out->name))) return rc;
   out->plan = NULL;
   if (st->u.create_table.as_query) {
     /* CREATE TABLE AS: the columns are the query's (or the names given). */
     sql_plan_t *p;
-    if ((rc = sql__bind_query(&b, st->u.create_table.as_query, &p))) return rc;
+    if ((rc = sql__bind_top_query(&b, st->u.create_table.as_query, &p))) return rc;
     const sql_ident_list_t *names = &st->u.create_table.as_columns;
     if (names->n && names->n != p->ncols)
       return sql__errf(&b, st->pos, FL_EINVALID,

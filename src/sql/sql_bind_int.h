@@ -17,8 +17,9 @@ typedef struct sql_scope_col {
   const char *qual;
   const char *name;
   sql_dtype_t type;
-  bool outer; /* of the enclosing query (a correlated EXISTS): names of
-                 the inner query hide it */
+  bool outer;  /* of the enclosing query (a correlated EXISTS): names of
+                  the inner query hide it */
+  bool hidden; /* a table's hidden column ("$path", "$pos", "$partition"): not in `*` */
 } sql_scope_col_t;
 
 typedef struct sql_scope {
@@ -38,6 +39,10 @@ typedef struct sql_binder {
   fl_err_t *err;
   sql_cte_ent_t *ctes;
   int depth;
+  /* Tables carry the hidden columns "$path", "$pos" and "$partition"
+   * (after their own); set when a query names one (want_hidden asks for a rebind) and
+   * for the row-level statements, which need the row identity. */
+  bool hidden, want_hidden;
 } sql_binder_t;
 
 /*
@@ -153,6 +158,11 @@ int sql__bind_table_function(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *
 int sql__table_name(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, const char **ns,
                     const char **name);
 /* Opens a table of the catalog (freed with the arena). */
+/* sql_bind_insert.c: e cast to a column of type dt with Trino's insert
+ * coercions (implicit ones and numeric narrowing); FL_EINVALID, no
+ * message set, when e's type cannot be assigned. */
+int sql__assign_cast(sql_binder_t *b, sql_bexpr_t *e, const sql_dtype_t *dt, sql_bexpr_t **out);
+
 int sql__open_table(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
                     const char **ns, const char **name);
 
@@ -181,6 +191,9 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
 
 /* sql_bind_query.c */
 int sql__bind_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out);
+/* The same for a statement's own query: bound again with the hidden
+ * columns when it names one. */
+int sql__bind_top_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out);
 /* A plan's output columns as a scope under one qualifier. */
 void sql__plan_scope(sql_binder_t *b, const sql_plan_t *p, const char *qual, sql_scope_t *out);
 /* A projection of p's columns (identity) whose names can then change. */

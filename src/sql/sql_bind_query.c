@@ -331,8 +331,24 @@ int sql__bind_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out) {
   return FL_OK;
 }
 
+int sql__bind_top_query(sql_binder_t *b, const sql_query_t *q, sql_plan_t **out) {
+  sql_cte_ent_t *ctes = b->ctes;
+  int depth = b->depth;
+  int rc = sql__bind_query(b, q, out);
+  if (rc && b->want_hidden && !b->hidden) {
+    /* The query names a hidden column: only then do scans carry them.
+     * The failed attempt may have left its WITH names and depth behind. */
+    fl_err_clear(b->err);
+    b->ctes = ctes;
+    b->depth = depth;
+    b->hidden = true;
+    rc = sql__bind_query(b, q, out);
+  }
+  return rc;
+}
+
 int sql_bind_query(fl_arena_t *a, const sql_bind_opts_t *o, const sql_query_t *q, sql_plan_t **out,
                    fl_err_t *err) {
   sql_binder_t b = {.a = a, .o = o, .err = err};
-  return sql__bind_query(&b, q, out);
+  return sql__bind_top_query(&b, q, out);
 }

@@ -68,7 +68,7 @@ static int expand_star(sql_binder_t *b, const sql_select_item_t *it, const sql_s
                        sql_aggctx_t *ag, items_t *out) {
   uint32_t found = 0;
   for (uint32_t i = 0; i < sc->n; i++) {
-    if (!star_matches(&sc->cols[i], &it->qualifier)) continue;
+    if (sc->cols[i].hidden || !star_matches(&sc->cols[i], &it->qualifier)) continue;
     found++;
     sql_bexpr_t *e = sql__col_ref(b, i, &sc->cols[i].type, it->pos);
     if (ag) {

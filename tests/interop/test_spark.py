@@ -1083,6 +1083,42 @@ def test_v3_row_ids_stay_unique_across_engines(spark, wh, tmp_path):
     assert_same_metadata(spark, wh, "t10.spark_v3")
 
 
+
+def test_sql_dml_deletes_read_identically_in_spark(spark, wh):
+    """floe sql's DELETE, UPDATE and MERGE in merge-on-read mode: the
+    position delete files (v2) and deletion vectors (v3, Puffin) floe
+    writes are applied by Spark, and Spark's own DELETE on the same data
+    files merges floe's vectors into its own."""
+    floe_at(wh, "ns", "create", "t11")
+    modes = ", ".join(f"'write.{op}.mode' = 'merge-on-read'" for op in ("delete", "update", "merge"))
+    for version in (2, 3):
+        t = f"t11.dml{version}"
+        floe_at(wh, "sql", "-c", f"CREATE TABLE {t} (id bigint, name varchar) WITH (format_version = "
+                                 f"{version}, partitioning = ARRAY['bucket(id, 2)'], {modes})")
+        floe_at(wh, "sql", "-c", f"INSERT INTO {t} VALUES " +
+                ", ".join(f"({i}, 'n{i}')" for i in range(40)))
+        floe_at(wh, "sql", "-c", f"DELETE FROM {t} WHERE id % 3 = 0")
+        floe_at(wh, "sql", "-c", f"UPDATE {t} SET name = 'up' WHERE id % 5 = 0")
+        floe_at(wh, "sql", "-c", f"MERGE INTO {t} t USING (VALUES (1, 'm'), (2, 'x'), (100, 'new')) "
+                                 f"AS s(id, name) ON t.id = s.id "
+                                 f"WHEN MATCHED AND s.name = 'x' THEN DELETE "
+                                 f"WHEN MATCHED THEN UPDATE SET name = s.name "
+                                 f"WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.name)")
+        want = {i: ("up" if i % 5 == 0 else f"n{i}") for i in range(40) if i % 3}
+        want[1] = "m"
+        del want[2]
+        want[100] = "new"
+        rows = [{"id": i, "name": n} for i, n in want.items()]
+        same_rows(floe_rows(wh, t), rows)
+        same_rows(spark_rows(spark, f"SELECT * FROM floe.{t}"), rows)
+        formats = {(f[0], f[2]) for f in spark_files(spark, f"floe.{t}") if f[0] != "data"}
+        assert formats == {("position_deletes", "PUFFIN" if version == 3 else "PARQUET")}
+        spark.sql(f"DELETE FROM floe.{t} WHERE id % 7 = 0")
+        rows = [r for r in rows if r["id"] % 7]
+        same_rows(floe_rows(wh, t), rows)
+        same_rows(spark_rows(spark, f"SELECT * FROM floe.{t}"), rows)
+        assert_same_metadata(spark, wh, t)
+
 # ---- the PostgreSQL catalog ----
 
 def test_postgresql_catalog_shared_with_spark(spark, pg_uri, tmp_path):
