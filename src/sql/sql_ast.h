@@ -602,10 +602,11 @@ typedef enum sql_alter_kind {
 
 typedef struct sql_alter {
   sql_alter_kind_t kind;
+  sql_pos_t pos;            /* the action's first token */
   bool if_exists;          /* DROP COLUMN / RENAME COLUMN / DROP BRANCH IF EXISTS */
   bool if_not_exists;      /* ADD COLUMN / CREATE BRANCH IF NOT EXISTS */
-  sql_column_def_t column; /* ADD COLUMN */
-  sql_qname_t target;      /* the column acted on; RENAME TO's new table name */
+  sql_column_def_t column; /* ADD COLUMN (column.name: the last part of target) */
+  sql_qname_t target;      /* the column acted on (ADD COLUMN s.f: s.f); RENAME TO's new name */
   sql_ident_t new_name;    /* RENAME COLUMN a TO b */
   sql_type_t *type;        /* SET DATA TYPE */
   sql_prop_list_t props;   /* SET PROPERTIES */
@@ -614,10 +615,16 @@ typedef struct sql_alter {
   sql_ref_kind_t ref;      /* CREATE/DROP BRANCH|TAG */
   sql_ident_t ref_name;
   bool or_replace;
+  bool replace_only;         /* REPLACE BRANCH|TAG (Spark): the ref must exist */
   sql_expr_t *as_of_version; /* AS OF VERSION n */
   bool has_retain;
   int64_t retain;
   sql_retain_unit_t retain_unit;
+  /* WITH SNAPSHOT RETENTION [n SNAPSHOTS] [n DAYS|HOURS|MINUTES] (branches) */
+  bool has_min_snapshots, has_snapshot_age;
+  int64_t min_snapshots;
+  int64_t snapshot_age;
+  sql_retain_unit_t snapshot_age_unit;
 } sql_alter_t;
 
 typedef struct sql_assignment {

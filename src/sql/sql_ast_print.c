@@ -835,6 +835,10 @@ static void s_create_table(pr_t *b, const sql_stmt_t *s) {
 static void a_add_column(pr_t *b, const sql_alter_t *a) {
   out(b, "ADD COLUMN ");
   if (a->if_not_exists) out(b, "IF NOT EXISTS ");
+  for (size_t i = 0; i + 1 < a->target.n; i++) {
+    ident(b, &a->target.parts[i]);
+    outc(b, '.');
+  }
   column_def(b, &a->column);
 }
 static void a_drop_column(pr_t *b, const sql_alter_t *a) {
@@ -879,7 +883,7 @@ static void a_execute(pr_t *b, const sql_alter_t *a) {
 }
 static void a_create_ref(pr_t *b, const sql_alter_t *a) {
   static const char *const units[] = {"DAYS", "HOURS", "MINUTES"};
-  out(b, a->or_replace ? "CREATE OR REPLACE " : "CREATE ");
+  out(b, a->replace_only ? "REPLACE " : a->or_replace ? "CREATE OR REPLACE " : "CREATE ");
   out(b, a->ref == SQL_REF_BRANCH ? "BRANCH " : "TAG ");
   if (a->if_not_exists) out(b, "IF NOT EXISTS ");
   ident(b, &a->ref_name);
@@ -889,6 +893,10 @@ static void a_create_ref(pr_t *b, const sql_alter_t *a) {
   }
   if (a->has_retain)
     fl_buf_printf(b, " RETAIN %lld %s", (long long)a->retain, units[a->retain_unit]);
+  if (a->has_min_snapshots || a->has_snapshot_age) out(b, " WITH SNAPSHOT RETENTION");
+  if (a->has_min_snapshots) fl_buf_printf(b, " %lld SNAPSHOTS", (long long)a->min_snapshots);
+  if (a->has_snapshot_age)
+    fl_buf_printf(b, " %lld %s", (long long)a->snapshot_age, units[a->snapshot_age_unit]);
 }
 static void a_drop_ref(pr_t *b, const sql_alter_t *a) {
   out(b, a->ref == SQL_REF_BRANCH ? "DROP BRANCH " : "DROP TAG ");

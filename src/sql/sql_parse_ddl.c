@@ -72,10 +72,17 @@ static int comment_string(sql_parser_t *p, const char **text, size_t *len) {
   return sql__string(p, text, len, "a quoted comment after COMMENT");
 }
 
+static int column_rest(sql_parser_t *p, sql_column_def_t *c, sql_ident_list_t *inline_pk);
+
 /* A column: name type [NOT NULL] ..., name AS expr, name type METADATA ... */
 static int column_def(sql_parser_t *p, sql_column_def_t *c, sql_ident_list_t *inline_pk) {
   c->pos = sql__pos(p);
   SQL_TRY(sql__ident(p, &c->name, "a column name"));
+  return column_rest(p, c, inline_pk);
+}
+
+/* What follows a column's name. */
+static int column_rest(sql_parser_t *p, sql_column_def_t *c, sql_ident_list_t *inline_pk) {
   if (sql__accept_kw(p, SQL_KW_AS)) {
     c->kind = SQL_COL_COMPUTED;
     SQL_TRY(sql__expr(p, &c->computed));
@@ -300,10 +307,27 @@ int sql__stmt_drop(sql_parser_t *p, sql_stmt_t *s) {
   return FL_OK;
 }
 
-/* CREATE [OR REPLACE] BRANCH|TAG [IF NOT EXISTS] name [AS OF VERSION n] [RETAIN n unit] */
-static int create_ref(sql_parser_t *p, sql_alter_t *a) {
+static int time_unit(sql_parser_t *p, sql_retain_unit_t *out, const char *what) {
+  if (sql__accept_kw(p, SQL_KW_DAYS) || sql__accept_kw(p, SQL_KW_DAY))
+    *out = SQL_RETAIN_DAYS;
+  else if (sql__accept_kw(p, SQL_KW_HOURS) || sql__accept_kw(p, SQL_KW_HOUR))
+    *out = SQL_RETAIN_HOURS;
+  else if (sql__accept_kw(p, SQL_KW_MINUTES) || sql__accept_kw(p, SQL_KW_MINUTE))
+    *out = SQL_RETAIN_MINUTES;
+  else
+    return sql__expected(p, what);
+  return FL_OK;
+}
+
+/*
+ * CREATE [OR REPLACE] BRANCH|TAG [IF NOT EXISTS] name [AS OF VERSION n] [RETAIN n unit]
+ *   [WITH SNAPSHOT RETENTION [n SNAPSHOTS] [n unit]], and Spark's REPLACE BRANCH|TAG name ...
+ * (after CREATE, or at REPLACE when replace_only).
+ */
+static int create_ref(sql_parser_t *p, sql_alter_t *a, bool replace_only) {
   a->kind = SQL_ALTER_CREATE_REF;
-  if (sql__accept_kw(p, SQL_KW_OR)) {
+  a->replace_only = replace_only;
+  if (!replace_only && sql__accept_kw(p, SQL_KW_OR)) {
     SQL_TRY(sql__expect_kw(p, SQL_KW_REPLACE, "REPLACE after CREATE OR"));
     a->or_replace = true;
   }
@@ -312,8 +336,8 @@ static int create_ref(sql_parser_t *p, sql_alter_t *a) {
   else if (sql__accept_kw(p, SQL_KW_TAG))
     a->ref = SQL_REF_TAG;
   else
-    return sql__expected(p, "BRANCH or TAG after CREATE");
-  if (a->or_replace && sql__is_kw(p, SQL_KW_IF))
+    return sql__expected(p, replace_only ? "BRANCH or TAG after REPLACE" : "BRANCH or TAG after CREATE");
+  if ((a->or_replace || replace_only) && sql__is_kw(p, SQL_KW_IF))
     return sql__fail(p, "OR REPLACE and IF NOT EXISTS cannot be combined");
   SQL_TRY(if_not_exists(p, &a->if_not_exists));
   SQL_TRY(sql__ident(p, &a->ref_name, a->ref == SQL_REF_BRANCH ? "a branch name" : "a tag name"));
@@ -326,14 +350,26 @@ static int create_ref(sql_parser_t *p, sql_alter_t *a) {
   if (sql__accept_kw(p, SQL_KW_RETAIN)) {
     SQL_TRY(sql__int(p, &a->retain, "a number after RETAIN"));
     a->has_retain = true;
-    if (sql__accept_kw(p, SQL_KW_DAYS) || sql__accept_kw(p, SQL_KW_DAY))
-      a->retain_unit = SQL_RETAIN_DAYS;
-    else if (sql__accept_kw(p, SQL_KW_HOURS) || sql__accept_kw(p, SQL_KW_HOUR))
-      a->retain_unit = SQL_RETAIN_HOURS;
-    else if (sql__accept_kw(p, SQL_KW_MINUTES) || sql__accept_kw(p, SQL_KW_MINUTE))
-      a->retain_unit = SQL_RETAIN_MINUTES;
-    else
-      return sql__expected(p, "DAYS, HOURS or MINUTES after RETAIN n");
+    SQL_TRY(time_unit(p, &a->retain_unit, "DAYS, HOURS or MINUTES after RETAIN n"));
+  }
+  if (sql__is_kw(p, SQL_KW_WITH) && sql__peek_word(p, 1, "snapshot")) {
+    if (a->ref == SQL_REF_TAG) return sql__fail(p, "a tag has no snapshot retention");
+    sql__next(p);
+    sql__next(p);
+    if (!sql__peek_word(p, 0, "retention")) return sql__expected(p, "RETENTION after WITH SNAPSHOT");
+    sql__next(p);
+    int64_t n;
+    SQL_TRY(sql__int(p, &n, "a number after WITH SNAPSHOT RETENTION"));
+    if (sql__peek_word(p, 0, "snapshots")) {
+      sql__next(p);
+      a->has_min_snapshots = true;
+      a->min_snapshots = n;
+      if (!sql__is(p, SQL_T_INT)) return FL_OK;
+      SQL_TRY(sql__int(p, &n, "a number"));
+    }
+    a->has_snapshot_age = true;
+    a->snapshot_age = n;
+    SQL_TRY(time_unit(p, &a->snapshot_age_unit, "SNAPSHOTS, DAYS, HOURS or MINUTES after the number"));
   }
   return FL_OK;
 }
@@ -356,7 +392,11 @@ static int alter_action(sql_parser_t *p, sql_alter_t *a) {
     SQL_TRY(sql__expect_kw(p, SQL_KW_COLUMN, "COLUMN after ADD"));
     a->kind = SQL_ALTER_ADD_COLUMN;
     SQL_TRY(if_not_exists(p, &a->if_not_exists));
-    return column_def(p, &a->column, NULL);
+    /* Trino adds a field to a row column by its dotted name: s.f type. */
+    a->column.pos = sql__pos(p);
+    SQL_TRY(sql__qname(p, &a->target, "a column name"));
+    a->column.name = a->target.parts[a->target.n - 1];
+    return column_rest(p, &a->column, NULL);
   }
   if (sql__accept_kw(p, SQL_KW_DROP)) return alter_drop(p, a);
   if (sql__accept_kw(p, SQL_KW_RENAME)) {
@@ -409,8 +449,10 @@ static int alter_action(sql_parser_t *p, sql_alter_t *a) {
     if (sql__accept_kw(p, SQL_KW_WHERE)) SQL_TRY(sql__expr(p, &a->where));
     return FL_OK;
   }
-  if (sql__accept_kw(p, SQL_KW_CREATE)) return create_ref(p, a);
-  return sql__expected(p, "ADD, DROP, RENAME, ALTER, SET, EXECUTE or CREATE after the table name");
+  if (sql__accept_kw(p, SQL_KW_CREATE)) return create_ref(p, a, false);
+  if (sql__accept_kw(p, SQL_KW_REPLACE)) return create_ref(p, a, true);
+  return sql__expected(p,
+                       "ADD, DROP, RENAME, ALTER, SET, EXECUTE, CREATE or REPLACE after the table name");
 }
 
 int sql__stmt_alter(sql_parser_t *p, sql_stmt_t *s) {
@@ -419,5 +461,6 @@ int sql__stmt_alter(sql_parser_t *p, sql_stmt_t *s) {
   s->kind = SQL_S_ALTER_TABLE;
   SQL_TRY(if_exists(p, &s->u.alter_table.if_exists));
   SQL_TRY(sql__qname(p, &s->u.alter_table.name, "a table name"));
+  s->u.alter_table.alter.pos = sql__pos(p);
   return alter_action(p, &s->u.alter_table.alter);
 }
