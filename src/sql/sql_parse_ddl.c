@@ -336,7 +336,8 @@ static int create_ref(sql_parser_t *p, sql_alter_t *a, bool replace_only) {
   else if (sql__accept_kw(p, SQL_KW_TAG))
     a->ref = SQL_REF_TAG;
   else
-    return sql__expected(p, replace_only ? "BRANCH or TAG after REPLACE" : "BRANCH or TAG after CREATE");
+    return sql__expected(
+        p, replace_only ? "BRANCH or TAG after REPLACE" : "BRANCH or TAG after CREATE");
   if ((a->or_replace || replace_only) && sql__is_kw(p, SQL_KW_IF))
     return sql__fail(p, "OR REPLACE and IF NOT EXISTS cannot be combined");
   SQL_TRY(if_not_exists(p, &a->if_not_exists));
@@ -356,7 +357,8 @@ static int create_ref(sql_parser_t *p, sql_alter_t *a, bool replace_only) {
     if (a->ref == SQL_REF_TAG) return sql__fail(p, "a tag has no snapshot retention");
     sql__next(p);
     sql__next(p);
-    if (!sql__peek_word(p, 0, "retention")) return sql__expected(p, "RETENTION after WITH SNAPSHOT");
+    if (!sql__peek_word(p, 0, "retention"))
+      return sql__expected(p, "RETENTION after WITH SNAPSHOT");
     sql__next(p);
     int64_t n;
     SQL_TRY(sql__int(p, &n, "a number after WITH SNAPSHOT RETENTION"));
@@ -369,7 +371,8 @@ static int create_ref(sql_parser_t *p, sql_alter_t *a, bool replace_only) {
     }
     a->has_snapshot_age = true;
     a->snapshot_age = n;
-    SQL_TRY(time_unit(p, &a->snapshot_age_unit, "SNAPSHOTS, DAYS, HOURS or MINUTES after the number"));
+    SQL_TRY(
+        time_unit(p, &a->snapshot_age_unit, "SNAPSHOTS, DAYS, HOURS or MINUTES after the number"));
   }
   return FL_OK;
 }
@@ -451,8 +454,8 @@ static int alter_action(sql_parser_t *p, sql_alter_t *a) {
   }
   if (sql__accept_kw(p, SQL_KW_CREATE)) return create_ref(p, a, false);
   if (sql__accept_kw(p, SQL_KW_REPLACE)) return create_ref(p, a, true);
-  return sql__expected(p,
-                       "ADD, DROP, RENAME, ALTER, SET, EXECUTE, CREATE or REPLACE after the table name");
+  return sql__expected(
+      p, "ADD, DROP, RENAME, ALTER, SET, EXECUTE, CREATE or REPLACE after the table name");
 }
 
 int sql__stmt_alter(sql_parser_t *p, sql_stmt_t *s) {
