@@ -31,6 +31,13 @@ typedef struct sql_session {
   const char *default_ns; /* NULL: "default" */
   size_t mem_limit;
   char ns_buf[256]; /* USE's namespace */
+  /* SET SESSION [catalog.]name = value: Trino's session properties as text
+   * (sql_set.c). */
+  struct {
+    char name[64];
+    char value[64];
+  } props[16];
+  uint32_t nprops;
 } sql_session_t;
 
 /*

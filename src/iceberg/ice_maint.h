@@ -25,6 +25,7 @@
 #ifndef FL_ICEBERG_ICE_MAINT_H
 #define FL_ICEBERG_ICE_MAINT_H
 
+#include "iceberg/ice_expr.h"
 #include "iceberg/ice_table.h"
 
 int ice_rollback_to_snapshot(ice_table_t *t, int64_t snapshot_id, fl_err_t *err);
@@ -79,6 +80,31 @@ typedef struct ice_orphan_result {
 int ice_remove_orphans(ice_table_t *t, int64_t older_than_ms, bool dry_run,
                        void (*fn)(const char *path, void *arg), void *arg,
                        ice_orphan_result_t *res, fl_err_t *err);
+
+/*
+ * Bin-pack compaction (ice_compact.c): rewrites the data files of a branch
+ * smaller than file_size_threshold, and those with deletes, a partition
+ * at a time into files of write.target-file-size-bytes with their deletes
+ * applied, removes the delete files that only they needed, and commits
+ * one "replace" snapshot validated against concurrent commits. filter
+ * (unbound, NULL: all) must select whole partitions. Nothing is committed
+ * when no partition has two or more candidates or one with deletes
+ * (snapshot_id -1).
+ */
+typedef struct ice_compact_opts {
+  int64_t file_size_threshold;
+  const ice_expr_t *filter;
+  const char *branch; /* NULL: main */
+} ice_compact_opts_t;
+
+typedef struct ice_compact_result {
+  uint64_t rewritten_data_files, removed_delete_files, added_data_files;
+  uint64_t rewritten_bytes, added_bytes;
+  int64_t snapshot_id;
+} ice_compact_result_t;
+
+int ice_compact(ice_table_t *t, const ice_compact_opts_t *o, ice_compact_result_t *res,
+                fl_err_t *err);
 
 /* Every file path the table's metadata reaches (metadata files, lists,
  * manifests, data and delete files), normalised to local paths, in a. */

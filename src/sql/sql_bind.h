@@ -112,6 +112,11 @@ typedef struct sql_create_table {
 int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
                           sql_create_table_t *out, fl_err_t *err);
 
+/* The Iceberg type of a written primitive type, as CREATE TABLE maps it
+ * (errors "line L, column C: Type not supported for Iceberg: ..."). */
+int sql_bind_iceberg_type(fl_arena_t *a, const sql_type_t *t, const ty_type_t **out,
+                          fl_err_t *err);
+
 /* Converts a written type (CAST target) to a SQL type. */
 int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err);
 
