@@ -11,7 +11,9 @@
  *       snapshots older than the threshold go (ice_expire_snapshots);
  *   remove_orphan_files(retention_threshold => '7d')
  *       files under the table location that no metadata reaches and that
- *       are older than the threshold go (ice_remove_orphans).
+ *       are older than the threshold go (ice_remove_orphans);
+ *   rollback_to_snapshot(snapshot_id => n)
+ *       main back to an ancestor snapshot.
  *
  * The two retention thresholds must be at least the minimum retention, 7d
  * unless the session says otherwise (SET SESSION
@@ -148,6 +150,7 @@ int sql__exec_table_procedure(sql_session_t *s, fl_arena_t *a, const char *text,
   static const char *const opt_params[] = {"file_size_threshold"};
   static const char *const exp_params[] = {"retention_threshold", "retain_last"};
   static const char *const orph_params[] = {"retention_threshold"};
+  static const char *const rb_params[] = {"snapshot_id"};
   const char *const *params;
   size_t np;
   int which;
@@ -157,6 +160,8 @@ int sql__exec_table_procedure(sql_session_t *s, fl_arena_t *a, const char *text,
     params = exp_params, np = 2, which = 1;
   } else if (q->n == 1 && !strcmp(name, "remove_orphan_files")) {
     params = orph_params, np = 1, which = 2;
+  } else if (q->n == 1 && !strcmp(name, "rollback_to_snapshot")) {
+    params = rb_params, np = 1, which = 3;
   } else {
     return sql__errp(err, q->parts[0].pos, FL_ENOTFOUND, "Table procedure not registered: %s",
                      name);
@@ -169,5 +174,14 @@ int sql__exec_table_procedure(sql_session_t *s, fl_arena_t *a, const char *text,
   if (rc) return rc;
   if (which == 0) return optimize(a, text, len, st, t, args, res, err);
   if (which == 1) return expire(s, a, st, t, args, res, err);
+  if (which == 3) {
+    int64_t id;
+    if (!args[0])
+      return sql__errp(err, al->pos, FL_EINVALID,
+                       "Required procedure argument 'snapshot_id' is missing");
+    if ((rc = sql__arg_int(args[0], "snapshot_id", &id, err))) return rc;
+    if ((rc = ice_rollback_to_snapshot(t, id, err))) return sql__errp_wrap(err, al->pos, rc);
+    return FL_OK;
+  }
   return remove_orphans(s, a, st, t, args, res, err);
 }
