@@ -510,7 +510,6 @@ static int64_t unit_ms(sql_retain_unit_t u) {
 
 static int create_ref(ice_table_t *t, const sql_alter_t *al, fl_err_t *err) {
   const char *name = al->ref_name.name;
-  const char *kind = al->ref == SQL_REF_TAG ? "tag" : "branch";
   ice_ref_t r = {.name = name,
                  .snapshot_id = -1,
                  .is_tag = al->ref == SQL_REF_TAG,
@@ -538,6 +537,8 @@ static int create_ref(ice_table_t *t, const sql_alter_t *al, fl_err_t *err) {
       return sql__errp(err, al->pos, FL_EINVALID, "Max snapshot age must be positive");
     r.max_snapshot_age_ms = al->snapshot_age * unit_ms(al->snapshot_age_unit);
   }
+  if (r.is_tag && !strcmp(name, "main"))
+    return sql__errp(err, al->ref_name.pos, FL_EINVALID, "main is a branch, not a tag");
   const ice_ref_t *old = ice_meta_ref(t->meta, name);
   if (old && al->if_not_exists) return FL_OK;
   if (old && !al->or_replace && !al->replace_only)
@@ -545,9 +546,6 @@ static int create_ref(ice_table_t *t, const sql_alter_t *al, fl_err_t *err) {
   if (!old && al->replace_only)
     return sql__errp(err, al->ref_name.pos, FL_ENOTFOUND, "%s does not exist: %s",
                      al->ref == SQL_REF_TAG ? "Tag" : "Branch", name);
-  if (r.is_tag && !strcmp(name, "main"))
-    return sql__errp(err, al->ref_name.pos, FL_EINVALID, "main is a branch, not a tag");
-  (void)kind;
   int rc = ice_set_ref(t, &r, al->or_replace, al->replace_only, err);
   return rc ? sql__errp_wrap(err, al->pos, rc) : FL_OK;
 }
