@@ -335,7 +335,7 @@ static int collect_props(fl_arena_t *a, const sql_prop_list_t *pl, prop_change_t
     for (size_t j = 0; j < i; j++)
       if (!strcmp(pl->items[j].key.name, k))
         return sql__errp(err, p->key.pos, FL_EINVALID, "Duplicate property: %s", k);
-    if (p->key_is_string) {
+    if (p->key_is_string && strcmp(k, "format-version") != 0) {
       /* An Iceberg property by its own name. */
       const char *v = NULL;
       if (p->value && (rc = literal_text(a, p, &v, err))) return rc;
@@ -352,8 +352,14 @@ static int collect_props(fl_arena_t *a, const sql_prop_list_t *pl, prop_change_t
         c->sorted_by = "";
       else if ((rc = string_list(a, p, &c->sorted_by, err)))
         return rc;
-    } else if (!strcmp(k, "format_version")) {
+    } else if (!strcmp(k, "format_version") || !strcmp(k, "format-version")) {
+      /* 'format-version' is Iceberg's reserved property for the same upgrade. */
       const sql_expr_t *v = p->value;
+      if (v && v->kind == SQL_E_STRING && v->u.str.len == 1 && v->u.str.data[0] >= '1' &&
+          v->u.str.data[0] <= '3') {
+        c->format_version = v->u.str.data[0] - '0';
+        continue;
+      }
       if (!v || v->kind != SQL_E_INT || v->u.i.value < 1 || v->u.i.value > 3)
         return sql__errp(err, v ? v->pos : p->key.pos, FL_EINVALID,
                          "format_version must be 1, 2 or 3");

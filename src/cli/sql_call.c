@@ -106,7 +106,7 @@ static bool spark_form(const sql_call_t *c, size_t trino_min) {
 
 static int rollback(call_t *k) {
   ice_table_t *t;
-  const sql_expr_t *v[3];
+  const sql_expr_t *v[3] = {0};
   int64_t id;
   int rc;
   if (spark_form(k->c, 3)) {
@@ -135,7 +135,7 @@ static int rollback(call_t *k) {
 
 static int rollback_to_timestamp(call_t *k) {
   static const char *const p[] = {"table", "timestamp"};
-  const sql_expr_t *v[2];
+  const sql_expr_t *v[2] = {0};
   int rc = sql__bind_args(k->c, k->st->pos, p, 2, v, NULL, k->err);
   if (rc) return rc;
   if (!v[0]) return missing(k, "table");
@@ -151,7 +151,7 @@ static int rollback_to_timestamp(call_t *k) {
 
 static int set_current(call_t *k, bool cherry) {
   static const char *const p[] = {"table", "snapshot_id", "ref"};
-  const sql_expr_t *v[3];
+  const sql_expr_t *v[3] = {0};
   int rc = sql__bind_args(k->c, k->st->pos, p, cherry ? 2 : 3, v, NULL, k->err);
   if (rc) return rc;
   if (!v[0]) return missing(k, "table");
@@ -183,7 +183,7 @@ static int set_current(call_t *k, bool cherry) {
 
 static int fast_forward(call_t *k) {
   static const char *const p[] = {"table", "branch", "to"};
-  const sql_expr_t *v[3];
+  const sql_expr_t *v[3] = {0};
   int rc = sql__bind_args(k->c, k->st->pos, p, 3, v, NULL, k->err);
   if (rc) return rc;
   for (int i = 0; i < 3; i++)
@@ -209,7 +209,7 @@ static int fast_forward(call_t *k) {
 
 static int expire(call_t *k) {
   static const char *const p[] = {"table", "older_than", "retain_last"};
-  const sql_expr_t *v[3];
+  const sql_expr_t *v[3] = {0};
   int rc = sql__bind_args(k->c, k->st->pos, p, 3, v, NULL, k->err);
   if (rc) return rc;
   if (!v[0]) return missing(k, "table");
@@ -262,7 +262,7 @@ static void collect_orphan(const char *path, void *arg) {
 
 static int remove_orphans(call_t *k) {
   static const char *const p[] = {"table", "older_than", "dry_run"};
-  const sql_expr_t *v[3];
+  const sql_expr_t *v[3] = {0};
   int rc = sql__bind_args(k->c, k->st->pos, p, 3, v, NULL, k->err);
   if (rc) return rc;
   if (!v[0]) return missing(k, "table");
@@ -327,7 +327,7 @@ static int latest_metadata(call_t *k, const char *location, sql_pos_t pos, const
 }
 
 static int register_table(call_t *k) {
-  const sql_expr_t *v[4];
+  const sql_expr_t *v[4] = {0};
   int rc;
   const char *ns, *name, *metadata;
   if (spark_form(k->c, 3)) {
@@ -382,7 +382,7 @@ static int register_table(call_t *k) {
 
 static int unregister_table(call_t *k) {
   static const char *const p[] = {"schema_name", "table_name"};
-  const sql_expr_t *v[2];
+  const sql_expr_t *v[2] = {0};
   int rc = sql__bind_args(k->c, k->st->pos, p, 2, v, NULL, k->err);
   if (rc) return rc;
   for (int i = 0; i < 2; i++)

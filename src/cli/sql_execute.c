@@ -169,7 +169,7 @@ int sql__exec_table_procedure(sql_session_t *s, fl_arena_t *a, const char *text,
   if (al->where && which != 0)
     return sql__errp(err, al->where->pos, FL_EINVALID, "WHERE not supported for procedure %s",
                      name);
-  const sql_expr_t *args[2];
+  const sql_expr_t *args[2] = {0};
   int rc = sql__bind_args(c, al->pos, params, np, args, NULL, err);
   if (rc) return rc;
   if (which == 0) return optimize(a, text, len, st, t, args, res, err);
