@@ -21,7 +21,12 @@
  *   CREATE [OR REPLACE] | REPLACE BRANCH | TAG ... [AS OF VERSION n]
  *       [RETAIN n unit] [WITH SNAPSHOT RETENTION ...], DROP BRANCH | TAG
  *       - Spark's spellings (Trino has none) over ice_set_ref / ice_drop_ref;
- *   EXECUTE proc(...) - sql_execute.c.
+ *   EXECUTE proc(...) - sql_execute.c;
+ *   Spark's SET | DROP IDENTIFIER FIELDS, ADD | DROP | REPLACE PARTITION
+ *       FIELD (a field named by its transform term or its name), ALTER
+ *       COLUMN c FIRST | AFTER x | BEFORE x and ALTER COLUMN c COMMENT,
+ *       and Trino's COMMENT ON TABLE | COLUMN (the table's "comment"
+ *       property, a column's doc).
  *
  * Error texts follow Trino's (Column 'c' already exists, Cannot change
  * type from integer to varchar, ...); Iceberg's own messages pass through
@@ -242,6 +247,144 @@ static int alter_column(fl_arena_t *a, ice_table_t *t, const sql_alter_t *al, fl
       return evolve(t, al, &op, err);
     default: return sql__errp(err, al->pos, FL_EUNSUPPORTED, "unexpected ALTER TABLE action");
   }
+}
+
+/* ---- Spark's extensions: identifier fields, partition fields, moves, docs ---- */
+
+static int set_identifier(fl_arena_t *a, ice_table_t *t, const sql_alter_t *al, fl_err_t *err) {
+  const ty_schema_t *sc = ice_meta_schema(t->meta);
+  const char **names = fl_arena_zalloc(a, (al->idents.n + sc->nidentifiers + 1) * sizeof *names);
+  uint32_t n = 0;
+  const char *verb = al->drop_identifier ? "drop" : "set";
+  for (size_t i = 0; i < al->idents.n; i++) {
+    const sql_ident_t *id = &al->idents.items[i];
+    int idx = -1;
+    for (uint32_t k = 0; k < sc->root.nfields; k++)
+      if (!strcasecmp(sc->root.fields[k].name, id->name)) idx = (int)k;
+    if (idx < 0)
+      return sql__errp(err, id->pos, FL_ENOTFOUND,
+                       "Cannot complete %s identifier fields operation: field %s not found", verb,
+                       id->name);
+    if (al->drop_identifier) {
+      bool is_id = false;
+      for (uint32_t k = 0; k < sc->nidentifiers; k++)
+        is_id |= sc->identifier_ids[k] == sc->root.fields[idx].id;
+      if (!is_id)
+        return sql__errp(err, id->pos, FL_EINVALID,
+                         "Cannot complete drop identifier fields operation: field %s is not an "
+                         "identifier field",
+                         id->name);
+    }
+    names[n++] = sc->root.fields[idx].name;
+  }
+  if (al->drop_identifier) {
+    /* The current identifier fields without the listed ones. */
+    uint32_t m = 0;
+    const char **keep = fl_arena_zalloc(a, (sc->nidentifiers + 1) * sizeof *keep);
+    for (uint32_t k = 0; k < sc->nidentifiers; k++) {
+      const ty_field_t *f = ty_schema_find_id(sc, sc->identifier_ids[k]);
+      bool dropped = false;
+      for (uint32_t j = 0; f && j < n; j++) dropped |= !strcmp(names[j], f->name);
+      if (f && !dropped) keep[m++] = f->name;
+    }
+    names = keep;
+    n = m;
+  }
+  ice_evolve_op_t op = {.kind = ICE_EV_SET_IDENTIFIER, .names = names, .nnames = n};
+  return evolve(t, al, &op, err);
+}
+
+/* The name of the default spec's field that `term` (a field name or a
+ * transform term) denotes, or NULL. */
+static const char *find_partition_field(fl_arena_t *a, const ice_meta_t *m, const char *term) {
+  const ice_spec_t *cur = ice_meta_spec(m);
+  for (uint32_t i = 0; cur && i < cur->nfields; i++)
+    if (!strcasecmp(cur->fields[i].name, term)) return cur->fields[i].name;
+  ice_spec_t *want;
+  int32_t last = 999;
+  fl_err_t ignored;
+  if (ice_spec_parse(a, term, ice_meta_schema(m), 0, &last, &want, &ignored) || want->nfields != 1)
+    return NULL;
+  for (uint32_t i = 0; cur && i < cur->nfields; i++)
+    if (cur->fields[i].source_id == want->fields[0].source_id &&
+        ice_transform_equal(&cur->fields[i].transform, &want->fields[0].transform))
+      return cur->fields[i].name;
+  return NULL;
+}
+
+static int partition_field(fl_arena_t *a, ice_table_t *t, const sql_alter_t *al, fl_err_t *err) {
+  ice_evolve_op_t ops[2] = {{0}};
+  uint32_t n = 0;
+  if (al->part_old) {
+    const char *name = find_partition_field(a, t->meta, al->part_old);
+    if (!name)
+      return sql__errp(err, al->part_old_pos, FL_ENOTFOUND,
+                       "Cannot find partition field to remove: %s", al->part_old);
+    ops[n++] = (ice_evolve_op_t){.kind = ICE_EV_DROP_PARTITION, .name = name};
+  }
+  if (al->part_term)
+    ops[n++] = (ice_evolve_op_t){
+        .kind = ICE_EV_ADD_PARTITION, .term = al->part_term, .name = al->part_name.name};
+  int rc = ice_evolve_apply(t, ops, n, err);
+  return rc ? sql__errp_wrap(err, al->pos, rc) : FL_OK;
+}
+
+static int move_or_comment(fl_arena_t *a, ice_table_t *t, const sql_alter_t *al, fl_err_t *err) {
+  const ty_schema_t *sc = ice_meta_schema(t->meta);
+  const sql_qname_t *path = &al->target;
+  if (!find_path(sc, path, path->n, NULL))
+    return sql__errp(err, path->parts[0].pos, FL_ENOTFOUND, "Column '%s' does not exist",
+                     qname_text(a, path));
+  ice_evolve_op_t op = {.name = schema_path(a, sc, path, path->n)};
+  if (al->kind == SQL_ALTER_COLUMN_COMMENT) {
+    op.kind = ICE_EV_UPDATE_DOC;
+    op.doc = fl_arena_strndup(a, al->column.comment, al->column.comment_len);
+    return evolve(t, al, &op, err);
+  }
+  op.kind = al->move == SQL_MOVE_FIRST   ? ICE_EV_MOVE_FIRST
+            : al->move == SQL_MOVE_AFTER ? ICE_EV_MOVE_AFTER
+                                         : ICE_EV_MOVE_BEFORE;
+  if (al->move != SQL_MOVE_FIRST) {
+    const sql_qname_t *ref = &al->move_ref;
+    if (!find_path(sc, ref, ref->n, NULL))
+      return sql__errp(err, ref->parts[0].pos, FL_ENOTFOUND, "Column '%s' does not exist",
+                       qname_text(a, ref));
+    op.ref = schema_path(a, sc, ref, ref->n);
+  }
+  return evolve(t, al, &op, err);
+}
+
+static int comment_edit(ice_meta_t *m, void *arg, fl_err_t *err) {
+  (void)err;
+  const char *const *text = arg;
+  ice_meta_set_property(m, "comment", *text);
+  return FL_OK;
+}
+
+int sql__exec_comment(sql_session_t *s, fl_arena_t *a, const sql_stmt_t *st, fl_err_t *err) {
+  const sql_qname_t *q = &st->u.comment.name;
+  sql_qname_t table = {q->parts, st->u.comment.column ? q->n - 1 : q->n};
+  if (!s->catalog) return sql__errp(err, st->pos, FL_EUNSUPPORTED, "no catalog");
+  ice_table_t *t;
+  int rc = sql__ddl_open(s, a, &table, &t, err);
+  if (rc) return rc;
+  const char *text =
+      st->u.comment.text ? fl_arena_strndup(a, st->u.comment.text, st->u.comment.len) : NULL;
+  if (!st->u.comment.column) {
+    rc = ice_commit_meta_edit(t, comment_edit, &text, err);
+    return rc ? sql__errp_wrap(err, st->pos, rc) : FL_OK;
+  }
+  const ty_schema_t *sc = ice_meta_schema(t->meta);
+  sql_qname_t col = {q->parts + q->n - 1, 1};
+  if (!find_path(sc, &col, 1, NULL))
+    return sql__errp(err, col.parts[0].pos, FL_ENOTFOUND, "Column '%s' does not exist",
+                     col.parts[0].name);
+  ice_evolve_op_t op = {.kind = ICE_EV_UPDATE_DOC,
+                        .ignore_case = true,
+                        .name = schema_path(a, sc, &col, 1),
+                        .doc = text};
+  rc = ice_evolve_apply(t, &op, 1, err);
+  return rc ? sql__errp_wrap(err, st->pos, rc) : FL_OK;
 }
 
 /* ---- SET PROPERTIES ---- */
@@ -622,6 +765,12 @@ int sql__exec_alter(sql_session_t *s, fl_arena_t *a, const char *text, size_t le
     case SQL_ALTER_CREATE_REF: return create_ref(t, al, err);
     case SQL_ALTER_DROP_REF: return drop_ref(t, al, err);
     case SQL_ALTER_EXECUTE: return sql__exec_table_procedure(s, a, text, len, st, t, res, err);
+    case SQL_ALTER_SET_IDENTIFIER: return set_identifier(a, t, al, err);
+    case SQL_ALTER_ADD_PARTITION_FIELD:
+    case SQL_ALTER_DROP_PARTITION_FIELD:
+    case SQL_ALTER_REPLACE_PARTITION_FIELD: return partition_field(a, t, al, err);
+    case SQL_ALTER_MOVE_COLUMN:
+    case SQL_ALTER_COLUMN_COMMENT: return move_or_comment(a, t, al, err);
     default: return sql__errp(err, al->pos, FL_EUNSUPPORTED, "unexpected ALTER TABLE action");
   }
 }

@@ -62,6 +62,8 @@ int sql__arg_int(const sql_expr_t *e, const char *param, int64_t *out, fl_err_t 
 /* text/len: the parsed text (the WHERE of EXECUTE optimize is read from it). */
 int sql__exec_alter(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
                     const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);
+/* COMMENT ON TABLE | COLUMN (sql_alter.c). */
+int sql__exec_comment(sql_session_t *s, fl_arena_t *a, const sql_stmt_t *st, fl_err_t *err);
 /* ALTER TABLE t EXECUTE proc(...) [WHERE ...] on the open table t. */
 int sql__exec_table_procedure(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
                               const sql_stmt_t *st, ice_table_t *t, sql_result_t *res,

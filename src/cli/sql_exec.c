@@ -284,6 +284,7 @@ int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
   /* Table management (sql_alter.c, sql_execute.c, sql_call.c, sql_set.c). */
   if (st->kind == SQL_S_ALTER_TABLE) return sql__exec_alter(s, a, text, len, st, res, err);
   if (st->kind == SQL_S_CALL) return sql__exec_call(s, a, st, res, err);
+  if (st->kind == SQL_S_COMMENT) return sql__exec_comment(s, a, st, err);
   if ((st->kind == SQL_S_SET || st->kind == SQL_S_RESET) && st->u.set.session)
     return sql__exec_set(s, a, st, res, err);
   if (st->kind == SQL_S_QUERY) return run_query(s, a, st->u.query, 0, res, err);

@@ -597,6 +597,13 @@ typedef enum sql_alter_kind {
   SQL_ALTER_EXECUTE,
   SQL_ALTER_CREATE_REF,
   SQL_ALTER_DROP_REF,
+  /* Spark's Iceberg extensions */
+  SQL_ALTER_SET_IDENTIFIER,      /* SET | DROP IDENTIFIER FIELDS a, b */
+  SQL_ALTER_ADD_PARTITION_FIELD, /* ADD PARTITION FIELD term [AS name] */
+  SQL_ALTER_DROP_PARTITION_FIELD,
+  SQL_ALTER_REPLACE_PARTITION_FIELD, /* REPLACE PARTITION FIELD old WITH term [AS name] */
+  SQL_ALTER_MOVE_COLUMN,             /* ALTER COLUMN c FIRST | AFTER x | BEFORE x */
+  SQL_ALTER_COLUMN_COMMENT,          /* ALTER COLUMN c COMMENT '...' */
   SQL_ALTER_KIND_COUNT
 } sql_alter_kind_t;
 
@@ -625,6 +632,15 @@ typedef struct sql_alter {
   int64_t min_snapshots;
   int64_t snapshot_age;
   sql_retain_unit_t snapshot_age_unit;
+  sql_ident_list_t idents; /* IDENTIFIER FIELDS */
+  bool drop_identifier;    /* DROP IDENTIFIER FIELDS */
+  /* Partition fields as transform terms, "bucket(16, id)", "days(ts)", "id";
+   * part_old may also be a partition field's name. */
+  const char *part_term, *part_old;
+  sql_pos_t part_pos, part_old_pos;
+  sql_ident_t part_name;  /* AS name; name NULL if none */
+  enum { SQL_MOVE_FIRST, SQL_MOVE_AFTER, SQL_MOVE_BEFORE } move;
+  sql_qname_t move_ref;   /* AFTER x / BEFORE x */
 } sql_alter_t;
 
 typedef struct sql_assignment {
@@ -680,7 +696,8 @@ typedef enum sql_show_kind {
   X(USE)                  \
   X(SET)                  \
   X(RESET)                \
-  X(STATEMENT_SET)
+  X(STATEMENT_SET)        \
+  X(COMMENT)
 
 typedef enum sql_stmt_kind {
 #define SQL__STMT_ENUM(name) SQL_S_##name,
@@ -785,6 +802,12 @@ struct sql_stmt {
       size_t n;
       bool begin_form; /* BEGIN STATEMENT SET; ... END vs EXECUTE STATEMENT SET BEGIN ... END */
     } statement_set;
+    struct {
+      bool column;      /* COMMENT ON COLUMN t.c (else TABLE t) */
+      sql_qname_t name; /* the table, or the table's name and the column last */
+      const char *text; /* IS '...'; NULL for IS NULL */
+      size_t len;
+    } comment;
   } u;
 };
 

@@ -904,12 +904,62 @@ static void a_drop_ref(pr_t *b, const sql_alter_t *a) {
   ident(b, &a->ref_name);
 }
 
+static void a_set_identifier(pr_t *b, const sql_alter_t *a) {
+  out(b, a->drop_identifier ? "DROP IDENTIFIER FIELDS " : "SET IDENTIFIER FIELDS ");
+  for (size_t i = 0; i < a->idents.n; i++) {
+    if (i) out(b, ", ");
+    ident(b, &a->idents.items[i]);
+  }
+}
+static void part_name(pr_t *b, const sql_alter_t *a) {
+  if (!a->part_name.name) return;
+  out(b, " AS ");
+  ident(b, &a->part_name);
+}
+static void a_add_partition_field(pr_t *b, const sql_alter_t *a) {
+  out(b, "ADD PARTITION FIELD ");
+  out(b, a->part_term);
+  part_name(b, a);
+}
+static void a_drop_partition_field(pr_t *b, const sql_alter_t *a) {
+  out(b, "DROP PARTITION FIELD ");
+  out(b, a->part_old);
+}
+static void a_replace_partition_field(pr_t *b, const sql_alter_t *a) {
+  out(b, "REPLACE PARTITION FIELD ");
+  out(b, a->part_old);
+  out(b, " WITH ");
+  out(b, a->part_term);
+  part_name(b, a);
+}
+static void a_move_column(pr_t *b, const sql_alter_t *a) {
+  out(b, "ALTER COLUMN ");
+  qname(b, &a->target);
+  if (a->move == SQL_MOVE_FIRST) {
+    out(b, " FIRST");
+    return;
+  }
+  out(b, a->move == SQL_MOVE_AFTER ? " AFTER " : " BEFORE ");
+  qname(b, &a->move_ref);
+}
+static void a_column_comment(pr_t *b, const sql_alter_t *a) {
+  out(b, "ALTER COLUMN ");
+  qname(b, &a->target);
+  comment(b, a->column.comment, a->column.comment_len);
+}
+
 static void (*const alter_printers[SQL_ALTER_KIND_COUNT])(pr_t *, const sql_alter_t *) = {
     [SQL_ALTER_ADD_COLUMN] = a_add_column,         [SQL_ALTER_DROP_COLUMN] = a_drop_column,
     [SQL_ALTER_RENAME_COLUMN] = a_rename_column,   [SQL_ALTER_SET_TYPE] = a_set_type,
     [SQL_ALTER_DROP_NOT_NULL] = a_drop_not_null,   [SQL_ALTER_RENAME_TO] = a_rename_to,
     [SQL_ALTER_SET_PROPERTIES] = a_set_properties, [SQL_ALTER_EXECUTE] = a_execute,
     [SQL_ALTER_CREATE_REF] = a_create_ref,         [SQL_ALTER_DROP_REF] = a_drop_ref,
+    [SQL_ALTER_SET_IDENTIFIER] = a_set_identifier,
+    [SQL_ALTER_ADD_PARTITION_FIELD] = a_add_partition_field,
+    [SQL_ALTER_DROP_PARTITION_FIELD] = a_drop_partition_field,
+    [SQL_ALTER_REPLACE_PARTITION_FIELD] = a_replace_partition_field,
+    [SQL_ALTER_MOVE_COLUMN] = a_move_column,
+    [SQL_ALTER_COLUMN_COMMENT] = a_column_comment,
 };
 
 static void s_alter_table(pr_t *b, const sql_stmt_t *s) {
@@ -1069,6 +1119,16 @@ static void s_reset(pr_t *b, const sql_stmt_t *s) {
   outc(b, ' ');
   set_key(b, s);
 }
+static void s_comment(pr_t *b, const sql_stmt_t *s) {
+  out(b, s->u.comment.column ? "COMMENT ON COLUMN " : "COMMENT ON TABLE ");
+  qname(b, &s->u.comment.name);
+  out(b, " IS ");
+  if (s->u.comment.text)
+    string_lit(b, s->u.comment.text, s->u.comment.len);
+  else
+    out(b, "NULL");
+}
+
 static void s_statement_set(pr_t *b, const sql_stmt_t *s) {
   out(b, s->u.statement_set.begin_form ? "BEGIN STATEMENT SET; " : "EXECUTE STATEMENT SET BEGIN ");
   for (size_t i = 0; i < s->u.statement_set.n; i++) {
@@ -1100,6 +1160,7 @@ static void (*const stmt_printers[SQL_S_KIND_COUNT])(pr_t *, const sql_stmt_t *)
     [SQL_S_SET] = s_set,
     [SQL_S_RESET] = s_reset,
     [SQL_S_STATEMENT_SET] = s_statement_set,
+    [SQL_S_COMMENT] = s_comment,
 };
 
 static void print_stmt(pr_t *b, const sql_stmt_t *s) { stmt_printers[s->kind](b, s); }
