@@ -322,3 +322,30 @@ def test_register_and_unregister(wh):
     meta = sorted(p.name for p in pathlib.Path(loc, "metadata").glob("*.metadata.json"))[0]
     sql(wh, f"CALL system.register_table('s', 'g3', '{loc}', '{meta}')")
     assert len(catalog_for(wh).load_table("s.g3").metadata.snapshots) == 0
+
+
+def test_spark_extensions_and_comments(wh):
+    sql(wh, "CREATE TABLE s.x (id bigint NOT NULL, region varchar NOT NULL, ts timestamp(6),"
+            " amount double);"
+            "ALTER TABLE s.x SET IDENTIFIER FIELDS id, region;"
+            "ALTER TABLE s.x ADD PARTITION FIELD days(ts);"
+            "ALTER TABLE s.x ADD PARTITION FIELD bucket(8, id) AS shard;"
+            "ALTER TABLE s.x ALTER COLUMN amount FIRST;"
+            "ALTER TABLE s.x ALTER COLUMN id COMMENT 'the key';"
+            "COMMENT ON TABLE s.x IS 'sales'")
+    t = catalog_for(wh).load_table("s.x")
+    sc = t.schema()
+    assert [f.name for f in sc.fields] == ["amount", "id", "region", "ts"]
+    assert sorted(sc.identifier_field_names()) == ["id", "region"]
+    assert sc.find_field("id").doc == "the key"
+    assert [(f.name, str(f.transform)) for f in t.spec().fields] == [("ts_day", "day"),
+                                                                    ("shard", "bucket[8]")]
+    assert t.properties["comment"] == "sales"
+    sql(wh, "ALTER TABLE s.x REPLACE PARTITION FIELD ts_day WITH hours(ts);"
+            "ALTER TABLE s.x DROP PARTITION FIELD bucket(8, id);"
+            "ALTER TABLE s.x DROP IDENTIFIER FIELDS region;"
+            "COMMENT ON TABLE s.x IS NULL")
+    t = catalog_for(wh).load_table("s.x")
+    assert [(f.name, str(f.transform)) for f in t.spec().fields] == [("ts_hour", "hour")]
+    assert t.schema().identifier_field_names() == {"id"}
+    assert "comment" not in t.properties
