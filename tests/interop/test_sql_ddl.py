@@ -349,3 +349,21 @@ def test_spark_extensions_and_comments(wh):
     assert [(f.name, str(f.transform)) for f in t.spec().fields] == [("ts_hour", "hour")]
     assert t.schema().identifier_field_names() == {"id"}
     assert "comment" not in t.properties
+
+
+def test_optimize_moves_old_spec_files_to_current_spec(wh):
+    sql(wh, "CREATE TABLE s.ev (id bigint, k varchar)")
+    for i in range(3):
+        sql(wh, f"INSERT INTO s.ev VALUES ({i}, 'a'), ({i + 10}, 'b')")
+    sql(wh, "ALTER TABLE s.ev SET PROPERTIES partitioning = ARRAY['k']")
+    sql(wh, "INSERT INTO s.ev VALUES (20, 'a')")
+    t = catalog_for(wh).load_table("s.ev")
+    before = rows_of(t, "id", "k")
+    m = metrics(sql(wh, "ALTER TABLE s.ev EXECUTE optimize"))
+    # The three unpartitioned files form one group; the lone file of spec 1 stays.
+    assert m == {"rewritten_data_files_count": 3, "removed_delete_files_count": 0,
+                 "added_data_files_count": 2}
+    t = catalog_for(wh).load_table("s.ev")
+    files = t.inspect.files().to_pylist()
+    assert [f["spec_id"] for f in files] == [t.spec().spec_id] * 3
+    assert rows_of(t, "id", "k") == before
