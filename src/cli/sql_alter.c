@@ -200,7 +200,31 @@ static int alter_column(fl_arena_t *a, ice_table_t *t, const sql_alter_t *al, fl
       if ((rc = iceberg_type(a, al->column.type, &op.type, err))) return rc;
       if (al->column.comment)
         op.doc = fl_arena_strndup(a, al->column.comment, al->column.comment_len);
-      return evolve(t, al, &op, err);
+      if (!al->has_move || al->move == SQL_MOVE_LAST) return evolve(t, al, &op, err);
+      /* FIRST | AFTER x: the add and the move in one change (adds come first). */
+      const char *full = op.parent ? fl_arena_sprintf(a, "%s.%s", op.parent, op.name) : op.name;
+      ice_evolve_op_t ops[2] = {
+          op,
+          {.kind = al->move == SQL_MOVE_FIRST ? ICE_EV_MOVE_FIRST : ICE_EV_MOVE_AFTER,
+           .name = full,
+           .ignore_case = true}};
+      ops[0].ignore_case = true;
+      if (al->move == SQL_MOVE_AFTER) {
+        sql_qname_t ref = al->move_ref;
+        if (path->n > 1 && ref.n == 1) {
+          /* AFTER g inside row s: the sibling s.g. */
+          sql_ident_t *parts = fl_arena_zalloc(a, path->n * sizeof *parts);
+          memcpy(parts, path->parts, (path->n - 1) * sizeof *parts);
+          parts[path->n - 1] = ref.parts[0];
+          ref = (sql_qname_t){parts, path->n};
+        }
+        if (!find_path(sc, &ref, ref.n, NULL))
+          return sql__errp(err, al->move_ref.parts[0].pos, FL_ENOTFOUND,
+                           "Column '%s' does not exist", qname_text(a, &al->move_ref));
+        ops[1].ref = schema_path(a, sc, &ref, ref.n);
+      }
+      rc = ice_evolve_apply(t, ops, 2, err);
+      return rc ? sql__errp_wrap(err, al->pos, rc) : FL_OK;
     }
     case SQL_ALTER_DROP_COLUMN:
       if (!f) {

@@ -639,7 +639,10 @@ typedef struct sql_alter {
   const char *part_term, *part_old;
   sql_pos_t part_pos, part_old_pos;
   sql_ident_t part_name;  /* AS name; name NULL if none */
-  enum { SQL_MOVE_FIRST, SQL_MOVE_AFTER, SQL_MOVE_BEFORE } move;
+  /* ALTER COLUMN c FIRST | AFTER x | BEFORE x; ADD COLUMN ... FIRST | LAST | AFTER x
+   * (has_move; LAST is the default place). */
+  enum { SQL_MOVE_FIRST, SQL_MOVE_AFTER, SQL_MOVE_BEFORE, SQL_MOVE_LAST } move;
+  bool has_move;
   sql_qname_t move_ref;   /* AFTER x / BEFORE x */
 } sql_alter_t;
 

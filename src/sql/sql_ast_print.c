@@ -840,6 +840,13 @@ static void a_add_column(pr_t *b, const sql_alter_t *a) {
     outc(b, '.');
   }
   column_def(b, &a->column);
+  if (!a->has_move) return;
+  if (a->move == SQL_MOVE_FIRST) out(b, " FIRST");
+  if (a->move == SQL_MOVE_LAST) out(b, " LAST");
+  if (a->move == SQL_MOVE_AFTER) {
+    out(b, " AFTER ");
+    qname(b, &a->move_ref);
+  }
 }
 static void a_drop_column(pr_t *b, const sql_alter_t *a) {
   out(b, "DROP COLUMN ");

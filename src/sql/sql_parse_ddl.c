@@ -481,7 +481,20 @@ static int alter_action(sql_parser_t *p, sql_alter_t *a) {
     a->column.pos = sql__pos(p);
     SQL_TRY(sql__qname(p, &a->target, "a column name"));
     a->column.name = a->target.parts[a->target.n - 1];
-    return column_rest(p, &a->column, NULL);
+    SQL_TRY(column_rest(p, &a->column, NULL));
+    /* Trino's position of the new column. */
+    if (sql__accept_kw(p, SQL_KW_FIRST)) {
+      a->has_move = true;
+      a->move = SQL_MOVE_FIRST;
+    } else if (sql__accept_kw(p, SQL_KW_LAST)) {
+      a->has_move = true;
+      a->move = SQL_MOVE_LAST;
+    } else if (accept_word(p, "after")) {
+      a->has_move = true;
+      a->move = SQL_MOVE_AFTER;
+      SQL_TRY(sql__qname(p, &a->move_ref, "a column name after AFTER"));
+    }
+    return FL_OK;
   }
   if (sql__accept_kw(p, SQL_KW_DROP)) return alter_drop(p, a);
   if (sql__accept_kw(p, SQL_KW_RENAME)) {

@@ -89,6 +89,11 @@ def test_nested_add_column(wh):
     assert [f.name for f in pt.fields] == ["x", "y"]
     assert pt.fields[1].doc == "height"
     assert sc.find_field("tags").field_type.element_type == StringType()
+    sql(wh, "ALTER TABLE s.n ADD COLUMN pt.w double FIRST;"
+            "ALTER TABLE s.n ADD COLUMN k bigint AFTER id")
+    sc = catalog_for(wh).load_table("s.n").schema()
+    assert [f.name for f in sc.find_field("pt").field_type.fields] == ["w", "x", "y"]
+    assert [f.name for f in sc.fields] == ["id", "k", "pt", "tags"]
 
 
 def test_partitioning_sort_and_properties(wh):
