@@ -537,6 +537,34 @@ static int collect_props(fl_arena_t *a, const sql_prop_list_t *pl, prop_change_t
                 strncasecmp(v->u.str.data, "parquet", 7)))
         return sql__errp(err, v->pos, FL_EUNSUPPORTED, "floe writes Parquet data files only");
       add_prop(c, "write.format.default", v ? "PARQUET" : NULL);
+    } else if (!strcmp(k, "extra_properties")) {
+      /* MAP(ARRAY['k', ...], ARRAY['v', ...]): Iceberg properties as they are. */
+      const sql_expr_t *v = p->value;
+      const sql_expr_t *ks = NULL, *vs = NULL;
+      if (v && v->kind == SQL_E_CALL && v->u.call.name.n == 1 &&
+          !strcmp(v->u.call.name.parts[0].name, "map") && v->u.call.args.n == 2) {
+        ks = v->u.call.args.items[0];
+        vs = v->u.call.args.items[1];
+      }
+      if (!ks || ks->kind != SQL_E_ARRAY || vs->kind != SQL_E_ARRAY ||
+          ks->u.row.items.n != vs->u.row.items.n)
+        return sql__errp(err, v ? v->pos : p->key.pos, FL_EINVALID,
+                         "extra_properties takes MAP(ARRAY['key', ...], ARRAY['value', ...])");
+      size_t n = ks->u.row.items.n;
+      const char **nk = fl_arena_zalloc(a, (c->nprops + n + pl->n * 4 + 1) * sizeof *nk);
+      const char **nv = fl_arena_zalloc(a, (c->nprops + n + pl->n * 4 + 1) * sizeof *nv);
+      memcpy(nk, c->keys, c->nprops * sizeof *nk);
+      memcpy(nv, c->values, c->nprops * sizeof *nv);
+      c->keys = nk;
+      c->values = nv;
+      for (size_t j = 0; j < n; j++) {
+        const sql_expr_t *ke = ks->u.row.items.items[j], *ve = vs->u.row.items.items[j];
+        if (ke->kind != SQL_E_STRING || ve->kind != SQL_E_STRING)
+          return sql__errp(err, ke->kind != SQL_E_STRING ? ke->pos : ve->pos, FL_EINVALID,
+                           "extra_properties takes string keys and values");
+        add_prop(c, fl_arena_strndup(a, ke->u.str.data, ke->u.str.len),
+                 fl_arena_strndup(a, ve->u.str.data, ve->u.str.len));
+      }
     } else if (!strcmp(k, "location")) {
       return sql__errp(err, p->key.pos, FL_EUNSUPPORTED,
                        "The following properties cannot be updated: location");

@@ -101,7 +101,7 @@ def test_partitioning_sort_and_properties(wh):
             "INSERT INTO s.p VALUES (1, TIMESTAMP '2024-01-01 10:00:00', 'a')")
     sql(wh, "ALTER TABLE s.p SET PROPERTIES partitioning = ARRAY['day(ts)', 'bucket(id, 16)'],"
             " sorted_by = ARRAY['id DESC'], 'write.delete.mode' = 'merge-on-read',"
-            " max_commit_retry = 7")
+            " max_commit_retry = 7, extra_properties = MAP(ARRAY['owner'], ARRAY['ana'])")
     t = catalog_for(wh).load_table("s.p")
     spec = t.spec()
     assert [(f.name, str(f.transform)) for f in spec.fields] == [("ts_day", "day"),
@@ -111,6 +111,7 @@ def test_partitioning_sort_and_properties(wh):
     assert len(order.fields) == 1 and order.fields[0].direction.name == "DESC"
     assert t.properties["write.delete.mode"] == "merge-on-read"
     assert t.properties["commit.retry.num-retries"] == "7"
+    assert t.properties["owner"] == "ana"
     # Rows written now land in the new spec; PyIceberg reads both.
     sql(wh, "INSERT INTO s.p VALUES (2, TIMESTAMP '2024-01-02 10:00:00', 'b')")
     t = catalog_for(wh).load_table("s.p")
