@@ -3,13 +3,12 @@
  */
 #include "cli/sql_exec.h"
 
-#include "cli/sql_ddl_int.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/sql_ddl_int.h"
 #include "exec/ex_cast.h"
 #include "exec/ex_plan.h"
 #include "io/fs.h"

@@ -609,7 +609,7 @@ typedef enum sql_alter_kind {
 
 typedef struct sql_alter {
   sql_alter_kind_t kind;
-  sql_pos_t pos;            /* the action's first token */
+  sql_pos_t pos;           /* the action's first token */
   bool if_exists;          /* DROP COLUMN / RENAME COLUMN / DROP BRANCH IF EXISTS */
   bool if_not_exists;      /* ADD COLUMN / CREATE BRANCH IF NOT EXISTS */
   sql_column_def_t column; /* ADD COLUMN (column.name: the last part of target) */
@@ -638,12 +638,12 @@ typedef struct sql_alter {
    * part_old may also be a partition field's name. */
   const char *part_term, *part_old;
   sql_pos_t part_pos, part_old_pos;
-  sql_ident_t part_name;  /* AS name; name NULL if none */
+  sql_ident_t part_name; /* AS name; name NULL if none */
   /* ALTER COLUMN c FIRST | AFTER x | BEFORE x; ADD COLUMN ... FIRST | LAST | AFTER x
    * (has_move; LAST is the default place). */
   enum { SQL_MOVE_FIRST, SQL_MOVE_AFTER, SQL_MOVE_BEFORE, SQL_MOVE_LAST } move;
   bool has_move;
-  sql_qname_t move_ref;   /* AFTER x / BEFORE x */
+  sql_qname_t move_ref; /* AFTER x / BEFORE x */
 } sql_alter_t;
 
 typedef struct sql_assignment {

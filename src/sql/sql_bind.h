@@ -114,8 +114,7 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
 
 /* The Iceberg type of a written primitive type, as CREATE TABLE maps it
  * (errors "line L, column C: Type not supported for Iceberg: ..."). */
-int sql_bind_iceberg_type(fl_arena_t *a, const sql_type_t *t, const ty_type_t **out,
-                          fl_err_t *err);
+int sql_bind_iceberg_type(fl_arena_t *a, const sql_type_t *t, const ty_type_t **out, fl_err_t *err);
 
 /* Converts a written type (CAST target) to a SQL type. */
 int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err);
