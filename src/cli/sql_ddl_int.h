@@ -1,10 +1,11 @@
 /*
  * sql_ddl_int.h - what the table-management statements of `floe sql`
- * share (layer 12, cli, private): ALTER TABLE (sql_alter.c), its EXECUTE
- * procedures (sql_execute.c), CALL (sql_call.c) and SET SESSION
- * (sql_set.c). Tables open through the session's catalog and close with
- * the statement's arena; errors carry "line L, column C: " and Trino's
- * words where Trino has them.
+ * share (layer 12, cli, private): ALTER TABLE (sql_alter.c, with
+ * sql_alter_props.c for properties and partition fields and sql_refs.c for
+ * branches and tags), its EXECUTE procedures (sql_execute.c), CALL
+ * (sql_call.c) and SET SESSION (sql_set.c). Tables open through the session's catalog and close
+ * with the statement's arena; errors carry "line L, column C: " and Trino's words where Trino has
+ * them.
  */
 #ifndef FL_CLI_SQL_DDL_INT_H
 #define FL_CLI_SQL_DDL_INT_H
@@ -62,6 +63,11 @@ int sql__arg_int(const sql_expr_t *e, const char *param, int64_t *out, fl_err_t 
 /* text/len: the parsed text (the WHERE of EXECUTE optimize is read from it). */
 int sql__exec_alter(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
                     const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);
+/* ALTER TABLE actions on the open table t (sql_alter_props.c, sql_refs.c). */
+int sql__alter_properties(fl_arena_t *a, ice_table_t *t, const sql_alter_t *al, fl_err_t *err);
+int sql__alter_partition_field(fl_arena_t *a, ice_table_t *t, const sql_alter_t *al, fl_err_t *err);
+int sql__alter_create_ref(ice_table_t *t, const sql_alter_t *al, fl_err_t *err);
+int sql__alter_drop_ref(ice_table_t *t, const sql_alter_t *al, fl_err_t *err);
 /* COMMENT ON TABLE | COLUMN (sql_alter.c). */
 int sql__exec_comment(sql_session_t *s, fl_arena_t *a, const sql_stmt_t *st, fl_err_t *err);
 /* ALTER TABLE t EXECUTE proc(...) [WHERE ...] on the open table t. */
