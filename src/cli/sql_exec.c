@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/sql_ddl_int.h"
 #include "exec/ex_cast.h"
 #include "exec/ex_plan.h"
 #include "format/format.h"
@@ -309,6 +310,12 @@ int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
     res->cells[0] = fl_arena_sprintf(a, "%lld", (long long)rows);
     return FL_OK;
   }
+  /* Table management (sql_alter.c, sql_execute.c, sql_call.c, sql_set.c). */
+  if (st->kind == SQL_S_ALTER_TABLE) return sql__exec_alter(s, a, text, len, st, res, err);
+  if (st->kind == SQL_S_CALL) return sql__exec_call(s, a, st, res, err);
+  if (st->kind == SQL_S_COMMENT) return sql__exec_comment(s, a, st, err);
+  if ((st->kind == SQL_S_SET || st->kind == SQL_S_RESET) && st->u.set.session)
+    return sql__exec_set(s, a, st, res, err);
   if (st->kind == SQL_S_QUERY) return run_query(s, a, st->u.query, 0, res, err);
   if (st->kind == SQL_S_EXPLAIN && !st->u.explain.analyze &&
       (st->u.explain.stmt->kind == SQL_S_DELETE || st->u.explain.stmt->kind == SQL_S_UPDATE ||

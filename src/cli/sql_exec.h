@@ -37,6 +37,13 @@ typedef struct sql_session {
   const char *parquet_out;
   uint32_t parquet_results; /* queries written so far: only one may be */
   ex_progress_t *progress;  /* counters queries update as they read; NULL: none */
+  /* SET SESSION [catalog.]name = value: Trino's session properties as text
+   * (sql_set.c). */
+  struct {
+    char name[64];
+    char value[64];
+  } props[16];
+  uint32_t nprops;
 } sql_session_t;
 
 /*

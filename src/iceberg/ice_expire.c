@@ -255,7 +255,8 @@ typedef struct sweep {
   const ice_reach_t *kept;
   bool dry_run;
   bool check_files; /* kept.data_files / delete_files are filled */
-  uint64_t count;
+  const fl_strset_t *eq; /* equality delete files among those swept */
+  uint64_t count, eq_count;
   int rc;
   fl_err_t *err;
 } sweep_t;
@@ -275,6 +276,7 @@ static void sweep_one(sweep_t *s, const char *path, const fl_strset_t *kept_set)
     }
   }
   s->count++;
+  if (s->eq && fl_strset_has_str(s->eq, path)) s->eq_count++;
 }
 
 static void sweep_data(const char *path, void *arg) {
@@ -362,8 +364,11 @@ static int clean_files(const ice_table_t *t, const ice_meta_t *m, const plan_t *
   ice__strset_each(&gone.data_files, sweep_data, &s);
   res->data_files_deleted += s.count;
   s.count = 0;
+  s.eq = &gone.eq_deletes;
   ice__strset_each(&gone.delete_files, sweep_deletes, &s);
   res->delete_files_deleted += s.count;
+  res->eq_delete_files_deleted += s.eq_count;
+  s.eq = NULL;
   s.count = 0;
   ice__strset_each(&gone.manifests, sweep_manifest, &s);
   res->manifests_deleted += s.count;
@@ -379,7 +384,7 @@ static int clean_files(const ice_table_t *t, const ice_meta_t *m, const plan_t *
       const char *path = ice__norm_path(t, a, p->stats[i]);
       if (fl_strset_has_str(&sc.kept, path)) continue;
       fl_err_t ignored;
-      t->fs->remove(t->fs, path, &ignored);
+      if (t->fs->remove(t->fs, path, &ignored) == FL_OK) res->statistics_files_deleted++;
     }
     fl_strset_free(&sc.kept);
   }

@@ -25,6 +25,7 @@
 #ifndef FL_ICEBERG_ICE_MAINT_H
 #define FL_ICEBERG_ICE_MAINT_H
 
+#include "iceberg/ice_expr.h"
 #include "iceberg/ice_table.h"
 
 int ice_rollback_to_snapshot(ice_table_t *t, int64_t snapshot_id, fl_err_t *err);
@@ -38,6 +39,14 @@ int ice_create_branch(ice_table_t *t, const char *name, int64_t snapshot_id, boo
                       fl_err_t *err);
 int ice_create_tag(ice_table_t *t, const char *name, int64_t snapshot_id, bool replace,
                    fl_err_t *err);
+/*
+ * The general form: creates or (replace) moves r->name to r->snapshot_id
+ * (-1: main's head) with r's retention (max-ref-age-ms; for branches
+ * min-snapshots-to-keep and max-snapshot-age-ms), a field of -1 keeping
+ * the replaced ref's value (or staying unset). must_exist: the ref must
+ * already exist (Spark's REPLACE BRANCH), FL_ENOTFOUND otherwise.
+ */
+int ice_set_ref(ice_table_t *t, const ice_ref_t *r, bool replace, bool must_exist, fl_err_t *err);
 /* Drops a branch or tag; main cannot be dropped. */
 int ice_drop_ref(ice_table_t *t, const char *name, fl_err_t *err);
 /* Moves branch `name` to the head of `to` when that head descends from it. */
@@ -52,6 +61,8 @@ typedef struct ice_expire_opts {
 typedef struct ice_expire_result {
   uint64_t snapshots_expired;
   uint64_t manifest_lists_deleted, manifests_deleted, data_files_deleted, delete_files_deleted;
+  uint64_t eq_delete_files_deleted; /* of delete_files_deleted, the equality deletes */
+  uint64_t statistics_files_deleted;
 } ice_expire_result_t;
 
 int ice_expire_snapshots(ice_table_t *t, const ice_expire_opts_t *o, ice_expire_result_t *res,
@@ -59,6 +70,8 @@ int ice_expire_snapshots(ice_table_t *t, const ice_expire_opts_t *o, ice_expire_
 
 typedef struct ice_orphan_result {
   uint64_t files_seen, orphans_deleted, bytes_deleted;
+  uint64_t reachable_files; /* files the metadata reaches (the orphans' complement) */
+  uint64_t manifests_read;  /* manifests read to find them */
 } ice_orphan_result_t;
 
 /* Deletes unreachable files under the table location older than older_than_ms
@@ -67,6 +80,31 @@ typedef struct ice_orphan_result {
 int ice_remove_orphans(ice_table_t *t, int64_t older_than_ms, bool dry_run,
                        void (*fn)(const char *path, void *arg), void *arg,
                        ice_orphan_result_t *res, fl_err_t *err);
+
+/*
+ * Bin-pack compaction (ice_compact.c): rewrites the data files of a branch
+ * smaller than file_size_threshold, and those with deletes, a partition
+ * at a time into files of write.target-file-size-bytes with their deletes
+ * applied, removes the delete files that only they needed, and commits
+ * one "replace" snapshot validated against concurrent commits. filter
+ * (unbound, NULL: all) must select whole partitions. Nothing is committed
+ * when no partition has two or more candidates or one with deletes
+ * (snapshot_id -1).
+ */
+typedef struct ice_compact_opts {
+  int64_t file_size_threshold;
+  const ice_expr_t *filter;
+  const char *branch; /* NULL: main */
+} ice_compact_opts_t;
+
+typedef struct ice_compact_result {
+  uint64_t rewritten_data_files, removed_delete_files, added_data_files;
+  uint64_t rewritten_bytes, added_bytes;
+  int64_t snapshot_id;
+} ice_compact_result_t;
+
+int ice_compact(ice_table_t *t, const ice_compact_opts_t *o, ice_compact_result_t *res,
+                fl_err_t *err);
 
 /* Every file path the table's metadata reaches (metadata files, lists,
  * manifests, data and delete files), normalised to local paths, in a. */

@@ -28,6 +28,7 @@ typedef struct ice_reach {
   fl_strset_t manifests;    /* manifests (also: the ones already read) */
   fl_strset_t data_files;   /* content 0 */
   fl_strset_t delete_files; /* content 1 and 2 */
+  fl_strset_t eq_deletes;   /* content 2 (also in delete_files) */
   /* DELETED manifest entries count as reached too (orphan removal keeps
    * them; expiry wants only what a snapshot can read). */
   bool deleted_entries;
@@ -38,6 +39,10 @@ typedef struct ice_reach {
 } ice_reach_t;
 
 void ice__reach_init(ice_reach_t *r, bool deleted_entries, bool strict);
+
+/* ice_reachable_files, also counting the manifests read (*nmanifests; may be NULL). */
+int ice__reachable_files(const ice_table_t *t, fl_arena_t *a, const char ***out, size_t *n,
+                         uint64_t *nmanifests, fl_err_t *err);
 void ice__reach_free(ice_reach_t *r);
 
 /* Adds a snapshot's manifest list and manifests (not their entries). The

@@ -65,8 +65,10 @@ int ice_remove_orphans(ice_table_t *t, int64_t older_than_ms, bool dry_run,
 
   const char **reach = NULL;
   size_t nreach = 0;
-  int rc = ice_reachable_files(t, a, &reach, &nreach, err);
+  int rc = ice__reachable_files(t, a, &reach, &nreach, &res->manifests_read, err);
   if (rc) goto out;
+  /* Without the version hint a file-system catalog may keep (always listed). */
+  res->reachable_files = nreach ? nreach - 1 : 0;
   fl_strset_t reachable;
   fl_strset_init(&reachable);
   for (size_t i = 0; i < nreach; i++) fl_strset_add_str(&reachable, reach[i]);

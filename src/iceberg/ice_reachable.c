@@ -73,6 +73,7 @@ void ice__reach_init(ice_reach_t *r, bool deleted_entries, bool strict) {
   fl_strset_init(&r->manifests);
   fl_strset_init(&r->data_files);
   fl_strset_init(&r->delete_files);
+  fl_strset_init(&r->eq_deletes);
   r->deleted_entries = deleted_entries;
   r->strict = strict;
 }
@@ -82,6 +83,7 @@ void ice__reach_free(ice_reach_t *r) {
   fl_strset_free(&r->manifests);
   fl_strset_free(&r->data_files);
   fl_strset_free(&r->delete_files);
+  fl_strset_free(&r->eq_deletes);
 }
 
 int ice__reach_snapshot(const ice_table_t *t, fl_arena_t *a, ice_reach_t *r,
@@ -131,6 +133,7 @@ int ice__reach_entries(const ice_table_t *t, ice_reach_t *r, const ice_manifest_
       const char *p = ice__norm_path(t, scratch, es[j].file.path);
       fl_strset_add_str(es[j].file.content == ICE_CONTENT_DATA ? &r->data_files : &r->delete_files,
                         p);
+      if (es[j].file.content == ICE_CONTENT_EQUALITY_DELETES) fl_strset_add_str(&r->eq_deletes, p);
     }
   }
   fl_arena_free(scratch);
@@ -177,6 +180,11 @@ static void add_statistics(const ice_table_t *t, fl_arena_t *a, fl_strset_t *met
 
 int ice_reachable_files(const ice_table_t *t, fl_arena_t *a, const char ***out, size_t *n,
                         fl_err_t *err) {
+  return ice__reachable_files(t, a, out, n, NULL, err);
+}
+
+int ice__reachable_files(const ice_table_t *t, fl_arena_t *a, const char ***out, size_t *n,
+                         uint64_t *nmanifests, fl_err_t *err) {
   *out = NULL;
   *n = 0;
   const ice_meta_t *m = t->meta;
@@ -209,6 +217,7 @@ int ice_reachable_files(const ice_table_t *t, fl_arena_t *a, const char ***out, 
     fl_err_prefix(err, "%s: collecting reachable files: ", t->ident);
     goto out;
   }
+  if (nmanifests) *nmanifests = r.manifests.n;
   ice__strset_each(&r.lists, add_to_set, &meta_files);
   ice__strset_each(&r.manifests, add_to_set, &meta_files);
   ice__strset_each(&r.data_files, add_to_set, &meta_files);

@@ -239,40 +239,64 @@ out:
 /* ---- branches and tags ---- */
 
 typedef struct ref_arg {
-  const char *name;
-  int64_t id; /* -1: main's head */
-  bool is_tag, replace;
+  const ice_ref_t *r; /* snapshot_id -1: main's head; retention -1: kept / unset */
+  bool replace, must_exist;
 } ref_arg_t;
 
 static int ref_edit(ice_meta_t *m, void *arg, fl_err_t *err) {
   ref_arg_t *a = arg;
-  int64_t id = a->id >= 0 ? a->id : main_head(m);
+  const ice_ref_t *want = a->r;
+  const char *kind = want->is_tag ? "tag" : "branch";
+  int64_t id = want->snapshot_id >= 0 ? want->snapshot_id : main_head(m);
+  const ice_ref_t *old = ice_meta_ref(m, want->name);
+  if (!old && a->must_exist)
+    return fl_err_set(err, FL_ENOTFOUND, "%s does not exist: %s",
+                      want->is_tag ? "Tag" : "Branch", want->name);
   if (id < 0)
-    return fl_err_set(err, FL_EINVALID, "Cannot create %s %s: the table has no snapshot",
-                      a->is_tag ? "tag" : "branch", a->name);
+    return fl_err_set(err, FL_EINVALID, "Cannot create %s %s: the table has no snapshot", kind,
+                      want->name);
   if (!ice_meta_snapshot(m, id))
-    return fl_err_set(err, FL_ENOTFOUND, "Cannot set %s to unknown snapshot: %" PRId64, a->name, id);
-  const ice_ref_t *old = ice_meta_ref(m, a->name);
-  if (old && !a->replace) return fl_err_set(err, FL_EEXISTS, "Ref %s already exists", a->name);
-  if (old && old->is_tag != a->is_tag)
-    return fl_err_set(err, FL_EINVALID, "Ref %s is a %s not a %s", a->name,
-                      old->is_tag ? "tag" : "branch", a->is_tag ? "tag" : "branch");
-  ice_ref_t r = {.name = a->name,
+    return fl_err_set(err, FL_ENOTFOUND, "Cannot set %s to unknown snapshot: %" PRId64, want->name,
+                      id);
+  if (old && !a->replace) return fl_err_set(err, FL_EEXISTS, "Ref %s already exists", want->name);
+  if (old && old->is_tag != want->is_tag)
+    return fl_err_set(err, FL_EINVALID, "Ref %s is a %s not a %s", want->name,
+                      old->is_tag ? "tag" : "branch", kind);
+  ice_ref_t r = {.name = want->name,
                  .snapshot_id = id,
-                 .is_tag = a->is_tag,
-                 .max_ref_age_ms = old ? old->max_ref_age_ms : -1,
-                 .max_snapshot_age_ms = old ? old->max_snapshot_age_ms : -1,
-                 .min_snapshots_to_keep = old ? old->min_snapshots_to_keep : -1};
+                 .is_tag = want->is_tag,
+                 .max_ref_age_ms = want->max_ref_age_ms >= 0 ? want->max_ref_age_ms
+                                   : old                     ? old->max_ref_age_ms
+                                                             : -1,
+                 .max_snapshot_age_ms = want->max_snapshot_age_ms >= 0 ? want->max_snapshot_age_ms
+                                        : old                          ? old->max_snapshot_age_ms
+                                                                       : -1,
+                 .min_snapshots_to_keep = want->min_snapshots_to_keep >= 0
+                                              ? want->min_snapshots_to_keep
+                                          : old ? old->min_snapshots_to_keep
+                                                : -1};
+  if (r.is_tag) r.max_snapshot_age_ms = r.min_snapshots_to_keep = -1;
   return ice_meta_set_ref(m, &r, now_ms(), err);
+}
+
+int ice_set_ref(ice_table_t *t, const ice_ref_t *r, bool replace, bool must_exist,
+                fl_err_t *err) {
+  if (!r->name || !r->name[0]) return fl_err_set(err, FL_EINVALID, "a ref needs a name");
+  if (r->is_tag && strcmp(r->name, "main") == 0 && !ice_meta_ref(t->meta, "main"))
+    return fl_err_set(err, FL_EINVALID, "main is a branch, not a tag");
+  ref_arg_t a = {r, replace || must_exist, must_exist};
+  return ice_commit_meta_edit(t, ref_edit, &a, err);
 }
 
 static int create_ref(ice_table_t *t, const char *name, int64_t id, bool is_tag, bool replace,
                       fl_err_t *err) {
-  if (!name || !name[0]) return fl_err_set(err, FL_EINVALID, "a ref needs a name");
-  if (is_tag && strcmp(name, "main") == 0 && !ice_meta_ref(t->meta, "main"))
-    return fl_err_set(err, FL_EINVALID, "main is a branch, not a tag");
-  ref_arg_t a = {name, id, is_tag, replace};
-  return ice_commit_meta_edit(t, ref_edit, &a, err);
+  ice_ref_t r = {.name = name,
+                 .snapshot_id = id,
+                 .is_tag = is_tag,
+                 .max_ref_age_ms = -1,
+                 .max_snapshot_age_ms = -1,
+                 .min_snapshots_to_keep = -1};
+  return ice_set_ref(t, &r, replace, false, err);
 }
 
 int ice_create_branch(ice_table_t *t, const char *name, int64_t snapshot_id, bool replace,

@@ -597,15 +597,23 @@ typedef enum sql_alter_kind {
   SQL_ALTER_EXECUTE,
   SQL_ALTER_CREATE_REF,
   SQL_ALTER_DROP_REF,
+  /* Spark's Iceberg extensions */
+  SQL_ALTER_SET_IDENTIFIER,      /* SET | DROP IDENTIFIER FIELDS a, b */
+  SQL_ALTER_ADD_PARTITION_FIELD, /* ADD PARTITION FIELD term [AS name] */
+  SQL_ALTER_DROP_PARTITION_FIELD,
+  SQL_ALTER_REPLACE_PARTITION_FIELD, /* REPLACE PARTITION FIELD old WITH term [AS name] */
+  SQL_ALTER_MOVE_COLUMN,             /* ALTER COLUMN c FIRST | AFTER x | BEFORE x */
+  SQL_ALTER_COLUMN_COMMENT,          /* ALTER COLUMN c COMMENT '...' */
   SQL_ALTER_KIND_COUNT
 } sql_alter_kind_t;
 
 typedef struct sql_alter {
   sql_alter_kind_t kind;
+  sql_pos_t pos;           /* the action's first token */
   bool if_exists;          /* DROP COLUMN / RENAME COLUMN / DROP BRANCH IF EXISTS */
   bool if_not_exists;      /* ADD COLUMN / CREATE BRANCH IF NOT EXISTS */
-  sql_column_def_t column; /* ADD COLUMN */
-  sql_qname_t target;      /* the column acted on; RENAME TO's new table name */
+  sql_column_def_t column; /* ADD COLUMN (column.name: the last part of target) */
+  sql_qname_t target;      /* the column acted on (ADD COLUMN s.f: s.f); RENAME TO's new name */
   sql_ident_t new_name;    /* RENAME COLUMN a TO b */
   sql_type_t *type;        /* SET DATA TYPE */
   sql_prop_list_t props;   /* SET PROPERTIES */
@@ -614,10 +622,28 @@ typedef struct sql_alter {
   sql_ref_kind_t ref;      /* CREATE/DROP BRANCH|TAG */
   sql_ident_t ref_name;
   bool or_replace;
+  bool replace_only;         /* REPLACE BRANCH|TAG (Spark): the ref must exist */
   sql_expr_t *as_of_version; /* AS OF VERSION n */
   bool has_retain;
   int64_t retain;
   sql_retain_unit_t retain_unit;
+  /* WITH SNAPSHOT RETENTION [n SNAPSHOTS] [n DAYS|HOURS|MINUTES] (branches) */
+  bool has_min_snapshots, has_snapshot_age;
+  int64_t min_snapshots;
+  int64_t snapshot_age;
+  sql_retain_unit_t snapshot_age_unit;
+  sql_ident_list_t idents; /* IDENTIFIER FIELDS */
+  bool drop_identifier;    /* DROP IDENTIFIER FIELDS */
+  /* Partition fields as transform terms, "bucket(16, id)", "days(ts)", "id";
+   * part_old may also be a partition field's name. */
+  const char *part_term, *part_old;
+  sql_pos_t part_pos, part_old_pos;
+  sql_ident_t part_name; /* AS name; name NULL if none */
+  /* ALTER COLUMN c FIRST | AFTER x | BEFORE x; ADD COLUMN ... FIRST | LAST | AFTER x
+   * (has_move; LAST is the default place). */
+  enum { SQL_MOVE_FIRST, SQL_MOVE_AFTER, SQL_MOVE_BEFORE, SQL_MOVE_LAST } move;
+  bool has_move;
+  sql_qname_t move_ref; /* AFTER x / BEFORE x */
 } sql_alter_t;
 
 typedef struct sql_assignment {
@@ -673,7 +699,8 @@ typedef enum sql_show_kind {
   X(USE)                  \
   X(SET)                  \
   X(RESET)                \
-  X(STATEMENT_SET)
+  X(STATEMENT_SET)        \
+  X(COMMENT)
 
 typedef enum sql_stmt_kind {
 #define SQL__STMT_ENUM(name) SQL_S_##name,
@@ -778,6 +805,12 @@ struct sql_stmt {
       size_t n;
       bool begin_form; /* BEGIN STATEMENT SET; ... END vs EXECUTE STATEMENT SET BEGIN ... END */
     } statement_set;
+    struct {
+      bool column;      /* COMMENT ON COLUMN t.c (else TABLE t) */
+      sql_qname_t name; /* the table, or the table's name and the column last */
+      const char *text; /* IS '...'; NULL for IS NULL */
+      size_t len;
+    } comment;
   } u;
 };
 

@@ -835,7 +835,18 @@ static void s_create_table(pr_t *b, const sql_stmt_t *s) {
 static void a_add_column(pr_t *b, const sql_alter_t *a) {
   out(b, "ADD COLUMN ");
   if (a->if_not_exists) out(b, "IF NOT EXISTS ");
+  for (size_t i = 0; i + 1 < a->target.n; i++) {
+    ident(b, &a->target.parts[i]);
+    outc(b, '.');
+  }
   column_def(b, &a->column);
+  if (!a->has_move) return;
+  if (a->move == SQL_MOVE_FIRST) out(b, " FIRST");
+  if (a->move == SQL_MOVE_LAST) out(b, " LAST");
+  if (a->move == SQL_MOVE_AFTER) {
+    out(b, " AFTER ");
+    qname(b, &a->move_ref);
+  }
 }
 static void a_drop_column(pr_t *b, const sql_alter_t *a) {
   out(b, "DROP COLUMN ");
@@ -879,7 +890,7 @@ static void a_execute(pr_t *b, const sql_alter_t *a) {
 }
 static void a_create_ref(pr_t *b, const sql_alter_t *a) {
   static const char *const units[] = {"DAYS", "HOURS", "MINUTES"};
-  out(b, a->or_replace ? "CREATE OR REPLACE " : "CREATE ");
+  out(b, a->replace_only ? "REPLACE " : a->or_replace ? "CREATE OR REPLACE " : "CREATE ");
   out(b, a->ref == SQL_REF_BRANCH ? "BRANCH " : "TAG ");
   if (a->if_not_exists) out(b, "IF NOT EXISTS ");
   ident(b, &a->ref_name);
@@ -889,11 +900,59 @@ static void a_create_ref(pr_t *b, const sql_alter_t *a) {
   }
   if (a->has_retain)
     fl_buf_printf(b, " RETAIN %lld %s", (long long)a->retain, units[a->retain_unit]);
+  if (a->has_min_snapshots || a->has_snapshot_age) out(b, " WITH SNAPSHOT RETENTION");
+  if (a->has_min_snapshots) fl_buf_printf(b, " %lld SNAPSHOTS", (long long)a->min_snapshots);
+  if (a->has_snapshot_age)
+    fl_buf_printf(b, " %lld %s", (long long)a->snapshot_age, units[a->snapshot_age_unit]);
 }
 static void a_drop_ref(pr_t *b, const sql_alter_t *a) {
   out(b, a->ref == SQL_REF_BRANCH ? "DROP BRANCH " : "DROP TAG ");
   if (a->if_exists) out(b, "IF EXISTS ");
   ident(b, &a->ref_name);
+}
+
+static void a_set_identifier(pr_t *b, const sql_alter_t *a) {
+  out(b, a->drop_identifier ? "DROP IDENTIFIER FIELDS " : "SET IDENTIFIER FIELDS ");
+  for (size_t i = 0; i < a->idents.n; i++) {
+    if (i) out(b, ", ");
+    ident(b, &a->idents.items[i]);
+  }
+}
+static void part_name(pr_t *b, const sql_alter_t *a) {
+  if (!a->part_name.name) return;
+  out(b, " AS ");
+  ident(b, &a->part_name);
+}
+static void a_add_partition_field(pr_t *b, const sql_alter_t *a) {
+  out(b, "ADD PARTITION FIELD ");
+  out(b, a->part_term);
+  part_name(b, a);
+}
+static void a_drop_partition_field(pr_t *b, const sql_alter_t *a) {
+  out(b, "DROP PARTITION FIELD ");
+  out(b, a->part_old);
+}
+static void a_replace_partition_field(pr_t *b, const sql_alter_t *a) {
+  out(b, "REPLACE PARTITION FIELD ");
+  out(b, a->part_old);
+  out(b, " WITH ");
+  out(b, a->part_term);
+  part_name(b, a);
+}
+static void a_move_column(pr_t *b, const sql_alter_t *a) {
+  out(b, "ALTER COLUMN ");
+  qname(b, &a->target);
+  if (a->move == SQL_MOVE_FIRST) {
+    out(b, " FIRST");
+    return;
+  }
+  out(b, a->move == SQL_MOVE_AFTER ? " AFTER " : " BEFORE ");
+  qname(b, &a->move_ref);
+}
+static void a_column_comment(pr_t *b, const sql_alter_t *a) {
+  out(b, "ALTER COLUMN ");
+  qname(b, &a->target);
+  comment(b, a->column.comment, a->column.comment_len);
 }
 
 static void (*const alter_printers[SQL_ALTER_KIND_COUNT])(pr_t *, const sql_alter_t *) = {
@@ -902,6 +961,12 @@ static void (*const alter_printers[SQL_ALTER_KIND_COUNT])(pr_t *, const sql_alte
     [SQL_ALTER_DROP_NOT_NULL] = a_drop_not_null,   [SQL_ALTER_RENAME_TO] = a_rename_to,
     [SQL_ALTER_SET_PROPERTIES] = a_set_properties, [SQL_ALTER_EXECUTE] = a_execute,
     [SQL_ALTER_CREATE_REF] = a_create_ref,         [SQL_ALTER_DROP_REF] = a_drop_ref,
+    [SQL_ALTER_SET_IDENTIFIER] = a_set_identifier,
+    [SQL_ALTER_ADD_PARTITION_FIELD] = a_add_partition_field,
+    [SQL_ALTER_DROP_PARTITION_FIELD] = a_drop_partition_field,
+    [SQL_ALTER_REPLACE_PARTITION_FIELD] = a_replace_partition_field,
+    [SQL_ALTER_MOVE_COLUMN] = a_move_column,
+    [SQL_ALTER_COLUMN_COMMENT] = a_column_comment,
 };
 
 static void s_alter_table(pr_t *b, const sql_stmt_t *s) {
@@ -1061,6 +1126,16 @@ static void s_reset(pr_t *b, const sql_stmt_t *s) {
   outc(b, ' ');
   set_key(b, s);
 }
+static void s_comment(pr_t *b, const sql_stmt_t *s) {
+  out(b, s->u.comment.column ? "COMMENT ON COLUMN " : "COMMENT ON TABLE ");
+  qname(b, &s->u.comment.name);
+  out(b, " IS ");
+  if (s->u.comment.text)
+    string_lit(b, s->u.comment.text, s->u.comment.len);
+  else
+    out(b, "NULL");
+}
+
 static void s_statement_set(pr_t *b, const sql_stmt_t *s) {
   out(b, s->u.statement_set.begin_form ? "BEGIN STATEMENT SET; " : "EXECUTE STATEMENT SET BEGIN ");
   for (size_t i = 0; i < s->u.statement_set.n; i++) {
@@ -1092,6 +1167,7 @@ static void (*const stmt_printers[SQL_S_KIND_COUNT])(pr_t *, const sql_stmt_t *)
     [SQL_S_SET] = s_set,
     [SQL_S_RESET] = s_reset,
     [SQL_S_STATEMENT_SET] = s_statement_set,
+    [SQL_S_COMMENT] = s_comment,
 };
 
 static void print_stmt(pr_t *b, const sql_stmt_t *s) { stmt_printers[s->kind](b, s); }

@@ -147,6 +147,9 @@ typedef struct sql_dml {
 } sql_dml_t;
 int sql_bind_dml(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st, sql_dml_t *out,
                  fl_err_t *err);
+/* The Iceberg type of a written primitive type, as CREATE TABLE maps it
+ * (errors "line L, column C: Type not supported for Iceberg: ..."). */
+int sql_bind_iceberg_type(fl_arena_t *a, const sql_type_t *t, const ty_type_t **out, fl_err_t *err);
 
 /* Converts a written type (CAST target) to a SQL type. */
 int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err);

@@ -132,6 +132,12 @@ static int iceberg_type(sql_binder_t *b, const sql_type_t *t, const ty_type_t **
   return iceberg_dtype(b, &dt, t->pos, out);
 }
 
+int sql_bind_iceberg_type(fl_arena_t *a, const sql_type_t *t, const ty_type_t **out,
+                          fl_err_t *err) {
+  sql_binder_t b = {.a = a, .err = err};
+  return iceberg_type(&b, t, out);
+}
+
 /* ARRAY['a', 'b'] (or one string) joined with ", ". */
 static int string_list(sql_binder_t *b, const sql_property_t *p, const char **out) {
   const sql_expr_t *v = p->value;

@@ -72,10 +72,17 @@ static int comment_string(sql_parser_t *p, const char **text, size_t *len) {
   return sql__string(p, text, len, "a quoted comment after COMMENT");
 }
 
+static int column_rest(sql_parser_t *p, sql_column_def_t *c, sql_ident_list_t *inline_pk);
+
 /* A column: name type [NOT NULL] ..., name AS expr, name type METADATA ... */
 static int column_def(sql_parser_t *p, sql_column_def_t *c, sql_ident_list_t *inline_pk) {
   c->pos = sql__pos(p);
   SQL_TRY(sql__ident(p, &c->name, "a column name"));
+  return column_rest(p, c, inline_pk);
+}
+
+/* What follows a column's name. */
+static int column_rest(sql_parser_t *p, sql_column_def_t *c, sql_ident_list_t *inline_pk) {
   if (sql__accept_kw(p, SQL_KW_AS)) {
     c->kind = SQL_COL_COMPUTED;
     SQL_TRY(sql__expr(p, &c->computed));
@@ -300,10 +307,27 @@ int sql__stmt_drop(sql_parser_t *p, sql_stmt_t *s) {
   return FL_OK;
 }
 
-/* CREATE [OR REPLACE] BRANCH|TAG [IF NOT EXISTS] name [AS OF VERSION n] [RETAIN n unit] */
-static int create_ref(sql_parser_t *p, sql_alter_t *a) {
+static int time_unit(sql_parser_t *p, sql_retain_unit_t *out, const char *what) {
+  if (sql__accept_kw(p, SQL_KW_DAYS) || sql__accept_kw(p, SQL_KW_DAY))
+    *out = SQL_RETAIN_DAYS;
+  else if (sql__accept_kw(p, SQL_KW_HOURS) || sql__accept_kw(p, SQL_KW_HOUR))
+    *out = SQL_RETAIN_HOURS;
+  else if (sql__accept_kw(p, SQL_KW_MINUTES) || sql__accept_kw(p, SQL_KW_MINUTE))
+    *out = SQL_RETAIN_MINUTES;
+  else
+    return sql__expected(p, what);
+  return FL_OK;
+}
+
+/*
+ * CREATE [OR REPLACE] BRANCH|TAG [IF NOT EXISTS] name [AS OF VERSION n] [RETAIN n unit]
+ *   [WITH SNAPSHOT RETENTION [n SNAPSHOTS] [n unit]], and Spark's REPLACE BRANCH|TAG name ...
+ * (after CREATE, or at REPLACE when replace_only).
+ */
+static int create_ref(sql_parser_t *p, sql_alter_t *a, bool replace_only) {
   a->kind = SQL_ALTER_CREATE_REF;
-  if (sql__accept_kw(p, SQL_KW_OR)) {
+  a->replace_only = replace_only;
+  if (!replace_only && sql__accept_kw(p, SQL_KW_OR)) {
     SQL_TRY(sql__expect_kw(p, SQL_KW_REPLACE, "REPLACE after CREATE OR"));
     a->or_replace = true;
   }
@@ -312,8 +336,9 @@ static int create_ref(sql_parser_t *p, sql_alter_t *a) {
   else if (sql__accept_kw(p, SQL_KW_TAG))
     a->ref = SQL_REF_TAG;
   else
-    return sql__expected(p, "BRANCH or TAG after CREATE");
-  if (a->or_replace && sql__is_kw(p, SQL_KW_IF))
+    return sql__expected(
+        p, replace_only ? "BRANCH or TAG after REPLACE" : "BRANCH or TAG after CREATE");
+  if ((a->or_replace || replace_only) && sql__is_kw(p, SQL_KW_IF))
     return sql__fail(p, "OR REPLACE and IF NOT EXISTS cannot be combined");
   SQL_TRY(if_not_exists(p, &a->if_not_exists));
   SQL_TRY(sql__ident(p, &a->ref_name, a->ref == SQL_REF_BRANCH ? "a branch name" : "a tag name"));
@@ -326,19 +351,108 @@ static int create_ref(sql_parser_t *p, sql_alter_t *a) {
   if (sql__accept_kw(p, SQL_KW_RETAIN)) {
     SQL_TRY(sql__int(p, &a->retain, "a number after RETAIN"));
     a->has_retain = true;
-    if (sql__accept_kw(p, SQL_KW_DAYS) || sql__accept_kw(p, SQL_KW_DAY))
-      a->retain_unit = SQL_RETAIN_DAYS;
-    else if (sql__accept_kw(p, SQL_KW_HOURS) || sql__accept_kw(p, SQL_KW_HOUR))
-      a->retain_unit = SQL_RETAIN_HOURS;
-    else if (sql__accept_kw(p, SQL_KW_MINUTES) || sql__accept_kw(p, SQL_KW_MINUTE))
-      a->retain_unit = SQL_RETAIN_MINUTES;
-    else
-      return sql__expected(p, "DAYS, HOURS or MINUTES after RETAIN n");
+    SQL_TRY(time_unit(p, &a->retain_unit, "DAYS, HOURS or MINUTES after RETAIN n"));
+  }
+  if (sql__is_kw(p, SQL_KW_WITH) && sql__peek_word(p, 1, "snapshot")) {
+    if (a->ref == SQL_REF_TAG) return sql__fail(p, "a tag has no snapshot retention");
+    sql__next(p);
+    sql__next(p);
+    if (!sql__peek_word(p, 0, "retention"))
+      return sql__expected(p, "RETENTION after WITH SNAPSHOT");
+    sql__next(p);
+    int64_t n;
+    SQL_TRY(sql__int(p, &n, "a number after WITH SNAPSHOT RETENTION"));
+    if (sql__peek_word(p, 0, "snapshots")) {
+      sql__next(p);
+      a->has_min_snapshots = true;
+      a->min_snapshots = n;
+      if (!sql__is(p, SQL_T_INT)) return FL_OK;
+      SQL_TRY(sql__int(p, &n, "a number"));
+    }
+    a->has_snapshot_age = true;
+    a->snapshot_age = n;
+    SQL_TRY(
+        time_unit(p, &a->snapshot_age_unit, "SNAPSHOTS, DAYS, HOURS or MINUTES after the number"));
   }
   return FL_OK;
 }
 
+/*
+ * A partition transform term as Spark writes it - name, name(arg, ...)
+ * with arguments numbers or (dotted) column names - as the text the
+ * Iceberg layer parses: "bucket(16, id)", "days(ts)", "id".
+ */
+static int partition_term(sql_parser_t *p, const char **out, sql_pos_t *pos) {
+  *pos = sql__pos(p);
+  fl_buf_t b;
+  fl_buf_init(&b);
+  sql_qname_t q;
+  int rc = sql__qname(p, &q, "a partition transform or column");
+  for (size_t i = 0; !rc && i < q.n; i++) {
+    if (i) fl_buf_append_u8(&b, '.');
+    fl_buf_append_str(&b, q.parts[i].name);
+  }
+  if (!rc && q.n == 1 && sql__accept(p, SQL_T_LPAREN)) {
+    fl_buf_append_u8(&b, '(');
+    for (int k = 0; !rc; k++) {
+      if (k) fl_buf_append_str(&b, ", ");
+      if (sql__is(p, SQL_T_INT)) {
+        fl_buf_append(&b, p->src + sql__tok(p)->pos.off, sql__tok(p)->len);
+        sql__next(p);
+      } else {
+        sql_qname_t arg;
+        rc = sql__qname(p, &arg, "a column name or a number");
+        for (size_t i = 0; !rc && i < arg.n; i++) {
+          if (i) fl_buf_append_u8(&b, '.');
+          fl_buf_append_str(&b, arg.parts[i].name);
+        }
+      }
+      if (rc || !sql__accept(p, SQL_T_COMMA)) break;
+    }
+    if (!rc) rc = sql__expect(p, SQL_T_RPAREN, "',' or ')' after the transform's arguments");
+    fl_buf_append_u8(&b, ')');
+  }
+  fl_buf_append_u8(&b, 0);
+  if (!rc) *out = fl_arena_strdup(p->a, (const char *)b.data);
+  fl_buf_free(&b);
+  return rc;
+}
+
+static int partition_field_name(sql_parser_t *p, sql_alter_t *a) {
+  if (!sql__accept_kw(p, SQL_KW_AS)) return FL_OK;
+  return sql__ident(p, &a->part_name, "a partition field name after AS");
+}
+
+/* a, b, c without parentheses. */
+static int ident_list(sql_parser_t *p, sql_ident_list_t *out, const char *what) {
+  size_t cap = 0;
+  do {
+    sql_ident_t id;
+    SQL_TRY(sql__ident(p, &id, what));
+    SQL_PUSH(p, out->items, out->n, cap, id);
+  } while (sql__accept(p, SQL_T_COMMA));
+  return FL_OK;
+}
+
+static bool accept_word(sql_parser_t *p, const char *w) {
+  if (!sql__peek_word(p, 0, w)) return false;
+  sql__next(p);
+  return true;
+}
+
 static int alter_drop(sql_parser_t *p, sql_alter_t *a) {
+  if (accept_word(p, "identifier")) {
+    if (!accept_word(p, "fields")) return sql__expected(p, "FIELDS after DROP IDENTIFIER");
+    a->kind = SQL_ALTER_SET_IDENTIFIER;
+    a->drop_identifier = true;
+    return ident_list(p, &a->idents, "an identifier field");
+  }
+  if (sql__is_kw(p, SQL_KW_PARTITION) && sql__peek_word(p, 1, "field")) {
+    sql__next(p);
+    sql__next(p);
+    a->kind = SQL_ALTER_DROP_PARTITION_FIELD;
+    return partition_term(p, &a->part_old, &a->part_old_pos);
+  }
   if (sql__accept_kw(p, SQL_KW_BRANCH) || sql__accept_kw(p, SQL_KW_TAG)) {
     a->kind = SQL_ALTER_DROP_REF;
     a->ref = sql__tok(p)[-1].kw == SQL_KW_BRANCH ? SQL_REF_BRANCH : SQL_REF_TAG;
@@ -353,10 +467,34 @@ static int alter_drop(sql_parser_t *p, sql_alter_t *a) {
 
 static int alter_action(sql_parser_t *p, sql_alter_t *a) {
   if (sql__accept_kw(p, SQL_KW_ADD)) {
-    SQL_TRY(sql__expect_kw(p, SQL_KW_COLUMN, "COLUMN after ADD"));
+    if (sql__is_kw(p, SQL_KW_PARTITION) && sql__peek_word(p, 1, "field")) {
+      sql__next(p);
+      sql__next(p);
+      a->kind = SQL_ALTER_ADD_PARTITION_FIELD;
+      SQL_TRY(partition_term(p, &a->part_term, &a->part_pos));
+      return partition_field_name(p, a);
+    }
+    SQL_TRY(sql__expect_kw(p, SQL_KW_COLUMN, "COLUMN or PARTITION FIELD after ADD"));
     a->kind = SQL_ALTER_ADD_COLUMN;
     SQL_TRY(if_not_exists(p, &a->if_not_exists));
-    return column_def(p, &a->column, NULL);
+    /* Trino adds a field to a row column by its dotted name: s.f type. */
+    a->column.pos = sql__pos(p);
+    SQL_TRY(sql__qname(p, &a->target, "a column name"));
+    a->column.name = a->target.parts[a->target.n - 1];
+    SQL_TRY(column_rest(p, &a->column, NULL));
+    /* Trino's position of the new column. */
+    if (sql__accept_kw(p, SQL_KW_FIRST)) {
+      a->has_move = true;
+      a->move = SQL_MOVE_FIRST;
+    } else if (sql__accept_kw(p, SQL_KW_LAST)) {
+      a->has_move = true;
+      a->move = SQL_MOVE_LAST;
+    } else if (accept_word(p, "after")) {
+      a->has_move = true;
+      a->move = SQL_MOVE_AFTER;
+      SQL_TRY(sql__qname(p, &a->move_ref, "a column name after AFTER"));
+    }
+    return FL_OK;
   }
   if (sql__accept_kw(p, SQL_KW_DROP)) return alter_drop(p, a);
   if (sql__accept_kw(p, SQL_KW_RENAME)) {
@@ -374,19 +512,40 @@ static int alter_action(sql_parser_t *p, sql_alter_t *a) {
   if (sql__accept_kw(p, SQL_KW_ALTER)) {
     SQL_TRY(sql__expect_kw(p, SQL_KW_COLUMN, "COLUMN after ALTER"));
     SQL_TRY(sql__qname(p, &a->target, "a column name"));
+    if (sql__accept_kw(p, SQL_KW_FIRST)) {
+      a->kind = SQL_ALTER_MOVE_COLUMN;
+      a->move = SQL_MOVE_FIRST;
+      return FL_OK;
+    }
+    if (sql__peek_word(p, 0, "after") || sql__peek_word(p, 0, "before")) {
+      a->kind = SQL_ALTER_MOVE_COLUMN;
+      a->move = sql__peek_word(p, 0, "after") ? SQL_MOVE_AFTER : SQL_MOVE_BEFORE;
+      sql__next(p);
+      return sql__qname(p, &a->move_ref, "a column name");
+    }
+    if (sql__accept_kw(p, SQL_KW_COMMENT)) {
+      a->kind = SQL_ALTER_COLUMN_COMMENT;
+      return comment_string(p, &a->column.comment, &a->column.comment_len);
+    }
     if (sql__accept_kw(p, SQL_KW_SET)) {
       SQL_TRY(sql__expect_kw(p, SQL_KW_DATA, "DATA TYPE after SET"));
       SQL_TRY(sql__expect_kw(p, SQL_KW_TYPE, "TYPE after SET DATA"));
       a->kind = SQL_ALTER_SET_TYPE;
       return sql__type(p, &a->type);
     }
-    SQL_TRY(sql__expect_kw(p, SQL_KW_DROP, "SET DATA TYPE or DROP NOT NULL"));
+    SQL_TRY(sql__expect_kw(p, SQL_KW_DROP,
+                           "SET DATA TYPE, DROP NOT NULL, COMMENT, FIRST, AFTER or BEFORE"));
     SQL_TRY(sql__expect_kw(p, SQL_KW_NOT, "NOT NULL after DROP"));
     SQL_TRY(sql__expect_kw(p, SQL_KW_NULL, "NULL after DROP NOT"));
     a->kind = SQL_ALTER_DROP_NOT_NULL;
     return FL_OK;
   }
   if (sql__accept_kw(p, SQL_KW_SET)) {
+    if (accept_word(p, "identifier")) {
+      if (!accept_word(p, "fields")) return sql__expected(p, "FIELDS after SET IDENTIFIER");
+      a->kind = SQL_ALTER_SET_IDENTIFIER;
+      return ident_list(p, &a->idents, "an identifier field");
+    }
     a->kind = SQL_ALTER_SET_PROPERTIES;
     if (sql__accept_kw(p, SQL_KW_PROPERTIES)) return property_list(p, &a->props);
     if (sql__is_kw(p, SQL_KW_PARTITIONING)) {
@@ -399,7 +558,7 @@ static int alter_action(sql_parser_t *p, sql_alter_t *a) {
       a->props.n = 1;
       return FL_OK;
     }
-    return sql__expected(p, "PROPERTIES or PARTITIONING after SET");
+    return sql__expected(p, "PROPERTIES, PARTITIONING or IDENTIFIER FIELDS after SET");
   }
   if (sql__accept_kw(p, SQL_KW_EXECUTE)) {
     a->kind = SQL_ALTER_EXECUTE;
@@ -409,8 +568,39 @@ static int alter_action(sql_parser_t *p, sql_alter_t *a) {
     if (sql__accept_kw(p, SQL_KW_WHERE)) SQL_TRY(sql__expr(p, &a->where));
     return FL_OK;
   }
-  if (sql__accept_kw(p, SQL_KW_CREATE)) return create_ref(p, a);
-  return sql__expected(p, "ADD, DROP, RENAME, ALTER, SET, EXECUTE or CREATE after the table name");
+  if (sql__accept_kw(p, SQL_KW_CREATE)) return create_ref(p, a, false);
+  if (sql__accept_kw(p, SQL_KW_REPLACE)) {
+    if (sql__is_kw(p, SQL_KW_PARTITION) && sql__peek_word(p, 1, "field")) {
+      sql__next(p);
+      sql__next(p);
+      a->kind = SQL_ALTER_REPLACE_PARTITION_FIELD;
+      SQL_TRY(partition_term(p, &a->part_old, &a->part_old_pos));
+      SQL_TRY(sql__expect_kw(p, SQL_KW_WITH, "WITH after the partition field"));
+      SQL_TRY(partition_term(p, &a->part_term, &a->part_pos));
+      return partition_field_name(p, a);
+    }
+    return create_ref(p, a, true);
+  }
+  return sql__expected(
+      p, "ADD, DROP, RENAME, ALTER, SET, EXECUTE, CREATE or REPLACE after the table name");
+}
+
+/* COMMENT ON TABLE t IS '...' | NULL, COMMENT ON COLUMN t.c IS '...' | NULL (Trino). */
+int sql__stmt_comment(sql_parser_t *p, sql_stmt_t *s) {
+  sql__next(p); /* COMMENT */
+  s->kind = SQL_S_COMMENT;
+  SQL_TRY(sql__expect_kw(p, SQL_KW_ON, "ON after COMMENT"));
+  if (sql__accept_kw(p, SQL_KW_COLUMN)) {
+    s->u.comment.column = true;
+    SQL_TRY(sql__qname(p, &s->u.comment.name, "a table and column name"));
+    if (s->u.comment.name.n < 2) return sql__fail(p, "COMMENT ON COLUMN needs table.column");
+  } else {
+    SQL_TRY(sql__expect_kw(p, SQL_KW_TABLE, "TABLE or COLUMN after COMMENT ON"));
+    SQL_TRY(sql__qname(p, &s->u.comment.name, "a table name"));
+  }
+  SQL_TRY(sql__expect_kw(p, SQL_KW_IS, "IS after the name"));
+  if (sql__accept_kw(p, SQL_KW_NULL)) return FL_OK;
+  return comment_string(p, &s->u.comment.text, &s->u.comment.len);
 }
 
 int sql__stmt_alter(sql_parser_t *p, sql_stmt_t *s) {
@@ -419,5 +609,6 @@ int sql__stmt_alter(sql_parser_t *p, sql_stmt_t *s) {
   s->kind = SQL_S_ALTER_TABLE;
   SQL_TRY(if_exists(p, &s->u.alter_table.if_exists));
   SQL_TRY(sql__qname(p, &s->u.alter_table.name, "a table name"));
+  s->u.alter_table.alter.pos = sql__pos(p);
   return alter_action(p, &s->u.alter_table.alter);
 }

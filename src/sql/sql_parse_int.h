@@ -166,6 +166,7 @@ int sql__properties(sql_parser_t *p, sql_prop_list_t *out); /* after WITH: ( k =
 int sql__stmt_create(sql_parser_t *p, sql_stmt_t *s);
 int sql__stmt_drop(sql_parser_t *p, sql_stmt_t *s);
 int sql__stmt_alter(sql_parser_t *p, sql_stmt_t *s);
+int sql__stmt_comment(sql_parser_t *p, sql_stmt_t *s);
 int sql__stmt_insert(sql_parser_t *p, sql_stmt_t *s);
 int sql__stmt_delete(sql_parser_t *p, sql_stmt_t *s);
 int sql__stmt_update(sql_parser_t *p, sql_stmt_t *s);

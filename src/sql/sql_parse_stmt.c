@@ -212,6 +212,7 @@ static const struct {
     {SQL_KW_CREATE, sql__stmt_create},
     {SQL_KW_DROP, sql__stmt_drop},
     {SQL_KW_ALTER, sql__stmt_alter},
+    {SQL_KW_COMMENT, sql__stmt_comment},
     {SQL_KW_CALL, stmt_call},
     {SQL_KW_INSERT, sql__stmt_insert},
     {SQL_KW_DELETE, sql__stmt_delete},

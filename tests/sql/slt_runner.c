@@ -52,6 +52,7 @@ typedef struct run {
   char dir[512];
   int failures;
   int records;
+  sql_session_t session; /* one per file: USE and SET SESSION carry over */
 } run_t;
 
 static char *replace_dir(const run_t *r, const char *s) {
@@ -160,8 +161,9 @@ static int run_sql(run_t *r, fl_arena_t *a, const char *sql, sql_result_t *res, 
   sql_stmt_t *st;
   int rc = sql_parse_statement(a, sql, strlen(sql), &st, err);
   if (!rc) {
-    sql_session_t s = {.catalog = cat};
-    rc = sql_exec_stmt(&s, a, sql, strlen(sql), st, res, err);
+    r->session.catalog = cat;
+    rc = sql_exec_stmt(&r->session, a, sql, strlen(sql), st, res, err);
+    r->session.catalog = NULL;
   }
   cat_close(cat);
   return rc;

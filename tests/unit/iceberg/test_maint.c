@@ -980,3 +980,168 @@ TEST(norm_path) {
   CHECK_STR(ice__norm_path(&t, a, "data/x"), "../rel/data/x");
   fl_arena_free(a);
 }
+
+/* ---- compaction ---- */
+
+#include "iceberg/ice_scan.h"
+
+/* Live rows of main (deletes applied); -1 on error. */
+static int64_t count_rows(ice_table_t *t, fl_err_t *err) {
+  ice_scan_opts_t so = {.snapshot_id = -1, .as_of_ms = -1, .limit = -1};
+  ice_scan_t *s;
+  if (ice_scan_plan(t, &so, &s, err)) return -1;
+  int64_t n = 0;
+  for (;;) {
+    ty_batch_t *b;
+    if (ice_scan_next(s, &b, err)) {
+      n = -1;
+      break;
+    }
+    if (!b) break;
+    n += ty_batch_live(b);
+  }
+  ice_scan_free(s);
+  return n;
+}
+
+static uint32_t live_files(fx_t *f, int content, fl_err_t *err) {
+  ice_manifest_entry_t *es;
+  size_t ne;
+  const ice_snapshot_t *cur = ice_meta_current_snapshot(f->t->meta);
+  if (!cur || ice_snapshot_entries(f->t, f->a, cur, &es, &ne, err)) return 0;
+  uint32_t n = 0;
+  for (size_t i = 0; i < ne; i++) n += (int)es[i].file.content == content;
+  return n;
+}
+
+TEST(compact_small_files) {
+  fl_err_t err;
+  fx_t f;
+  CHECK_OK(fx_open(&f, "compact", false, NULL, 0, &err), &err);
+  const char *paths[4];
+  for (int i = 0; i < 4; i++) CHECK_OK(append(&f, NULL, 5, &paths[i], NULL, &err), &err);
+  ice_compact_opts_t o = {.file_size_threshold = 1 << 20};
+  ice_compact_result_t r;
+  CHECK_OK(ice_compact(f.t, &o, &r, &err), &err);
+  CHECK_EQ(r.rewritten_data_files, 4);
+  CHECK_EQ(r.added_data_files, 1);
+  CHECK_EQ(r.removed_delete_files, 0);
+  CHECK(r.snapshot_id > 0);
+  const ice_snapshot_t *cur = ice_meta_current_snapshot(f.t->meta);
+  CHECK_STR(ice_snapshot_operation(cur), "replace");
+  CHECK_STR(ice_snapshot_summary(cur, "deleted-data-files"), "4");
+  CHECK_STR(ice_snapshot_summary(cur, "added-records"), "20");
+  CHECK_STR(ice_snapshot_summary(cur, "total-records"), "20");
+  CHECK_EQ(live_files(&f, ICE_CONTENT_DATA, &err), 1);
+  CHECK_EQ(count_rows(f.t, &err), 20);
+  /* One file left: nothing to do, nothing committed. */
+  uint32_t nsnap = f.t->meta->nsnapshots;
+  CHECK_OK(ice_compact(f.t, &o, &r, &err), &err);
+  CHECK_EQ(r.snapshot_id, -1);
+  CHECK_EQ(r.rewritten_data_files, 0);
+  CHECK_EQ(f.t->meta->nsnapshots, nsnap);
+  /* Files at or above the threshold stay. */
+  CHECK_OK(append(&f, NULL, 5, NULL, NULL, &err), &err);
+  o.file_size_threshold = 1;
+  CHECK_OK(ice_compact(f.t, &o, &r, &err), &err);
+  CHECK_EQ(r.snapshot_id, -1);
+  fx_close(&f);
+}
+
+/* A file with deletes is rewritten without the deleted rows, even alone,
+ * and the delete file it alone needed goes. */
+TEST(compact_applies_deletes) {
+  fl_err_t err;
+  fx_t f;
+  CHECK_OK(fx_open(&f, "compact_del", false, NULL, 0, &err), &err);
+  const char *a_path;
+  CHECK_OK(append(&f, NULL, 10, &a_path, NULL, &err), &err);
+  ice_data_file_t d;
+  CHECK_OK(write_deletes(&f, a_path, &d, &err), &err);
+  ice_change_t rd = {.kind = ICE_CHANGE_ROW_DELTA, .add = &d, .nadd = 1, .base_snapshot_id = -1};
+  ice_commit_result_t cr;
+  CHECK_OK(ice_commit(f.t, &rd, &cr, &err), &err);
+  CHECK_EQ(count_rows(f.t, &err), 8);
+  ice_compact_opts_t o = {.file_size_threshold = 1};
+  ice_compact_result_t r;
+  CHECK_OK(ice_compact(f.t, &o, &r, &err), &err);
+  CHECK_EQ(r.rewritten_data_files, 1);
+  CHECK_EQ(r.removed_delete_files, 1);
+  CHECK_EQ(r.added_data_files, 1);
+  CHECK_EQ(live_files(&f, ICE_CONTENT_POSITION_DELETES, &err), 0);
+  CHECK_EQ(count_rows(f.t, &err), 8);
+  const ice_snapshot_t *cur = ice_meta_current_snapshot(f.t->meta);
+  CHECK_STR(ice_snapshot_summary(cur, "removed-position-delete-files"), "1");
+  CHECK_STR(ice_snapshot_summary(cur, "total-position-deletes"), "0");
+  fx_close(&f);
+}
+
+/* Another writer removes a file the compaction planned to replace: the
+ * commit fails validation, nothing changes, and the files it wrote go. */
+TEST(compact_conflicts_with_concurrent_removal) {
+  fl_err_t err;
+  fx_t f;
+  CHECK_OK(fx_open(&f, "compact_race", false, NULL, 0, &err), &err);
+  const char *p1, *p2;
+  CHECK_OK(append(&f, NULL, 4, &p1, NULL, &err), &err);
+  CHECK_OK(append(&f, NULL, 4, &p2, NULL, &err), &err);
+  ice_table_t *stale;
+  ice_committer_t cm = {.ctx = &f.cat, .current = mem_current, .swap = mem_swap};
+  CHECK_OK(ice_table_load(io_local_fs(), "db.maint", f.cat.loc, &cm, &stale, &err), &err);
+  CHECK_OK(overwrite(&f, p1, 2, NULL, NULL, &err), &err);
+  size_t files_before = count_files(fl_arena_sprintf(f.a, "%s/data", f.dir));
+  char *head = fl_strdup(f.cat.loc);
+  ice_compact_opts_t o = {.file_size_threshold = 1 << 20};
+  ice_compact_result_t r;
+  int rc = ice_compact(stale, &o, &r, &err);
+  CHECK_EQ(rc, FL_ECONFLICT);
+  CHECK(strstr(err.msg, "db.maint") != NULL);
+  CHECK_STR(f.cat.loc, head);
+  CHECK_EQ(count_files(fl_arena_sprintf(f.a, "%s/data", f.dir)), files_before);
+  CHECK_EQ(count_rows(f.t, &err), 6);
+  fl_free(head);
+  ice_table_free(stale);
+  fx_close(&f);
+}
+
+/* A concurrent append does not conflict: the compaction lands on top of it
+ * and the appended file stays live. */
+TEST(compact_after_concurrent_append) {
+  fl_err_t err;
+  fx_t f;
+  CHECK_OK(fx_open(&f, "compact_append", false, NULL, 0, &err), &err);
+  for (int i = 0; i < 3; i++) CHECK_OK(append(&f, NULL, 3, NULL, NULL, &err), &err);
+  ice_table_t *stale;
+  ice_committer_t cm = {.ctx = &f.cat, .current = mem_current, .swap = mem_swap};
+  CHECK_OK(ice_table_load(io_local_fs(), "db.maint", f.cat.loc, &cm, &stale, &err), &err);
+  const char *late;
+  CHECK_OK(append(&f, NULL, 5, &late, NULL, &err), &err);
+  ice_compact_opts_t o = {.file_size_threshold = 1 << 20};
+  ice_compact_result_t r;
+  CHECK_OK(ice_compact(stale, &o, &r, &err), &err);
+  CHECK_EQ(r.rewritten_data_files, 3);
+  CHECK_EQ(count_rows(stale, &err), 14);
+  CHECK(exists(late));
+  ice_table_free(stale);
+  fx_close(&f);
+}
+
+/* A filter selects whole partitions only. */
+TEST(compact_filter_needs_partitions) {
+  fl_err_t err;
+  fx_t f;
+  CHECK_OK(fx_open(&f, "compact_filter", false, NULL, 0, &err), &err);
+  for (int i = 0; i < 2; i++) CHECK_OK(append(&f, NULL, 3, NULL, NULL, &err), &err);
+  ice_expr_t *e;
+  CHECK_OK(ice_expr_parse(f.a, "id > 1", &e, &err), &err);
+  ice_compact_opts_t o = {.file_size_threshold = 1 << 20, .filter = e};
+  ice_compact_result_t r;
+  CHECK_EQ(ice_compact(f.t, &o, &r, &err), FL_EINVALID);
+  CHECK(strstr(err.msg, "must select whole partitions") != NULL);
+  /* A filter no file can match selects nothing. */
+  CHECK_OK(ice_expr_parse(f.a, "id > 1000", &e, &err), &err);
+  o.filter = e;
+  CHECK_OK(ice_compact(f.t, &o, &r, &err), &err);
+  CHECK_EQ(r.snapshot_id, -1);
+  fx_close(&f);
+}
