@@ -309,8 +309,35 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
   sql_scope_t both = concat_scopes(b, &ls, &rs);
   sql_bexpr_t *cond = NULL;
   if (rel->u.join.on) {
-    sql_ectx_t cx = {.scope = &both, .clause = "JOIN clause"};
+    sql_subq_t sq = {0};
+    sql_ectx_t cx = {.scope = &both, .clause = "JOIN clause", .subq = &sq};
     if ((rc = sql__bind_cond(b, &cx, rel->u.join.on, "JOIN clause", &cond))) return rc;
+    if (sq.n) {
+      /* A correlated subquery in ON: the inner join as a filter over the
+       * cross join with the subqueries applied (the optimizer moves the
+       * conditions back into the join). */
+      if (type != SQL_JT_INNER)
+        return sql__errf(b, rel->u.join.on->pos, FL_EUNSUPPORTED,
+                         "Correlated subqueries in the ON clause of an outer join are not "
+                         "supported");
+      sql_plan_t *p = sql__join_new(b, l, r, SQL_JT_INNER, NULL);
+      uint32_t n = p->ncols;
+      sql_plan_t *cj = p;
+      sql__plan_applies(b, &sq, &p, &cond, 1);
+      sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, p);
+      f->u.filter.pred = cond;
+      f->cols = p->cols;
+      f->ncols = p->ncols;
+      sql_plan_t *pr = sql_plan_new(b->a, SQL_P_PROJECT, f);
+      pr->ncols = n;
+      pr->cols = cj->cols;
+      pr->u.project.exprs = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof(sql_bexpr_t *));
+      for (uint32_t i = 0; i < n; i++)
+        pr->u.project.exprs[i] = sql__col_ref(b, i, &cj->cols[i].type, rel->pos);
+      *out = pr;
+      *scope = both;
+      return FL_OK;
+    }
   } else if (rel->u.join.kind != SQL_JOIN_CROSS) {
     return sql__errf(b, rel->pos, FL_EINVALID, "Join needs an ON or USING clause");
   }

@@ -8,6 +8,7 @@
 
 int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err) {
   int rc;
+  if ((rc = sql_opt_decorrelate(a, r, p, err))) return rc;
   if (r && (rc = sql_opt_fold(a, r, p, err))) return rc;
   if ((rc = sql_opt_join(a, p, err))) return rc;
   if ((rc = sql_opt_pushdown(a, *p, err))) return rc;
