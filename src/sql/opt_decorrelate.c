@@ -32,7 +32,10 @@
  *      Sort(X)                 R(X) (order is meaningless without LIMIT)
  *      Limit(n, [Sort] X)      row_number() over (PARTITION BY rowid
  *                              ORDER BY marker DESC, keys) <= n
- *      Join(A, B uncorr.)      R(A) LEFT JOIN B ON marker AND cond
+ *      Join(A, B)              R(A) LEFT JOIN B ON marker AND cond, or,
+ *                              B correlated, LEFT JOIN R(B) on the row id
+ *                              too (SEMI and ANTI: R(A) numbered, LEFT
+ *                              joined, the partners counted per number)
  *    Finally the rows of each D row are collapsed by an aggregation on
  *    D's columns: a scalar subquery counts its rows ($scalar_subquery
  *    fails beyond one, "Scalar sub-query has returned multiple rows") and
@@ -366,6 +369,20 @@ static uint32_t *iota(dc_t *c, uint32_t n) {
   return k;
 }
 
+/* D: L with its row number appended. */
+static sql_plan_t *with_rowid(dc_t *c, sql_plan_t *l) {
+  sql_plan_t *w = sql_plan_new(c->a, SQL_P_WINDOW, l);
+  w->u.window.fns = fl_arena_zalloc(c->a, sizeof *w->u.window.fns);
+  w->u.window.fns[0] = (sql_win_call_t){
+      .name = "row_number", .arg_col = -1, .default_col = -1, .type = sql_dtype(SQL_DT_BIGINT)};
+  w->u.window.nfns = 1;
+  w->ncols = l->ncols + 1;
+  w->cols = fl_arena_zalloc(c->a, w->ncols * sizeof *w->cols);
+  memcpy(w->cols, l->cols, l->ncols * sizeof *w->cols);
+  w->cols[l->ncols] = (sql_col_t){.name = "$rowid", .type = sql_dtype(SQL_DT_BIGINT)};
+  return w;
+}
+
 /* ---- the dependent join ---- */
 
 /*
@@ -498,39 +515,63 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
     case SQL_P_JOIN: {
       sql_join_type_t jt = q->u.join.type;
       sql_plan_t *A = q->inputs[0], *B = q->inputs[1];
-      if ((jt != SQL_JT_INNER && jt != SQL_JT_LEFT) || plan_corr(B)) return unsupported(c);
+      if (jt == SQL_JT_NULL_AWARE_ANTI || jt == SQL_JT_RIGHT || jt == SQL_JT_FULL)
+        return unsupported(c);
       sql_plan_t *r0;
       bool one0;
       if ((rc = dl(c, D, A, &r0, &one0))) return rc;
       uint32_t na = A->ncols, nb = B->ncols, ma = d + na;
-      sql_plan_t *bm = with_marker(c, B);
-      rw_t m = {.split = na, .lo_shift = d, .hi_shift = ma + 1};
-      sql_bexpr_t *cond = and2(c, col_of(c, r0, ma), rewrite(c, q->u.join.cond, &m));
-      sql_plan_t *j = join(c, r0, bm, SQL_JT_LEFT, cond);
+      /* The right side: B with a marker, or R(B) matched on the row id. */
+      sql_plan_t *rb;
+      uint32_t boff = 0, mb = nb;
+      bool rcorr = plan_corr(B);
+      if (rcorr) {
+        if ((rc = dl(c, D, B, &rb, &one0))) return rc;
+        boff = d;
+        mb = d + nb;
+      } else {
+        rb = with_marker(c, B);
+      }
+      bool semi = jt == SQL_JT_SEMI || jt == SQL_JT_ANTI;
+      /* SEMI and ANTI: whether each row of R(A) has a partner in B, so
+       * R(A) is numbered, LEFT joined, and the partners counted per number. */
+      sql_plan_t *left = semi ? with_rowid(c, r0) : r0;
+      uint32_t lw = left->ncols;
+      rw_t m = {.split = na, .lo_shift = d, .hi_shift = lw + boff};
+      sql_bexpr_t *cond = rewrite(c, q->u.join.cond, &m);
+      if (rcorr) {
+        sql_bexpr_t *eq;
+        if ((rc = call2(c, "=", col_of(c, left, d - 1), colref(c, lw + d - 1, rb->cols[d - 1].type),
+                        &eq)))
+          return rc;
+        cond = and2(c, and2(c, eq, colref(c, lw + mb, rb->cols[mb].type)), cond);
+      }
+      if (!semi) cond = and2(c, col_of(c, r0, ma), cond);
+      sql_plan_t *j = join(c, left, rb, SQL_JT_LEFT, cond ? cond : bool_const(c, true));
+      if (semi) {
+        sql_agg_call_t *aggs = fl_arena_zalloc(c->a, sizeof *aggs);
+        aggs[0] = agg_call("count", -1, (int32_t)(lw + mb), sql_dtype(SQL_DT_BIGINT));
+        sql_plan_t *a = aggregate(c, j, iota(c, lw), lw, aggs, 1);
+        sql_bexpr_t *has;
+        if ((rc = call2(c, jt == SQL_JT_SEMI ? ">" : "=", col_of(c, a, lw), bigint_const(c, 0),
+                        &has)))
+          return rc;
+        pb_t b = {0};
+        pb_copy(c, &b, a, 0, ma);
+        pb_add(c, &b, and2(c, col_of(c, a, ma), has), "$marker");
+        *out = pb_plan(c, &b, a);
+        return FL_OK;
+      }
       pb_t b = {0};
       pb_copy(c, &b, j, 0, d);
       pb_copy(c, &b, j, d, q->u.join.nleft);
-      pb_copy(c, &b, j, ma + 1, q->u.join.nright);
-      pb_add(c, &b, col_of(c, j, jt == SQL_JT_INNER ? ma + 1 + nb : ma), "$marker");
+      pb_copy(c, &b, j, lw + boff, q->u.join.nright);
+      pb_add(c, &b, col_of(c, j, jt == SQL_JT_INNER ? lw + mb : ma), "$marker");
       *out = pb_plan(c, &b, j);
       return FL_OK;
     }
     default: return unsupported(c);
   }
-}
-
-/* D: L with its row number appended. */
-static sql_plan_t *with_rowid(dc_t *c, sql_plan_t *l) {
-  sql_plan_t *w = sql_plan_new(c->a, SQL_P_WINDOW, l);
-  w->u.window.fns = fl_arena_zalloc(c->a, sizeof *w->u.window.fns);
-  w->u.window.fns[0] = (sql_win_call_t){
-      .name = "row_number", .arg_col = -1, .default_col = -1, .type = sql_dtype(SQL_DT_BIGINT)};
-  w->u.window.nfns = 1;
-  w->ncols = l->ncols + 1;
-  w->cols = fl_arena_zalloc(c->a, w->ncols * sizeof *w->cols);
-  memcpy(w->cols, l->cols, l->ncols * sizeof *w->cols);
-  w->cols[l->ncols] = (sql_col_t){.name = "$rowid", .type = sql_dtype(SQL_DT_BIGINT)};
-  return w;
 }
 
 /* Project(L's n columns, res) over p. */
