@@ -866,9 +866,41 @@ static int rewrite_apply(dc_t *c, sql_plan_t *ap, sql_plan_t **out) {
   return unsupported(c);
 }
 
+static int walk(dc_t *c, sql_plan_t **pp);
+
+/* The plans of uncorrelated subqueries inside e (which may hold
+ * correlated ones of their own). */
+static int walk_expr(dc_t *c, sql_bexpr_t *e) {
+  if (!e) return FL_OK;
+  int rc;
+  if ((e->kind == SQL_BX_SUBQUERY || e->kind == SQL_BX_IN_QUERY) && (rc = walk(c, &e->plan)))
+    return rc;
+  for (uint32_t i = 0; i < e->nargs; i++)
+    if ((rc = walk_expr(c, e->args[i]))) return rc;
+  return FL_OK;
+}
+
+static int walk_node_exprs(dc_t *c, sql_plan_t *p) {
+  int rc = FL_OK;
+  switch (p->kind) {
+    case SQL_P_FILTER: return walk_expr(c, p->u.filter.pred);
+    case SQL_P_PROJECT:
+      for (uint32_t i = 0; i < p->ncols && !rc; i++) rc = walk_expr(c, p->u.project.exprs[i]);
+      return rc;
+    case SQL_P_JOIN: return walk_expr(c, p->u.join.cond);
+    case SQL_P_VALUES:
+      for (uint32_t i = 0; i < p->u.values.nrows * p->ncols && !rc; i++)
+        rc = walk_expr(c, p->u.values.cells[i]);
+      return rc;
+    case SQL_P_APPLY: return walk_expr(c, p->u.apply.arg);
+    default: return FL_OK;
+  }
+}
+
 static int walk(dc_t *c, sql_plan_t **pp) {
   sql_plan_t *p = *pp;
   int rc;
+  if ((rc = walk_node_exprs(c, p))) return rc;
   for (uint32_t i = 0; i < p->ninputs; i++)
     if ((rc = walk(c, &p->inputs[i]))) return rc;
   if (p->ninputs) p->in = p->inputs[0];
@@ -876,10 +908,34 @@ static int walk(dc_t *c, sql_plan_t **pp) {
   return rewrite_apply(c, p, pp);
 }
 
+static bool expr_has_apply(const sql_bexpr_t *e);
+
 static bool has_apply(const sql_plan_t *p) {
   if (p->kind == SQL_P_APPLY) return true;
+  switch (p->kind) {
+    case SQL_P_FILTER:
+      if (expr_has_apply(p->u.filter.pred)) return true;
+      break;
+    case SQL_P_PROJECT:
+      for (uint32_t i = 0; i < p->ncols; i++)
+        if (expr_has_apply(p->u.project.exprs[i])) return true;
+      break;
+    case SQL_P_JOIN:
+      if (expr_has_apply(p->u.join.cond)) return true;
+      break;
+    default: break;
+  }
   for (uint32_t i = 0; i < p->ninputs; i++)
     if (has_apply(p->inputs[i])) return true;
+  return false;
+}
+
+static bool expr_has_apply(const sql_bexpr_t *e) {
+  if (!e) return false;
+  if ((e->kind == SQL_BX_SUBQUERY || e->kind == SQL_BX_IN_QUERY) && has_apply(e->plan))
+    return true;
+  for (uint32_t i = 0; i < e->nargs; i++)
+    if (expr_has_apply(e->args[i])) return true;
   return false;
 }
 
