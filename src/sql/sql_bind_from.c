@@ -218,10 +218,9 @@ static int find_col(const sql_scope_t *sc, const char *name) {
 /* JOIN ... USING (cols): the equalities as the condition, then a
  * projection putting the merged columns first and the other columns of
  * both sides after them. */
-static int bind_using(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *l, sql_plan_t *r,
-                      const sql_scope_t *ls, const sql_scope_t *rs, sql_join_type_t type,
-                      sql_plan_t **out, sql_scope_t *scope) {
-  const sql_ident_list_t *u = &rel->u.join.using_;
+static int bind_using(sql_binder_t *b, const sql_rel_t *rel, const sql_ident_list_t *u,
+                      sql_plan_t *l, sql_plan_t *r, const sql_scope_t *ls, const sql_scope_t *rs,
+                      sql_join_type_t type, sql_plan_t **out, sql_scope_t *scope) {
   uint32_t n = (uint32_t)u->n;
   int *li = fl_arena_zalloc(b->a, n * sizeof *li), *ri = fl_arena_zalloc(b->a, n * sizeof *ri);
   sql_bexpr_t *cond = NULL;
@@ -291,9 +290,22 @@ static int bind_using(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *l, sql_
   return FL_OK;
 }
 
+/* NATURAL JOIN: USING the column names both sides have, in the left
+ * side's order (none: a cross join, as in standard SQL). */
+static void natural_columns(sql_binder_t *b, const sql_rel_t *rel, const sql_scope_t *ls,
+                            const sql_scope_t *rs, sql_ident_list_t *u) {
+  u->items = fl_arena_zalloc(b->a, (ls->n ? ls->n : 1) * sizeof *u->items);
+  u->n = 0;
+  for (uint32_t i = 0; i < ls->n; i++) {
+    bool seen = false;
+    for (size_t k = 0; k < u->n && !seen; k++)
+      seen = strcasecmp(u->items[k].name, ls->cols[i].name) == 0;
+    if (seen || find_col(rs, ls->cols[i].name) == -1) continue;
+    u->items[u->n++] = (sql_ident_t){.name = ls->cols[i].name, .pos = rel->pos};
+  }
+}
+
 static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
-  if (rel->u.join.natural)
-    return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "Natural join not supported");
   sql_plan_t *l, *r;
   sql_scope_t ls = {0}, rs = {0};
   int rc;
@@ -305,7 +317,15 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
       [SQL_JOIN_CROSS] = SQL_JT_INNER};
   sql_join_type_t type = types[rel->u.join.kind];
   if (rel->u.join.using_.n)
-    return bind_using(b, rel, l, r, &ls, &rs, type, out, scope);
+    return bind_using(b, rel, &rel->u.join.using_, l, r, &ls, &rs, type, out, scope);
+  if (rel->u.join.natural) {
+    sql_ident_list_t u;
+    natural_columns(b, rel, &ls, &rs, &u);
+    if (u.n) return bind_using(b, rel, &u, l, r, &ls, &rs, type, out, scope);
+    *out = sql__join_new(b, l, r, type, NULL);
+    *scope = concat_scopes(b, &ls, &rs);
+    return FL_OK;
+  }
   sql_scope_t both = concat_scopes(b, &ls, &rs);
   sql_bexpr_t *cond = NULL;
   if (rel->u.join.on) {
