@@ -784,6 +784,26 @@ static int rewrite_apply(dc_t *c, sql_plan_t *ap, sql_plan_t **out) {
   bool corr = plan_corr(q);
   if (!corr && (ap->u.apply.kind == SQL_AK_ANY || ap->u.apply.kind == SQL_AK_ALL))
     return quantified_uncorr(c, ap, q, out);
+  if (ap->u.apply.kind == SQL_AK_LATERAL) {
+    /* LATERAL (SELECT e FROM x WHERE p): an inner join on p, projected
+     * (e may name the outer columns, which come first in the join). */
+    sql_plan_t *top = q->kind == SQL_P_PROJECT ? q : NULL, *f = top ? q->in : q;
+    if (f->kind == SQL_P_FILTER && !plan_corr(f->in)) {
+      sql_plan_t *l = ap->inputs[0];
+      uint32_t n = l->ncols;
+      sql_plan_t *j = join(c, l, f->in, SQL_JT_INNER, shifted(c, f->u.filter.pred, n));
+      if (!top) {
+        *out = j;
+        return FL_OK;
+      }
+      pb_t b = {0};
+      pb_copy(c, &b, j, 0, n);
+      for (uint32_t i = 0; i < top->ncols; i++)
+        pb_add(c, &b, shifted(c, top->u.project.exprs[i], n), top->cols[i].name);
+      *out = pb_plan(c, &b, j);
+      return FL_OK;
+    }
+  }
   if (ap->u.apply.kind == SQL_AK_SCALAR) {
     bool done;
     if ((rc = scalar_agg_join(c, ap, q, out, &done)) || done) return rc;

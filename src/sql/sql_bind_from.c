@@ -305,11 +305,40 @@ static void natural_columns(sql_binder_t *b, const sql_rel_t *rel, const sql_sco
   }
 }
 
+static bool is_lateral(const sql_rel_t *rel);
+static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
+                        sql_scope_t *scope);
+
 static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
   sql_plan_t *l, *r;
   sql_scope_t ls = {0}, rs = {0};
   int rc;
   if ((rc = sql__bind_from(b, rel->u.join.left, &l, &ls))) return rc;
+  if (is_lateral(rel->u.join.right)) {
+    /* [CROSS | INNER] JOIN LATERAL (...) [ON cond]: the lateral
+     * combination, filtered by the condition. */
+    if (rel->u.join.kind != SQL_JOIN_INNER && rel->u.join.kind != SQL_JOIN_CROSS)
+      return sql__errf(b, rel->pos, FL_EUNSUPPORTED,
+                       "Only CROSS and INNER joins with LATERAL are supported");
+    if (rel->u.join.using_.n || rel->u.join.natural)
+      return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "LATERAL joins take ON, not USING");
+    sql_plan_t *p = l;
+    sql_scope_t sc = ls;
+    if ((rc = bind_lateral(b, rel->u.join.right, &p, &sc))) return rc;
+    if (rel->u.join.on) {
+      sql_ectx_t cx = {.scope = &sc, .clause = "JOIN clause"};
+      sql_bexpr_t *cond;
+      if ((rc = sql__bind_cond(b, &cx, rel->u.join.on, "JOIN clause", &cond))) return rc;
+      sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, p);
+      f->u.filter.pred = cond;
+      f->cols = p->cols;
+      f->ncols = p->ncols;
+      p = f;
+    }
+    *out = p;
+    *scope = sc;
+    return FL_OK;
+  }
   if ((rc = sql__bind_from(b, rel->u.join.right, &r, &rs))) return rc;
   static const sql_join_type_t types[] = {
       [SQL_JOIN_INNER] = SQL_JT_INNER, [SQL_JOIN_LEFT] = SQL_JT_LEFT,
@@ -366,10 +395,59 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
   return FL_OK;
 }
 
+static bool is_lateral(const sql_rel_t *rel) {
+  return rel->kind == SQL_REL_SUBQUERY && rel->u.subquery.lateral;
+}
+
+/*
+ * `left, LATERAL (query)`: the query sees left's columns. Correlated, it
+ * is an APPLY node (the decorrelation rule makes it a join); otherwise a
+ * cross join. *p is left before and the combination after; *scope grows
+ * by the query's columns.
+ */
+static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
+                        sql_scope_t *scope) {
+  sql_ectx_t cx = {.scope = scope, .clause = "LATERAL"};
+  sql_outer_t o = {.cx = &cx, .next = b->outer};
+  b->outer = &o;
+  sql_plan_t *q;
+  int rc = sql__bind_query(b, rel->u.subquery.query, &q);
+  b->outer = o.next;
+  if (rc) return rc;
+  if (rel->alias_cols.n) {
+    if (rel->alias_cols.n != q->ncols)
+      return sql__errf(b, rel->pos, FL_EINVALID,
+                       "Column alias list has %zu entries but the subquery has %u columns",
+                       rel->alias_cols.n, q->ncols);
+    q = sql__project_all(b, q);
+    for (uint32_t i = 0; i < q->ncols; i++) q->cols[i].name = rel->alias_cols.items[i].name;
+  }
+  sql_scope_t qs;
+  sql__plan_scope(b, q, rel->alias.name, &qs);
+  sql_plan_t *l = *p;
+  if (!o.used) {
+    *p = sql__join_new(b, l, q, SQL_JT_INNER, NULL);
+  } else {
+    sql_plan_t *ap = sql__join_new(b, l, q, SQL_JT_INNER, NULL);
+    ap->kind = SQL_P_APPLY;
+    memset(&ap->u, 0, sizeof ap->u);
+    ap->u.apply.kind = SQL_AK_LATERAL;
+    *p = ap;
+  }
+  *scope = concat_scopes(b, scope, &qs);
+  return FL_OK;
+}
+
 int sql__bind_from_list(sql_binder_t *b, sql_rel_t *const *rels, size_t n, sql_plan_t **out,
                         sql_scope_t *scope) {
+  if (is_lateral(rels[0]))
+    return sql__errf(b, rels[0]->pos, FL_EINVALID, "LATERAL needs a relation before it");
   int rc = sql__bind_from(b, rels[0], out, scope);
   for (size_t i = 1; i < n && !rc; i++) {
+    if (is_lateral(rels[i])) {
+      if ((rc = bind_lateral(b, rels[i], out, scope))) return rc;
+      continue;
+    }
     sql_plan_t *r;
     sql_scope_t rs = {0};
     if ((rc = sql__bind_from(b, rels[i], &r, &rs))) return rc;
@@ -384,7 +462,7 @@ int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_
     case SQL_REL_TABLE: return bind_table(b, rel, out, scope);
     case SQL_REL_SUBQUERY: {
       if (rel->u.subquery.lateral)
-        return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "LATERAL is not supported yet");
+        return sql__errf(b, rel->pos, FL_EINVALID, "LATERAL needs a relation before it");
       sql_plan_t *p;
       int rc = sql__bind_query(b, rel->u.subquery.query, &p);
       if (rc) return rc;
