@@ -16,6 +16,7 @@
 #include "exec/ex_agg.h"
 #include "exec/op_basic.h"
 #include "exec/op_hash_agg.h"
+#include "exec/op_stream_agg.h"
 #include "exec/op_hash_join.h"
 #include "exec/op_nested_loop_join.h"
 #include "exec/op_sort.h"
@@ -136,6 +137,7 @@ static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t 
                           .nsets = p->u.agg.nsets,
                           .aggs = specs,
                           .naggs = p->u.agg.naggs};
+  if (p->u.agg.streaming) return ex_stream_agg_new(&q->qctx, q->a, &o, next, out, err);
   return ex_hash_agg_new(&q->qctx, q->a, &o, next, out, err);
 }
 

@@ -276,6 +276,7 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
       put(o, "]");
       break;
     case SQL_P_AGGREGATE:
+      if (p->u.agg.streaming) put(o, " streaming");
       put(o, " keys=[");
       for (uint32_t i = 0; i < p->u.agg.nkeys; i++) {
         snprintf(tmp, sizeof tmp, "%s$%u", i ? ", " : "", p->u.agg.keys[i]);

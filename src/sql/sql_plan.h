@@ -247,6 +247,7 @@ struct sql_plan {
       uint32_t naggs;
       uint64_t *sets; /* grouping sets as masks over keys; NULL: plain GROUP BY */
       uint32_t nsets;
+      bool streaming; /* the input arrives grouped on the keys (opt_stream_agg.c) */
     } agg;
     struct {
       sql_sort_key_t *keys;
@@ -318,6 +319,7 @@ int sql_opt_fold(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl
 int sql_opt_pushdown(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_prune(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_limit(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
+int sql_opt_stream_agg(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 
 #endif
