@@ -240,3 +240,72 @@ def test_scalar_subquery_with_several_rows_fails(tpch, floe):
              "SELECT k, (SELECT w FROM u WHERE u.k = t.k) FROM t", check=False)
     assert p.returncode == 1
     assert "Scalar sub-query has returned multiple rows" in p.stderr
+
+
+LATERAL = [
+    "SELECT t.k, t.v, x.w FROM t, LATERAL (SELECT w FROM u WHERE u.k = t.k) x",
+    "SELECT t.k, x.c, x.m FROM t CROSS JOIN LATERAL "
+    "(SELECT count(*) AS c, max(w) AS m FROM u WHERE u.k <= t.k) x",
+    "SELECT t.k, x.w FROM t, LATERAL (SELECT w FROM u WHERE u.g = t.g "
+    "ORDER BY w DESC NULLS LAST LIMIT 2) x",
+]
+
+
+@pytest.mark.parametrize("sql", LATERAL)
+def test_lateral_matches_duckdb(tpch, floe, sql):
+    compare(tpch, floe, sql)
+
+
+SETOPS = [
+    "SELECT k, g FROM t INTERSECT ALL SELECT k, g FROM u",
+    "SELECT k, g FROM t EXCEPT ALL SELECT k, g FROM u",
+    "SELECT k FROM u EXCEPT ALL SELECT k FROM t",
+    "SELECT k, g FROM t INTERSECT SELECT k, g FROM u",
+    "SELECT v FROM t EXCEPT SELECT w FROM u",
+    "SELECT k FROM t UNION ALL SELECT k FROM u INTERSECT ALL SELECT k FROM t",
+    "(SELECT k FROM t UNION ALL SELECT k FROM u) EXCEPT ALL (SELECT k FROM u WHERE w > 20)",
+    "SELECT g FROM t EXCEPT ALL SELECT g FROM u UNION ALL SELECT g FROM u WHERE k = 3",
+]
+
+
+@pytest.mark.parametrize("sql", SETOPS)
+def test_set_operations_match_duckdb(tpch, floe, sql):
+    compare(tpch, floe, sql)
+
+
+def test_set_operation_order_limit_matches_duckdb(tpch, floe):
+    compare(tpch, floe, "SELECT k, g FROM t EXCEPT ALL SELECT k, g FROM u "
+            "ORDER BY k NULLS FIRST, g NULLS FIRST LIMIT 15", ordered=True)
+
+
+NATURAL = [
+    "SELECT k, v, w FROM t NATURAL JOIN u",
+    "SELECT k, v, w FROM t NATURAL LEFT JOIN u",
+    "SELECT k, v, w FROM t NATURAL RIGHT JOIN u",
+    "SELECT k, v, w FROM t NATURAL FULL JOIN u",
+    "SELECT n_name, r_name FROM nation NATURAL JOIN (SELECT r_regionkey AS n_regionkey, r_name "
+    "FROM region) r",
+]
+
+
+@pytest.mark.parametrize("sql", NATURAL)
+def test_natural_join_matches_duckdb(tpch, floe, sql):
+    compare(tpch, floe, sql)
+
+
+STREAMING = [
+    "SELECT l_orderkey, count(*), sum(l_quantity), max(l_shipdate) FROM "
+    "(SELECT * FROM lineitem ORDER BY l_orderkey) x GROUP BY l_orderkey",
+    "SELECT l_suppkey, l_partkey, count(*), min(l_extendedprice) FROM "
+    "(SELECT * FROM lineitem ORDER BY l_partkey, l_suppkey) x GROUP BY l_suppkey, l_partkey",
+    "SELECT DISTINCT g FROM (SELECT g FROM t ORDER BY g) x",
+    "SELECT k, count(v), count(DISTINCT g) FROM (SELECT * FROM t ORDER BY k DESC) x GROUP BY k",
+]
+
+
+@pytest.mark.parametrize("sql", STREAMING)
+def test_streaming_aggregation_matches_duckdb(tpch, floe, sql):
+    wh, _ = tpch
+    plan = floe("--warehouse", wh, "sql", "-c", "EXPLAIN " + sql).stdout
+    assert "AGGREGATE streaming" in plan, plan
+    compare(tpch, floe, sql)
