@@ -54,8 +54,8 @@
  * is rewritten first, its level-2 references become level 1 of the
  * middle query, which the outer APPLY then rewrites.
  *
- * Shapes outside these rules (a correlated window, union or VALUES, a
- * correlation inside both sides of a join) fail with Trino's message
+ * Shapes outside these rules (a correlated window, union, VALUES or
+ * UNNEST, a RIGHT or FULL join inside the subquery) fail with Trino's message
  * "Given correlated subquery is not supported".
  */
 #include <stdio.h>
@@ -233,6 +233,10 @@ static bool node_corr(const sql_plan_t *p) {
         if (expr_corr(p->u.values.cells[i])) return true;
       return false;
     case SQL_P_APPLY: return expr_corr(p->u.apply.arg);
+    case SQL_P_UNNEST:
+      for (uint32_t i = 0; i < p->u.unnest.nexprs; i++)
+        if (expr_corr(p->u.unnest.exprs[i])) return true;
+      return false;
     default: return false;
   }
 }
@@ -267,6 +271,13 @@ static void lower_plan(dc_t *c, sql_plan_t *p) {
       break;
     }
     case SQL_P_APPLY: p->u.apply.arg = rewrite(c, p->u.apply.arg, &m); break;
+    case SQL_P_UNNEST: {
+      uint32_t n = p->u.unnest.nexprs;
+      sql_bexpr_t **e = fl_arena_alloc(c->a, n * sizeof *e);
+      for (uint32_t i = 0; i < n; i++) e[i] = rewrite(c, p->u.unnest.exprs[i], &m);
+      p->u.unnest.exprs = e;
+      break;
+    }
     default: break;
   }
   for (uint32_t i = 0; i < p->ninputs; i++) lower_plan(c, p->inputs[i]);

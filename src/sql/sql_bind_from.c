@@ -315,11 +315,11 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
   int rc;
   if ((rc = sql__bind_from(b, rel->u.join.left, &l, &ls))) return rc;
   if (is_lateral(rel->u.join.right)) {
-    /* [CROSS | INNER] JOIN LATERAL (...) [ON cond]: the lateral
-     * combination, filtered by the condition. */
+    /* [CROSS | INNER] JOIN LATERAL (...) | UNNEST (...) [ON cond]: the
+     * lateral combination, filtered by the condition. */
     if (rel->u.join.kind != SQL_JOIN_INNER && rel->u.join.kind != SQL_JOIN_CROSS)
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED,
-                       "Only CROSS and INNER joins with LATERAL are supported");
+                       "Only CROSS and INNER joins with LATERAL or UNNEST are supported");
     if (rel->u.join.using_.n || rel->u.join.natural)
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "LATERAL joins take ON, not USING");
     sql_plan_t *p = l;
@@ -396,7 +396,55 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
 }
 
 static bool is_lateral(const sql_rel_t *rel) {
-  return rel->kind == SQL_REL_SUBQUERY && rel->u.subquery.lateral;
+  return (rel->kind == SQL_REL_SUBQUERY && rel->u.subquery.lateral) ||
+         rel->kind == SQL_REL_UNNEST;
+}
+
+/*
+ * UNNEST(a, ...) [WITH ORDINALITY] [AS u (x, ..., n)] after *p (whose
+ * columns, in *scope, the arrays may name, as Trino's CROSS JOIN UNNEST
+ * does): an UNNEST node over *p; *scope grows by its columns.
+ */
+static int bind_unnest(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
+                       sql_scope_t *scope) {
+  const sql_expr_list_t *args = &rel->u.unnest.args;
+  uint32_t n = (uint32_t)args->n, nout = n + (rel->u.unnest.with_ordinality ? 1 : 0);
+  if (!n) return sql__errf(b, rel->pos, FL_EINVALID, "UNNEST needs at least one argument");
+  if (rel->alias_cols.n && rel->alias_cols.n != nout)
+    return sql__errf(b, rel->pos, FL_EINVALID,
+                     "Column alias list has %zu entries but the UNNEST has %u columns",
+                     rel->alias_cols.n, nout);
+  sql_ectx_t cx = {.scope = scope, .clause = "UNNEST"};
+  sql_plan_t *in = *p;
+  sql_plan_t *u = sql_plan_new(b->a, SQL_P_UNNEST, in);
+  u->u.unnest.exprs = fl_arena_zalloc(b->a, n * sizeof *u->u.unnest.exprs);
+  u->u.unnest.nexprs = n;
+  u->u.unnest.ordinality = rel->u.unnest.with_ordinality;
+  u->ncols = in->ncols + nout;
+  u->cols = fl_arena_zalloc(b->a, u->ncols * sizeof *u->cols);
+  if (in->ncols) memcpy(u->cols, in->cols, in->ncols * sizeof *u->cols);
+  sql_scope_t us = {.n = nout};
+  us.cols = fl_arena_zalloc(b->a, nout * sizeof *us.cols);
+  for (uint32_t i = 0; i < nout; i++) {
+    sql_dtype_t t = sql_dtype(SQL_DT_BIGINT);
+    if (i < n) {
+      sql_bexpr_t *e;
+      int rc = sql__bind_expr(b, &cx, args->items[i], &e);
+      if (rc) return rc;
+      if (e->type.kind != SQL_DT_ARRAY || !e->type.elem)
+        return sql__errf(b, args->items[i]->pos, FL_EINVALID,
+                         "Cannot unnest type: %s", sql_dtype_str(&e->type));
+      u->u.unnest.exprs[i] = e;
+      t = *e->type.elem;
+    }
+    const char *name = rel->alias_cols.n ? rel->alias_cols.items[i].name
+                                         : fl_arena_sprintf(b->a, "_col%u", i);
+    u->cols[in->ncols + i] = (sql_col_t){.name = name, .type = t};
+    us.cols[i] = (sql_scope_col_t){.qual = rel->alias.name, .name = name, .type = t};
+  }
+  *p = u;
+  *scope = concat_scopes(b, scope, &us);
+  return FL_OK;
 }
 
 /*
@@ -407,6 +455,7 @@ static bool is_lateral(const sql_rel_t *rel) {
  */
 static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
                         sql_scope_t *scope) {
+  if (rel->kind == SQL_REL_UNNEST) return bind_unnest(b, rel, p, scope);
   sql_ectx_t cx = {.scope = scope, .clause = "LATERAL"};
   sql_outer_t o = {.cx = &cx, .next = b->outer};
   b->outer = &o;
@@ -440,7 +489,7 @@ static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
 
 int sql__bind_from_list(sql_binder_t *b, sql_rel_t *const *rels, size_t n, sql_plan_t **out,
                         sql_scope_t *scope) {
-  if (is_lateral(rels[0]))
+  if (rels[0]->kind == SQL_REL_SUBQUERY && rels[0]->u.subquery.lateral)
     return sql__errf(b, rels[0]->pos, FL_EINVALID, "LATERAL needs a relation before it");
   int rc = sql__bind_from(b, rels[0], out, scope);
   for (size_t i = 1; i < n && !rc; i++) {
@@ -479,6 +528,14 @@ int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_
       return FL_OK;
     }
     case SQL_REL_JOIN: return bind_join(b, rel, out, scope);
+    case SQL_REL_UNNEST: {
+      /* On its own: over one row of no columns. */
+      sql_plan_t *one = sql_plan_new(b->a, SQL_P_VALUES, NULL);
+      one->u.values.nrows = 1;
+      *scope = (sql_scope_t){0};
+      *out = one;
+      return bind_unnest(b, rel, out, scope);
+    }
     default:
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "This kind of relation is not supported yet");
   }

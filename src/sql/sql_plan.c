@@ -310,6 +310,15 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
       put(o, tmp);
       break;
     case SQL_P_WINDOW: format_window(p, o); break;
+    case SQL_P_UNNEST:
+      put(o, " [");
+      for (uint32_t i = 0; i < p->u.unnest.nexprs; i++) {
+        if (i) put(o, ", ");
+        sql_bexpr_format(p->u.unnest.exprs[i], o);
+      }
+      put(o, "]");
+      if (p->u.unnest.ordinality) put(o, " with ordinality");
+      break;
     case SQL_P_APPLY: {
       static const char *const kinds[] = {"SCALAR", "EXISTS", "ANY", "ALL", "LATERAL"};
       put(o, " ");

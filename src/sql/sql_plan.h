@@ -131,7 +131,8 @@ void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *out);
   X(UNION)                \
   X(JOIN)                 \
   X(WINDOW)               \
-  X(APPLY)
+  X(APPLY)                \
+  X(UNNEST)
 
 typedef enum sql_plan_kind {
 #define SQL__PLAN_ENUM(name) SQL_P_##name,
@@ -286,6 +287,16 @@ struct sql_plan {
       sql_win_call_t *fns;
       uint32_t nfns;
     } window;
+    struct {
+      /* UNNEST: per input row, one row per element of the arrays exprs
+       * (over the input) side by side, shorter ones padded with NULL; an
+       * array that is NULL or empty gives no elements. Output: the input
+       * columns, one column per array, then the 1-based ordinality
+       * (bigint) when asked for. */
+      sql_bexpr_t **exprs;
+      uint32_t nexprs;
+      bool ordinality;
+    } unnest;
     struct {
       /* APPLY: inputs[0] is the outer input, inputs[1] the subquery,
        * whose SQL_BX_OUTER references of level 1 name the outer input's
