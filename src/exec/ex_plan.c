@@ -428,7 +428,8 @@ static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *er
     case SQL_P_JOIN: return build_join(q, p, next, err);
     case SQL_P_UNNEST:
       rc = ex_unnest_new(&q->ectx, schema_of(q, in), schema_of(q, p), p->u.unnest.exprs,
-                         p->u.unnest.nexprs, p->u.unnest.ordinality, next, &op, err);
+                         p->u.unnest.nexprs, p->u.unnest.ordinality, p->u.unnest.outer, next,
+                         &op, err);
       break;
     default:
       return fl_err_set(err, FL_EINTERNAL, "no operator for plan node %s",

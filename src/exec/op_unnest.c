@@ -7,7 +7,8 @@
  * arrays (NULL counts 0). Output rows are described by index lists - the
  * input row, and per array the element's position in the array's child
  * vector or -1 for padding - and whenever 2048 have accumulated they are
- * gathered into the output batch and emitted: the input columns by one
+ * gathered into the output batch and emitted (an outer UNNEST gives a row
+ * without elements one row of NULLs): the input columns by one
  * gather, the element columns element by element, the ordinality as a
  * counter. A row with a million elements thus streams out in batches.
  *
@@ -24,7 +25,7 @@ typedef struct unnest_op {
   ex_ctx_t *ctx;
   ex_expr_t **exprs;
   uint32_t n, nin;
-  bool ordinality;
+  bool ordinality, outer;
   const ty_vec_t **arrays; /* per batch: the evaluated arrays */
   uint32_t *rows;          /* output row -> input row */
   int64_t **elems;         /* per array: output row -> element index, -1: NULL */
@@ -49,7 +50,12 @@ static int flush(unnest_op_t *u, const ty_batch_t *b, fl_err_t *err) {
     }
   }
   if (u->ordinality)
-    for (uint32_t k = 0; k < u->nout; k++) ty_vec_append_i64(o->cols[u->nin + u->n], u->ord[k]);
+    for (uint32_t k = 0; k < u->nout; k++) {
+      if (u->ord[k] < 0)
+        ty_vec_append_null(o->cols[u->nin + u->n]);
+      else
+        ty_vec_append_i64(o->cols[u->nin + u->n], u->ord[k]);
+    }
   ty_batch_seal(o);
   u->nout = 0;
   return ex_op_emit(&u->op, o, err);
@@ -72,6 +78,16 @@ static int unnest_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
       if (ty_vec_is_null(a, ar)) continue;
       int64_t l = a->offsets[ar + 1] - a->offsets[ar];
       if (l > len) len = l;
+    }
+    if (!len && u->outer) {
+      /* No elements: one row of NULLs (ordinality -1 marks it). */
+      u->rows[u->nout] = r;
+      for (uint32_t j = 0; j < u->n; j++) u->elems[j][u->nout] = -1;
+      u->ord[u->nout] = -1;
+      if (++u->nout == TY_BATCH_ROWS) {
+        int rc = flush(u, b, err);
+        if (rc) return rc;
+      }
     }
     for (int64_t i = 0; i < len; i++) {
       u->rows[u->nout] = r;
@@ -131,8 +147,8 @@ static const ex_op_vt_t unnest_vt = {
 };
 
 int ex_unnest_new(ex_ctx_t *ctx, const ty_schema_t *in, const ty_schema_t *out_schema,
-                  sql_bexpr_t *const *exprs, uint32_t n, bool ordinality, ex_op_t *next,
-                  ex_op_t **out, fl_err_t *err) {
+                  sql_bexpr_t *const *exprs, uint32_t n, bool ordinality, bool outer,
+                  ex_op_t *next, ex_op_t **out, fl_err_t *err) {
   uint32_t nin = in->root.nfields;
   if (out_schema->root.nfields != nin + n + (ordinality ? 1 : 0))
     return fl_err_set(err, FL_EINTERNAL, "unnest: %u output columns for %u inputs and %u arrays",
@@ -145,6 +161,7 @@ int ex_unnest_new(ex_ctx_t *ctx, const ty_schema_t *in, const ty_schema_t *out_s
   u->n = n;
   u->nin = nin;
   u->ordinality = ordinality;
+  u->outer = outer;
   u->exprs = fl_calloc(n ? n : 1, sizeof *u->exprs);
   u->arrays = fl_calloc(n ? n : 1, sizeof *u->arrays);
   u->elems = fl_calloc(n ? n : 1, sizeof *u->elems);

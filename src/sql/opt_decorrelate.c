@@ -30,6 +30,8 @@
  *                              count over no rows is 0); with keys the
  *                              marker is count(*) FILTER (marker) > 0
  *      Sort(X)                 R(X) (order is meaningless without LIMIT)
+ *      Unnest(a, X)            an outer UNNEST over R(X): a D row whose
+ *                              arrays are empty keeps a row, marker false
  *      Limit(n, [Sort] X)      row_number() over (PARTITION BY rowid
  *                              ORDER BY marker DESC, keys) <= n
  *      Join(A, B)              R(A) LEFT JOIN B ON marker AND cond, or,
@@ -54,8 +56,8 @@
  * is rewritten first, its level-2 references become level 1 of the
  * middle query, which the outer APPLY then rewrites.
  *
- * Shapes outside these rules (a correlated window, union, VALUES or
- * UNNEST, a RIGHT or FULL join inside the subquery) fail with Trino's message
+ * Shapes outside these rules (a correlated window, union or VALUES, a
+ * RIGHT or FULL join inside the subquery) fail with Trino's message
  * "Given correlated subquery is not supported".
  */
 #include <stdio.h>
@@ -521,6 +523,34 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
       pb_copy(c, &b, w, 0, mk);
       pb_add(c, &b, keep, "$marker");
       *out = pb_plan(c, &b, w);
+      return FL_OK;
+    }
+    case SQL_P_UNNEST: {
+      /* An outer UNNEST over R(X): a D row whose arrays are empty keeps
+       * one row, its marker then false (the ordinality is NULL). */
+      if (q->u.unnest.outer) return unsupported(c);
+      sql_plan_t *r0;
+      bool one0;
+      if ((rc = dl(c, D, x, &r0, &one0))) return rc;
+      uint32_t nx = x->ncols, mk = d + nx, ne = q->u.unnest.nexprs;
+      sql_plan_t *u = sql_plan_new(c->a, SQL_P_UNNEST, r0);
+      u->u.unnest.nexprs = ne;
+      u->u.unnest.exprs = fl_arena_alloc(c->a, ne * sizeof *u->u.unnest.exprs);
+      for (uint32_t i = 0; i < ne; i++) u->u.unnest.exprs[i] = shifted(c, q->u.unnest.exprs[i], d);
+      u->u.unnest.ordinality = true;
+      u->u.unnest.outer = true;
+      u->ncols = r0->ncols + ne + 1;
+      u->cols = fl_arena_zalloc(c->a, u->ncols * sizeof *u->cols);
+      memcpy(u->cols, r0->cols, r0->ncols * sizeof *u->cols);
+      for (uint32_t i = 0; i <= ne; i++) u->cols[r0->ncols + i] = q->cols[nx + i < q->ncols ? nx + i : nx];
+      u->cols[r0->ncols + ne] = (sql_col_t){.name = "$ordinality", .type = sql_dtype(SQL_DT_BIGINT)};
+      sql_bexpr_t *has;
+      if ((rc = call2(c, "is_not_null", col_of(c, u, r0->ncols + ne), NULL, &has))) return rc;
+      pb_t b = {0};
+      pb_copy(c, &b, u, 0, mk);
+      pb_copy(c, &b, u, r0->ncols, ne + (q->u.unnest.ordinality ? 1 : 0));
+      pb_add(c, &b, and2(c, col_of(c, u, mk), has), "$marker");
+      *out = pb_plan(c, &b, u);
       return FL_OK;
     }
     case SQL_P_JOIN: {

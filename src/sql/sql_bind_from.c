@@ -317,15 +317,21 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
   if (is_lateral(rel->u.join.right)) {
     /* [CROSS | INNER] JOIN LATERAL (...) | UNNEST (...) [ON cond]: the
      * lateral combination, filtered by the condition. */
-    if (rel->u.join.kind != SQL_JOIN_INNER && rel->u.join.kind != SQL_JOIN_CROSS)
+    bool left_unnest = rel->u.join.kind == SQL_JOIN_LEFT &&
+                       rel->u.join.right->kind == SQL_REL_UNNEST && rel->u.join.on &&
+                       rel->u.join.on->kind == SQL_E_BOOL && rel->u.join.on->u.b;
+    if (rel->u.join.kind != SQL_JOIN_INNER && rel->u.join.kind != SQL_JOIN_CROSS && !left_unnest)
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED,
-                       "Only CROSS and INNER joins with LATERAL or UNNEST are supported");
+                       "Only CROSS and INNER joins with LATERAL or UNNEST are supported, and "
+                       "LEFT JOIN UNNEST ... ON TRUE");
     if (rel->u.join.using_.n || rel->u.join.natural)
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "LATERAL joins take ON, not USING");
     sql_plan_t *p = l;
     sql_scope_t sc = ls;
     if ((rc = bind_lateral(b, rel->u.join.right, &p, &sc))) return rc;
-    if (rel->u.join.on) {
+    if (left_unnest) {
+      p->u.unnest.outer = true;
+    } else if (rel->u.join.on) {
       sql_ectx_t cx = {.scope = &sc, .clause = "JOIN clause"};
       sql_bexpr_t *cond;
       if ((rc = sql__bind_cond(b, &cx, rel->u.join.on, "JOIN clause", &cond))) return rc;

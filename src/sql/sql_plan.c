@@ -318,6 +318,7 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
       }
       put(o, "]");
       if (p->u.unnest.ordinality) put(o, " with ordinality");
+      if (p->u.unnest.outer) put(o, " outer");
       break;
     case SQL_P_APPLY: {
       static const char *const kinds[] = {"SCALAR", "EXISTS", "ANY", "ALL", "LATERAL"};

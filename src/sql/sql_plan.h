@@ -296,6 +296,8 @@ struct sql_plan {
       sql_bexpr_t **exprs;
       uint32_t nexprs;
       bool ordinality;
+      bool outer; /* a row without elements still gives one, elements and
+                     ordinality NULL (LEFT JOIN UNNEST ... ON TRUE) */
     } unnest;
     struct {
       /* APPLY: inputs[0] is the outer input, inputs[1] the subquery,
