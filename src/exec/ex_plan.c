@@ -16,11 +16,11 @@
 #include "exec/ex_agg.h"
 #include "exec/op_basic.h"
 #include "exec/op_hash_agg.h"
-#include "exec/op_stream_agg.h"
-#include "exec/op_unnest.h"
 #include "exec/op_hash_join.h"
 #include "exec/op_nested_loop_join.h"
 #include "exec/op_sort.h"
+#include "exec/op_stream_agg.h"
+#include "exec/op_unnest.h"
 #include "exec/op_window.h"
 
 struct ex_query {
@@ -428,8 +428,8 @@ static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *er
     case SQL_P_JOIN: return build_join(q, p, next, err);
     case SQL_P_UNNEST:
       rc = ex_unnest_new(&q->ectx, schema_of(q, in), schema_of(q, p), p->u.unnest.exprs,
-                         p->u.unnest.nexprs, p->u.unnest.ordinality, p->u.unnest.outer, next,
-                         &op, err);
+                         p->u.unnest.nexprs, p->u.unnest.ordinality, p->u.unnest.outer, next, &op,
+                         err);
       break;
     default:
       return fl_err_set(err, FL_EINTERNAL, "no operator for plan node %s",

@@ -54,11 +54,11 @@ typedef struct stream_agg {
   uint8_t *states; /* SLOTS groups */
   uint32_t ninit;  /* slots whose states are initialised */
   size_t reserved;
-  ex_sortkey_t *sk;          /* over the key columns of the input */
+  ex_sortkey_t *sk;           /* over the key columns of the input */
   const ty_schema_t *kschema; /* the key columns */
-  ty_batch_t *kbatch;        /* the open group's key: one row */
-  fl_buf_t kbytes;           /* its encoded form */
-  fl_buf_t enc;              /* a batch's encoded keys */
+  ty_batch_t *kbatch;         /* the open group's key: one row */
+  fl_buf_t kbytes;            /* its encoded form */
+  fl_buf_t enc;               /* a batch's encoded keys */
   uint64_t *offs;
   uint32_t *rows, *gids, *frows, *fgids, *starts;
   ty_batch_t *out_batch;

@@ -147,8 +147,8 @@ static const ex_op_vt_t unnest_vt = {
 };
 
 int ex_unnest_new(ex_ctx_t *ctx, const ty_schema_t *in, const ty_schema_t *out_schema,
-                  sql_bexpr_t *const *exprs, uint32_t n, bool ordinality, bool outer,
-                  ex_op_t *next, ex_op_t **out, fl_err_t *err) {
+                  sql_bexpr_t *const *exprs, uint32_t n, bool ordinality, bool outer, ex_op_t *next,
+                  ex_op_t **out, fl_err_t *err) {
   uint32_t nin = in->root.nfields;
   if (out_schema->root.nfields != nin + n + (ordinality ? 1 : 0))
     return fl_err_set(err, FL_EINTERNAL, "unnest: %u output columns for %u inputs and %u arrays",

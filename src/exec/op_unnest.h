@@ -20,7 +20,7 @@
  * TRUE). Expressions are compiled in ctx.
  */
 int ex_unnest_new(ex_ctx_t *ctx, const ty_schema_t *in, const ty_schema_t *out_schema,
-                  sql_bexpr_t *const *exprs, uint32_t n, bool ordinality, bool outer,
-                  ex_op_t *next, ex_op_t **out, fl_err_t *err);
+                  sql_bexpr_t *const *exprs, uint32_t n, bool ordinality, bool outer, ex_op_t *next,
+                  ex_op_t **out, fl_err_t *err);
 
 #endif

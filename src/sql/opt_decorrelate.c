@@ -500,10 +500,8 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
       }
       w->u.window.norder = nsk + 1;
       w->u.window.fns = fl_arena_zalloc(c->a, sizeof *w->u.window.fns);
-      w->u.window.fns[0] = (sql_win_call_t){.name = "row_number",
-                                            .arg_col = -1,
-                                            .default_col = -1,
-                                            .type = sql_dtype(SQL_DT_BIGINT)};
+      w->u.window.fns[0] = (sql_win_call_t){
+          .name = "row_number", .arg_col = -1, .default_col = -1, .type = sql_dtype(SQL_DT_BIGINT)};
       w->u.window.nfns = 1;
       w->ncols = r0->ncols + 1;
       w->cols = fl_arena_zalloc(c->a, w->ncols * sizeof *w->cols);
@@ -542,8 +540,10 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
       u->ncols = r0->ncols + ne + 1;
       u->cols = fl_arena_zalloc(c->a, u->ncols * sizeof *u->cols);
       memcpy(u->cols, r0->cols, r0->ncols * sizeof *u->cols);
-      for (uint32_t i = 0; i <= ne; i++) u->cols[r0->ncols + i] = q->cols[nx + i < q->ncols ? nx + i : nx];
-      u->cols[r0->ncols + ne] = (sql_col_t){.name = "$ordinality", .type = sql_dtype(SQL_DT_BIGINT)};
+      for (uint32_t i = 0; i <= ne; i++)
+        u->cols[r0->ncols + i] = q->cols[nx + i < q->ncols ? nx + i : nx];
+      u->cols[r0->ncols + ne] =
+          (sql_col_t){.name = "$ordinality", .type = sql_dtype(SQL_DT_BIGINT)};
       sql_bexpr_t *has;
       if ((rc = call2(c, "is_not_null", col_of(c, u, r0->ncols + ne), NULL, &has))) return rc;
       pb_t b = {0};
@@ -798,18 +798,16 @@ static int quantified_uncorr(dc_t *c, sql_plan_t *ap, sql_plan_t *q, sql_plan_t 
   sql_bexpr_t *res;
   sql_dtype_t b = sql_dtype(SQL_DT_BOOLEAN);
   if (all) {
-    sql_bexpr_t *wt[] = {empty,
-                         bool_const(c, true),
-                         xnull,
-                         null_of(c, b),
-                         not_e,
-                         bool_const(c, false),
-                         notnull_all,
-                         bool_const(c, true)};
+    sql_bexpr_t *wt[] = {empty, bool_const(c, true),  xnull,       null_of(c, b),
+                         not_e, bool_const(c, false), notnull_all, bool_const(c, true)};
     res = case_of(c, wt, 4, null_of(c, b), b);
   } else {
-    sql_bexpr_t *wt[] = {empty, bool_const(c, false), e, bool_const(c, true),
-                         and2(c, not_e, notnull_all), bool_const(c, false)};
+    sql_bexpr_t *wt[] = {empty,
+                         bool_const(c, false),
+                         e,
+                         bool_const(c, true),
+                         and2(c, not_e, notnull_all),
+                         bool_const(c, false)};
     res = case_of(c, wt, 3, null_of(c, b), b);
   }
   *out = finish(c, ap, j, res);
@@ -993,8 +991,7 @@ static bool has_apply(const sql_plan_t *p) {
 
 static bool expr_has_apply(const sql_bexpr_t *e) {
   if (!e) return false;
-  if ((e->kind == SQL_BX_SUBQUERY || e->kind == SQL_BX_IN_QUERY) && has_apply(e->plan))
-    return true;
+  if ((e->kind == SQL_BX_SUBQUERY || e->kind == SQL_BX_IN_QUERY) && has_apply(e->plan)) return true;
   for (uint32_t i = 0; i < e->nargs; i++)
     if (expr_has_apply(e->args[i])) return true;
   return false;

@@ -289,8 +289,8 @@ static int column_error(sql_binder_t *b, const sql_expr_t *x) {
     fl_buf_append(&full, q->parts[i].name, strlen(q->parts[i].name));
   }
   fl_buf_append(&full, "", 1);
-  int rc = sql__errf(b, x->pos, FL_EINVALID, "Column '%s' cannot be resolved",
-                     (const char *)full.data);
+  int rc =
+      sql__errf(b, x->pos, FL_EINVALID, "Column '%s' cannot be resolved", (const char *)full.data);
   fl_buf_free(&full);
   return rc;
 }
@@ -325,8 +325,7 @@ static int bind_outer_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_ex
         k++;
       if (k == ag->nkeys)
         return sql__errf(b, x->pos, FL_EINVALID,
-                         "'%s' must be an aggregate expression or appear in GROUP BY clause",
-                         name);
+                         "'%s' must be an aggregate expression or appear in GROUP BY clause", name);
       col = k;
     }
     uint32_t l = 1;
@@ -451,8 +450,7 @@ bool sql__has_subquery(const sql_expr_t *e) {
     case SQL_E_LIKE:
       return sql__has_subquery(e->u.like.arg) || sql__has_subquery(e->u.like.pattern);
     case SQL_E_CASE:
-      if (sql__has_subquery(e->u.case_.operand) || sql__has_subquery(e->u.case_.else_))
-        return true;
+      if (sql__has_subquery(e->u.case_.operand) || sql__has_subquery(e->u.case_.else_)) return true;
       for (size_t i = 0; i < e->u.case_.nwhens; i++)
         if (sql__has_subquery(e->u.case_.whens[i].when) ||
             sql__has_subquery(e->u.case_.whens[i].then))
@@ -798,8 +796,8 @@ static int bind_sub(sql_binder_t *b, const sql_ectx_t *cx, const sql_query_t *q,
 }
 
 /* A subquery of one column (see bind_sub). */
-static int bind_subquery(sql_binder_t *b, const sql_ectx_t *cx, const sql_query_t *q,
-                         sql_pos_t pos, sql_plan_t **out, bool *corr) {
+static int bind_subquery(sql_binder_t *b, const sql_ectx_t *cx, const sql_query_t *q, sql_pos_t pos,
+                         sql_plan_t **out, bool *corr) {
   int rc = bind_sub(b, cx, q, out, corr);
   if (rc) return rc;
   if ((*out)->ncols != 1)
@@ -861,8 +859,8 @@ void sql__plan_applies(sql_binder_t *b, sql_subq_t *q, sql_plan_t **pp, sql_bexp
     ap->ncols = p->ncols + 1;
     ap->cols = fl_arena_zalloc(b->a, ap->ncols * sizeof *ap->cols);
     memcpy(ap->cols, p->cols, p->ncols * sizeof *ap->cols);
-    sql_dtype_t t = ap->u.apply.kind == SQL_AK_SCALAR ? ap->inputs[1]->cols[0].type
-                                                      : sql_dtype(SQL_DT_BOOLEAN);
+    sql_dtype_t t =
+        ap->u.apply.kind == SQL_AK_SCALAR ? ap->inputs[1]->cols[0].type : sql_dtype(SQL_DT_BOOLEAN);
     ap->cols[p->ncols] = (sql_col_t){.name = fl_arena_sprintf(b->a, "$subquery%u", k), .type = t};
     p = ap;
   }
@@ -1151,7 +1149,8 @@ int sql__bind_expr(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *e, s
     sql_bexpr_t *t = NULL;
     bool is_lit = e->kind == SQL_E_INT || e->kind == SQL_E_STRING || e->kind == SQL_E_NULL ||
                   e->kind == SQL_E_BOOL || e->kind == SQL_E_DOUBLE;
-    if (!is_lit && !sql__has_agg(b, e) && !sql__has_subquery(e) && sql__bind_expr(b, &below, e, &t) == FL_OK) {
+    if (!is_lit && !sql__has_agg(b, e) && !sql__has_subquery(e) &&
+        sql__bind_expr(b, &below, e, &t) == FL_OK) {
       for (uint32_t i = 0; i < cx->agg->nkeys; i++)
         if (sql_bexpr_equal(cx->agg->keys[i], t)) {
           *b->err = saved;

@@ -306,8 +306,7 @@ static void natural_columns(sql_binder_t *b, const sql_rel_t *rel, const sql_sco
 }
 
 static bool is_lateral(const sql_rel_t *rel);
-static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
-                        sql_scope_t *scope);
+static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p, sql_scope_t *scope);
 
 static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
   sql_plan_t *l, *r;
@@ -402,8 +401,7 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
 }
 
 static bool is_lateral(const sql_rel_t *rel) {
-  return (rel->kind == SQL_REL_SUBQUERY && rel->u.subquery.lateral) ||
-         rel->kind == SQL_REL_UNNEST;
+  return (rel->kind == SQL_REL_SUBQUERY && rel->u.subquery.lateral) || rel->kind == SQL_REL_UNNEST;
 }
 
 /*
@@ -411,8 +409,7 @@ static bool is_lateral(const sql_rel_t *rel) {
  * columns, in *scope, the arrays may name, as Trino's CROSS JOIN UNNEST
  * does): an UNNEST node over *p; *scope grows by its columns.
  */
-static int bind_unnest(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
-                       sql_scope_t *scope) {
+static int bind_unnest(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p, sql_scope_t *scope) {
   const sql_expr_list_t *args = &rel->u.unnest.args;
   uint32_t n = (uint32_t)args->n, nout = n + (rel->u.unnest.with_ordinality ? 1 : 0);
   if (!n) return sql__errf(b, rel->pos, FL_EINVALID, "UNNEST needs at least one argument");
@@ -438,13 +435,13 @@ static int bind_unnest(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
       int rc = sql__bind_expr(b, &cx, args->items[i], &e);
       if (rc) return rc;
       if (e->type.kind != SQL_DT_ARRAY || !e->type.elem)
-        return sql__errf(b, args->items[i]->pos, FL_EINVALID,
-                         "Cannot unnest type: %s", sql_dtype_str(&e->type));
+        return sql__errf(b, args->items[i]->pos, FL_EINVALID, "Cannot unnest type: %s",
+                         sql_dtype_str(&e->type));
       u->u.unnest.exprs[i] = e;
       t = *e->type.elem;
     }
-    const char *name = rel->alias_cols.n ? rel->alias_cols.items[i].name
-                                         : fl_arena_sprintf(b->a, "_col%u", i);
+    const char *name =
+        rel->alias_cols.n ? rel->alias_cols.items[i].name : fl_arena_sprintf(b->a, "_col%u", i);
     u->cols[in->ncols + i] = (sql_col_t){.name = name, .type = t};
     us.cols[i] = (sql_scope_col_t){.qual = rel->alias.name, .name = name, .type = t};
   }
@@ -459,8 +456,7 @@ static int bind_unnest(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
  * cross join. *p is left before and the combination after; *scope grows
  * by the query's columns.
  */
-static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p,
-                        sql_scope_t *scope) {
+static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p, sql_scope_t *scope) {
   if (rel->kind == SQL_REL_UNNEST) return bind_unnest(b, rel, p, scope);
   sql_ectx_t cx = {.scope = scope, .clause = "LATERAL"};
   sql_outer_t o = {.cx = &cx, .next = b->outer};

@@ -33,10 +33,7 @@ static void make_input(fixture_t *fx, uint64_t seed) {
   uint32_t room = 0;
   for (int32_t k = 0; k <= 120; k++) {
     uint64_t r = tu_rand(&seed);
-    uint32_t size = k == 120     ? 50
-                    : k % 17 == 3 ? 5000
-                    : k % 5 == 0  ? 1
-                                  : (uint32_t)(r % 300) + 1;
+    uint32_t size = k == 120 ? 50 : k % 17 == 3 ? 5000 : k % 5 == 0 ? 1 : (uint32_t)(r % 300) + 1;
     fx->ngroups++;
     for (uint32_t i = 0; i < size; i++) {
       if (!room) {
@@ -93,8 +90,8 @@ static const struct {
   bool distinct;
   int32_t filter;
 } aggs_in[] = {
-    {"count", -1, false, -1}, {"count", 2, false, -1}, {"sum", 2, false, -1},
-    {"min", 2, false, -1},    {"max", 1, false, -1},   {"avg", 2, false, 3},
+    {"count", -1, false, -1}, {"count", 2, false, -1},    {"sum", 2, false, -1},
+    {"min", 2, false, -1},    {"max", 1, false, -1},      {"avg", 2, false, 3},
     {"count", 2, true, -1},   {"array_agg", 2, false, 3},
 };
 #define NAGGS (sizeof aggs_in / sizeof aggs_in[0])
