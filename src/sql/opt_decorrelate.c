@@ -342,7 +342,7 @@ static sql_plan_t *join(dc_t *c, sql_plan_t *l, sql_plan_t *r, sql_join_type_t t
   j->u.join.nright = type >= SQL_JT_SEMI ? 0 : r->ncols;
   j->ncols = j->u.join.nleft + j->u.join.nright;
   j->cols = fl_arena_zalloc(c->a, (j->ncols ? j->ncols : 1) * sizeof *j->cols);
-  memcpy(j->cols, l->cols, l->ncols * sizeof *j->cols);
+  if (l->ncols) memcpy(j->cols, l->cols, l->ncols * sizeof *j->cols);
   if (j->u.join.nright) memcpy(j->cols + l->ncols, r->cols, r->ncols * sizeof *j->cols);
   return j;
 }
@@ -391,7 +391,7 @@ static sql_plan_t *with_rowid(dc_t *c, sql_plan_t *l) {
   w->u.window.nfns = 1;
   w->ncols = l->ncols + 1;
   w->cols = fl_arena_zalloc(c->a, w->ncols * sizeof *w->cols);
-  memcpy(w->cols, l->cols, l->ncols * sizeof *w->cols);
+  if (l->ncols) memcpy(w->cols, l->cols, l->ncols * sizeof *w->cols);
   w->cols[l->ncols] = (sql_col_t){.name = "$rowid", .type = sql_dtype(SQL_DT_BIGINT)};
   return w;
 }

@@ -858,7 +858,7 @@ void sql__plan_applies(sql_binder_t *b, sql_subq_t *q, sql_plan_t **pp, sql_bexp
     ap->in = p;
     ap->ncols = p->ncols + 1;
     ap->cols = fl_arena_zalloc(b->a, ap->ncols * sizeof *ap->cols);
-    memcpy(ap->cols, p->cols, p->ncols * sizeof *ap->cols);
+    if (p->ncols) memcpy(ap->cols, p->cols, p->ncols * sizeof *ap->cols);
     sql_dtype_t t =
         ap->u.apply.kind == SQL_AK_SCALAR ? ap->inputs[1]->cols[0].type : sql_dtype(SQL_DT_BOOLEAN);
     ap->cols[p->ncols] = (sql_col_t){.name = fl_arena_sprintf(b->a, "$subquery%u", k), .type = t};
