@@ -814,7 +814,10 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
 static int add_apply(sql_binder_t *b, const sql_ectx_t *cx, sql_pos_t pos, sql_apply_kind_t kind,
                      sql_plan_t *q, sql_bexpr_t *arg, const char *cmp, sql_bexpr_t **out) {
   if (!cx->subq)
-    return sql__errf(b, pos, FL_EUNSUPPORTED, "Correlated subqueries are not supported in %s",
+    return sql__errf(b, pos, FL_EUNSUPPORTED,
+                     kind == SQL_AK_SCALAR || kind == SQL_AK_EXISTS
+                         ? "Correlated subqueries are not supported in %s"
+                         : "Correlated or quantified subqueries are not supported in %s",
                      cx->clause ? cx->clause : "this place");
   sql_subq_t *sq = cx->subq;
   if (sq->n == sq->cap) {

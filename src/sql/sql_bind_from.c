@@ -372,8 +372,8 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
        * conditions back into the join). */
       if (type != SQL_JT_INNER)
         return sql__errf(b, rel->u.join.on->pos, FL_EUNSUPPORTED,
-                         "Correlated subqueries in the ON clause of an outer join are not "
-                         "supported");
+                         "Correlated subqueries (and quantified comparisons other than = ANY "
+                         "and <> ALL) in the ON clause of an outer join are not supported");
       sql_plan_t *p = sql__join_new(b, l, r, SQL_JT_INNER, NULL);
       uint32_t n = p->ncols;
       sql_plan_t *cj = p;
