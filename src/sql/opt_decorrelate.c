@@ -38,6 +38,9 @@
  *                              B correlated, LEFT JOIN R(B) on the row id
  *                              too (SEMI and ANTI: R(A) numbered, LEFT
  *                              joined, the partners counted per number)
+ *    LATERAL keeps the rows whose marker is TRUE (LEFT JOIN LATERAL ... ON
+ *    cond: those where cond holds too, or one row of NULLs; a window over
+ *    the row id counts them).
  *    Finally the rows of each D row are collapsed by an aggregation on
  *    D's columns: a scalar subquery counts its rows ($scalar_subquery
  *    fails beyond one, "Scalar sub-query has returned multiple rows") and
@@ -814,6 +817,76 @@ static int quantified_uncorr(dc_t *c, sql_plan_t *ap, sql_plan_t *q, sql_plan_t 
   return FL_OK;
 }
 
+/*
+ * LEFT JOIN LATERAL (q) ON cond over R = R(q): a row of q matches when its
+ * marker and cond are TRUE; per outer row (partition on the row id) a
+ * window counts the matches and numbers the rows, matches first, and the
+ * matches remain, or for an outer row without any its first row, with
+ * q's columns NULL.
+ */
+static int left_lateral(dc_t *c, const sql_plan_t *ap, const sql_plan_t *q, sql_plan_t *r,
+                        uint32_t d, sql_plan_t **out) {
+  uint32_t n = d - 1, m = q->ncols, mk = d + m;
+  int rc;
+  rw_t map = {.split = n, .lo_shift = 0, .hi_shift = d};
+  sql_bexpr_t *match = col_of(c, r, mk);
+  if (ap->u.apply.arg) match = and2(c, match, rewrite(c, ap->u.apply.arg, &map));
+  pb_t b = {0};
+  pb_copy(c, &b, r, 0, mk);
+  sql_bexpr_t *wt[2] = {match, bigint_const(c, 1)};
+  pb_add(c, &b, case_of(c, wt, 1, bigint_const(c, 0), sql_dtype(SQL_DT_BIGINT)), "$match");
+  sql_plan_t *pm = pb_plan(c, &b, r);
+  sql_dtype_t bt = sql_dtype(SQL_DT_BIGINT);
+  sql_plan_t *w = sql_plan_new(c->a, SQL_P_WINDOW, pm);
+  w->u.window.partition = fl_arena_zalloc(c->a, sizeof(uint32_t));
+  w->u.window.partition[0] = d - 1;
+  w->u.window.npartition = 1;
+  w->u.window.order = fl_arena_zalloc(c->a, sizeof *w->u.window.order);
+  w->u.window.order[0] = (sql_sort_key_t){.col = mk, .desc = true};
+  w->u.window.norder = 1;
+  /* The whole partition for the count: ROWS UNBOUNDED both ways. */
+  w->u.window.frame = fl_arena_zalloc(c->a, sizeof *w->u.window.frame);
+  *w->u.window.frame = (sql_win_frame_t){.unit = SQL_WU_ROWS,
+                                         .start = {.kind = SQL_BOUND_UNBOUNDED_PRECEDING},
+                                         .end = {.kind = SQL_BOUND_UNBOUNDED_FOLLOWING}};
+  w->u.window.nfns = 2;
+  w->u.window.fns = fl_arena_zalloc(c->a, 2 * sizeof *w->u.window.fns);
+  w->u.window.fns[0] =
+      (sql_win_call_t){.name = "sum",
+                       .is_agg = true,
+                       .agg = {.name = "sum", .arg_col = (int32_t)mk, .filter_col = -1, .type = bt},
+                       .arg_col = -1,
+                       .default_col = -1,
+                       .type = bt};
+  w->u.window.fns[1] =
+      (sql_win_call_t){.name = "row_number", .arg_col = -1, .default_col = -1, .type = bt};
+  w->ncols = pm->ncols + 2;
+  w->cols = fl_arena_zalloc(c->a, w->ncols * sizeof *w->cols);
+  memcpy(w->cols, pm->cols, pm->ncols * sizeof *w->cols);
+  w->cols[pm->ncols] = (sql_col_t){.name = "$matches", .type = bt};
+  w->cols[pm->ncols + 1] = (sql_col_t){.name = "$rn", .type = bt};
+  sql_bexpr_t *is_match, *none, *first, *keep;
+  if ((rc = call2(c, "=", col_of(c, w, mk), bigint_const(c, 1), &is_match)) ||
+      (rc = call2(c, "=", col_of(c, w, pm->ncols), bigint_const(c, 0), &none)) ||
+      (rc = call2(c, "=", col_of(c, w, pm->ncols + 1), bigint_const(c, 1), &first)))
+    return rc;
+  keep = bx(c, SQL_BX_OR, 2, sql_dtype(SQL_DT_BOOLEAN));
+  keep->args[0] = is_match;
+  keep->args[1] = and2(c, none, first);
+  sql_plan_t *f = sql_plan_new(c->a, SQL_P_FILTER, w);
+  f->u.filter.pred = keep;
+  f->cols = w->cols;
+  f->ncols = w->ncols;
+  pb_t o = {0};
+  pb_copy(c, &o, f, 0, n);
+  for (uint32_t i = 0; i < m; i++) {
+    sql_bexpr_t *v = col_of(c, f, d + i), *t[2] = {is_match, v};
+    pb_add(c, &o, case_of(c, t, 1, null_of(c, v->type), v->type), ap->cols[n + i].name);
+  }
+  *out = pb_plan(c, &o, f);
+  return FL_OK;
+}
+
 /* ---- the APPLY node ---- */
 
 static int rewrite_apply(dc_t *c, sql_plan_t *ap, sql_plan_t **out) {
@@ -823,7 +896,7 @@ static int rewrite_apply(dc_t *c, sql_plan_t *ap, sql_plan_t **out) {
   bool corr = plan_corr(q);
   if (!corr && (ap->u.apply.kind == SQL_AK_ANY || ap->u.apply.kind == SQL_AK_ALL))
     return quantified_uncorr(c, ap, q, out);
-  if (ap->u.apply.kind == SQL_AK_LATERAL) {
+  if (ap->u.apply.kind == SQL_AK_LATERAL && !ap->u.apply.left) {
     /* LATERAL (SELECT e FROM x WHERE p): an inner join on p, projected
      * (e may name the outer columns, which come first in the join). */
     sql_plan_t *top = q->kind == SQL_P_PROJECT ? q : NULL, *f = top ? q->in : q;
@@ -909,6 +982,7 @@ static int rewrite_apply(dc_t *c, sql_plan_t *ap, sql_plan_t **out) {
       return FL_OK;
     }
     case SQL_AK_LATERAL: {
+      if (ap->u.apply.left) return left_lateral(c, ap, q, r, d, out);
       sql_plan_t *f = sql_plan_new(c->a, SQL_P_FILTER, r);
       f->u.filter.pred = mk;
       f->cols = r->cols;

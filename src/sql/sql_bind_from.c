@@ -316,13 +316,15 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
   if (is_lateral(rel->u.join.right)) {
     /* [CROSS | INNER] JOIN LATERAL (...) | UNNEST (...) [ON cond]: the
      * lateral combination, filtered by the condition. */
-    bool left_unnest = rel->u.join.kind == SQL_JOIN_LEFT &&
-                       rel->u.join.right->kind == SQL_REL_UNNEST && rel->u.join.on &&
-                       rel->u.join.on->kind == SQL_E_BOOL && rel->u.join.on->u.b;
-    if (rel->u.join.kind != SQL_JOIN_INNER && rel->u.join.kind != SQL_JOIN_CROSS && !left_unnest)
+    bool is_unnest = rel->u.join.right->kind == SQL_REL_UNNEST;
+    bool left = rel->u.join.kind == SQL_JOIN_LEFT;
+    bool left_unnest = left && is_unnest && rel->u.join.on && rel->u.join.on->kind == SQL_E_BOOL &&
+                       rel->u.join.on->u.b;
+    if (rel->u.join.kind != SQL_JOIN_INNER && rel->u.join.kind != SQL_JOIN_CROSS && !left_unnest &&
+        !(left && !is_unnest))
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED,
-                       "Only CROSS and INNER joins with LATERAL or UNNEST are supported, and "
-                       "LEFT JOIN UNNEST ... ON TRUE");
+                       "Only CROSS, INNER and LEFT joins with LATERAL, and CROSS, INNER and "
+                       "LEFT JOIN ... ON TRUE with UNNEST are supported");
     if (rel->u.join.using_.n || rel->u.join.natural)
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "LATERAL joins take ON, not USING");
     sql_plan_t *p = l;
@@ -330,6 +332,20 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
     if ((rc = bind_lateral(b, rel->u.join.right, &p, &sc))) return rc;
     if (left_unnest) {
       p->u.unnest.outer = true;
+    } else if (left) {
+      /* LEFT JOIN LATERAL (...) ON cond: the condition belongs to the join. */
+      if (!rel->u.join.on)
+        return sql__errf(b, rel->pos, FL_EINVALID, "Join needs an ON or USING clause");
+      sql_ectx_t cx = {.scope = &sc, .clause = "JOIN clause"};
+      sql_bexpr_t *cond;
+      if ((rc = sql__bind_cond(b, &cx, rel->u.join.on, "JOIN clause", &cond))) return rc;
+      if (p->kind == SQL_P_APPLY) {
+        p->u.apply.left = true;
+        p->u.apply.arg = cond;
+      } else {
+        p->u.join.type = SQL_JT_LEFT;
+        p->u.join.cond = cond;
+      }
     } else if (rel->u.join.on) {
       sql_ectx_t cx = {.scope = &sc, .clause = "JOIN clause"};
       sql_bexpr_t *cond;

@@ -307,7 +307,9 @@ struct sql_plan {
        * decorrelation rule (opt_decorrelate.c) replaces every one by
        * joins and aggregations before the other rules run. */
       sql_apply_kind_t kind;
-      sql_bexpr_t *arg; /* ANY, ALL: the left operand, over the outer input */
+      sql_bexpr_t *arg; /* ANY, ALL: the left operand, over the outer input;
+                           LATERAL with left: the ON condition, over the output */
+      bool left;        /* LATERAL: LEFT JOIN LATERAL, unmatched rows NULL-extended */
       const char *cmp;  /* ANY, ALL: "=", "<", ... */
     } apply;
   } u;

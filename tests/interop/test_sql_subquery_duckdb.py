@@ -246,6 +246,7 @@ LATERAL = [
     "SELECT t.k, t.v, x.w FROM t, LATERAL (SELECT w FROM u WHERE u.k = t.k) x",
     "SELECT t.k, x.c, x.m FROM t CROSS JOIN LATERAL "
     "(SELECT count(*) AS c, max(w) AS m FROM u WHERE u.k <= t.k) x",
+    "SELECT t.k, x.w FROM t LEFT JOIN LATERAL (SELECT w FROM u WHERE u.k = t.k) x ON x.w > t.v",
     "SELECT t.k, x.w FROM t, LATERAL (SELECT w FROM u WHERE u.g = t.g "
     "ORDER BY w DESC NULLS LAST LIMIT 2) x",
 ]
