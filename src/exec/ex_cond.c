@@ -147,6 +147,27 @@ static int k_nullif(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
   return FL_OK;
 }
 
+/* $scalar_subquery(n, v): v, where n (the rows a correlated scalar
+ * subquery returned for the row) is at most 1; more is Trino's error. */
+static int k_scalar_subquery(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
+                             const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  uint8_t *which = ex__scratch(call, rows->nrows, 0);
+  const uint32_t mc = ex__m(args[0]);
+  const int64_t *n = (const int64_t *)args[0]->data;
+  EX_ROWS(rows, i) {
+    if (ex__valid(args[0], i & mc) && n[i & mc] > 1)
+      return ex__err(err, "Scalar sub-query has returned multiple rows");
+    which[i] = call->r.args[1].kind == EX_UNKNOWN ? EX_COND_NULL : 0;
+  }
+  ex_cond_gather(out, args + 1, 1, which, rows);
+  return FL_OK;
+}
+
+static int ret_second(const ex_type_t *a, size_t n, ex_type_t *r, fl_err_t *err) {
+  *r = a[1];
+  return FL_OK;
+}
+
 static int ret_first(const ex_type_t *a, size_t n, ex_type_t *r, fl_err_t *err) {
   *r = a[0];
   return FL_OK;
@@ -171,6 +192,12 @@ void ex__reg_cond(void) {
                        .ret = EX_T(ANY),
                        .kernel = k_if,
                        .flags = EX_FN_UNIFY | EX_FN_NULLS});
+  ex__reg(&(ex_func_t){.name = "$scalar_subquery",
+                       .nparams = 2,
+                       .params = {EX_T(BIGINT), EX_T(ANY)},
+                       .ret_fn = ret_second,
+                       .kernel = k_scalar_subquery,
+                       .flags = EX_FN_NULLS | EX_FN_KEEP_DEC});
   /* nullif's result is the first argument's type; both unify for the comparison. */
   ex__reg(&(ex_func_t){.name = "nullif",
                        .nparams = 2,

@@ -281,6 +281,8 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
       x->acc2 = vec_new(ctx, x->storage, TY_BATCH_ROWS);
       x->tmp = vec_new(ctx, x->storage, TY_BATCH_ROWS);
       break;
+      case SQL_BX_OUTER:
+        return fl_err_set(err, FL_EINTERNAL, "a correlated reference outside its subquery");
     }
   }
   fold(ctx, x);
@@ -410,6 +412,8 @@ int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows
   switch (x->kind) {
     case SQL_BX_COL: *out = b->cols[x->col]; return FL_OK;
     case SQL_BX_CONST: *out = x->out; return FL_OK;
+    case SQL_BX_OUTER:
+      return fl_err_set(err, FL_EINTERNAL, "a correlated reference outside its subquery");
     case SQL_BX_CALL:
       for (uint32_t i = 0; i < x->nargs; i++)
         if ((rc = ex_expr_eval(ctx, x->args[i], b, rows, &x->argv[i], err))) return rc;

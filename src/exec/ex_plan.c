@@ -19,6 +19,8 @@
 #include "exec/op_hash_join.h"
 #include "exec/op_nested_loop_join.h"
 #include "exec/op_sort.h"
+#include "exec/op_stream_agg.h"
+#include "exec/op_unnest.h"
 #include "exec/op_window.h"
 
 struct ex_query {
@@ -155,6 +157,7 @@ static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t 
                           .nsets = p->u.agg.nsets,
                           .aggs = specs,
                           .naggs = p->u.agg.naggs};
+  if (p->u.agg.streaming) return ex_stream_agg_new(&q->qctx, q->a, &o, next, out, err);
   return ex_hash_agg_new(&q->qctx, q->a, &o, next, out, err);
 }
 
@@ -442,6 +445,11 @@ static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *er
         if ((rc = build(q, p->inputs[i], op, err))) return rc;
       return FL_OK;
     case SQL_P_JOIN: return build_join(q, p, next, err);
+    case SQL_P_UNNEST:
+      rc = ex_unnest_new(&q->ectx, schema_of(q, in), schema_of(q, p), p->u.unnest.exprs,
+                         p->u.unnest.nexprs, p->u.unnest.ordinality, p->u.unnest.outer, next, &op,
+                         err);
+      break;
     default:
       return fl_err_set(err, FL_EINTERNAL, "no operator for plan node %s",
                         sql_plan_kind_name(p->kind));

@@ -280,6 +280,66 @@ static bool qual_matches(const char *qual, const sql_qname_t *q, size_t nparts) 
          (dot - nl == qual || dot[-(long)nl - 1] == '.');
 }
 
+static int column_error(sql_binder_t *b, const sql_expr_t *x) {
+  const sql_qname_t *q = &x->u.column;
+  fl_buf_t full;
+  fl_buf_init(&full);
+  for (size_t i = 0; i < q->n; i++) {
+    if (i) fl_buf_append(&full, ".", 1);
+    fl_buf_append(&full, q->parts[i].name, strlen(q->parts[i].name));
+  }
+  fl_buf_append(&full, "", 1);
+  int rc =
+      sql__errf(b, x->pos, FL_EINVALID, "Column '%s' cannot be resolved", (const char *)full.data);
+  fl_buf_free(&full);
+  return rc;
+}
+
+/* A name the query does not have, in the enclosing queries (innermost
+ * first): a correlated reference. Above an aggregation the outer column
+ * must be one of its GROUP BY keys, whose output column it then names. */
+static int bind_outer_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                             sql_bexpr_t **out) {
+  (void)cx;
+  const sql_qname_t *q = &x->u.column;
+  const char *name = q->parts[q->n - 1].name;
+  uint32_t level = 1;
+  for (sql_outer_t *o = b->outer; o; o = o->next, level++) {
+    const sql_scope_t *sc = o->cx->agg ? o->cx->agg->pre : o->cx->scope;
+    int found = -1;
+    for (int pass = 0; pass < 2 && found < 0; pass++)
+      for (uint32_t i = 0; sc && i < sc->n; i++) {
+        if (sc->cols[i].outer != (pass == 1)) continue;
+        if (strcasecmp(sc->cols[i].name, name) != 0) continue;
+        if (q->n > 1 && !qual_matches(sc->cols[i].qual, q, q->n - 1)) continue;
+        if (found >= 0) return sql__errf(b, x->pos, FL_EINVALID, "Column '%s' is ambiguous", name);
+        found = (int)i;
+      }
+    if (found < 0) continue;
+    uint32_t col = (uint32_t)found;
+    if (o->cx->agg) {
+      const sql_aggctx_t *ag = o->cx->agg;
+      uint32_t k = 0;
+      while (k < ag->nkeys &&
+             !(ag->keys[k]->kind == SQL_BX_COL && ag->keys[k]->col == (uint32_t)found))
+        k++;
+      if (k == ag->nkeys)
+        return sql__errf(b, x->pos, FL_EINVALID,
+                         "'%s' must be an aggregate expression or appear in GROUP BY clause", name);
+      col = k;
+    }
+    uint32_t l = 1;
+    for (sql_outer_t *u = b->outer; l <= level; u = u->next, l++) u->used = true;
+    sql_bexpr_t *e = bx_new(b, SQL_BX_OUTER, x->pos, 0);
+    e->col = col;
+    e->level = level;
+    e->type = sc->cols[found].type;
+    *out = e;
+    return FL_OK;
+  }
+  return column_error(b, x);
+}
+
 static int bind_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
                        sql_bexpr_t **out) {
   const sql_qname_t *q = &x->u.column;
@@ -300,6 +360,7 @@ static int bind_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *
   if (found < 0 && !b->hidden &&
       (strcmp(name, "$path") == 0 || strcmp(name, "$pos") == 0 || strcmp(name, "$partition") == 0))
     b->want_hidden = true; /* sql_bind_query binds again with the hidden columns */
+  if (found < 0 && b->outer) return bind_outer_column(b, cx, x, out);
   if (found < 0) {
     fl_buf_t full;
     fl_buf_init(&full);
@@ -363,6 +424,45 @@ bool sql__has_agg(sql_binder_t *b, const sql_expr_t *e) {
       return false;
     case SQL_E_CAST: return sql__has_agg(b, e->u.cast.arg);
     case SQL_E_EXTRACT: return sql__has_agg(b, e->u.extract.arg);
+    default: return false;
+  }
+}
+
+bool sql__has_subquery(const sql_expr_t *e) {
+  if (!e) return false;
+  switch (e->kind) {
+    case SQL_E_SUBQUERY:
+    case SQL_E_IN_QUERY:
+    case SQL_E_EXISTS:
+    case SQL_E_QUANTIFIED: return true;
+    case SQL_E_CALL:
+      for (size_t i = 0; i < e->u.call.args.n; i++)
+        if (sql__has_subquery(e->u.call.args.items[i])) return true;
+      return false;
+    case SQL_E_UNARY: return sql__has_subquery(e->u.unary.arg);
+    case SQL_E_BINARY_OP: return sql__has_subquery(e->u.bin.l) || sql__has_subquery(e->u.bin.r);
+    case SQL_E_IS_NULL: return sql__has_subquery(e->u.is_null.arg);
+    case SQL_E_IS_DISTINCT:
+      return sql__has_subquery(e->u.is_distinct.l) || sql__has_subquery(e->u.is_distinct.r);
+    case SQL_E_BETWEEN:
+      return sql__has_subquery(e->u.between.arg) || sql__has_subquery(e->u.between.lo) ||
+             sql__has_subquery(e->u.between.hi);
+    case SQL_E_IN_LIST:
+      if (sql__has_subquery(e->u.in_list.arg)) return true;
+      for (size_t i = 0; i < e->u.in_list.list.n; i++)
+        if (sql__has_subquery(e->u.in_list.list.items[i])) return true;
+      return false;
+    case SQL_E_LIKE:
+      return sql__has_subquery(e->u.like.arg) || sql__has_subquery(e->u.like.pattern);
+    case SQL_E_CASE:
+      if (sql__has_subquery(e->u.case_.operand) || sql__has_subquery(e->u.case_.else_)) return true;
+      for (size_t i = 0; i < e->u.case_.nwhens; i++)
+        if (sql__has_subquery(e->u.case_.whens[i].when) ||
+            sql__has_subquery(e->u.case_.whens[i].then))
+          return true;
+      return false;
+    case SQL_E_CAST: return sql__has_subquery(e->u.cast.arg);
+    case SQL_E_EXTRACT: return sql__has_subquery(e->u.extract.arg);
     default: return false;
   }
 }
@@ -688,10 +788,22 @@ static int negate(sql_binder_t *b, sql_pos_t pos, bool neg, sql_bexpr_t *e, sql_
   return call2(b, "not", pos, e, NULL, out);
 }
 
-/* An uncorrelated subquery of one column: bound on its own, so names of
- * the outer query are not visible (a correlated reference does not resolve). */
-static int bind_subquery(sql_binder_t *b, const sql_query_t *q, sql_pos_t pos, sql_plan_t **out) {
+/* Binds subquery q with the names of the query it is in (cx) and of
+ * the queries around that visible; *corr tells whether it uses any. */
+static int bind_sub(sql_binder_t *b, const sql_ectx_t *cx, const sql_query_t *q, sql_plan_t **out,
+                    bool *corr) {
+  sql_outer_t o = {.cx = cx, .next = b->outer};
+  b->outer = &o;
   int rc = sql__bind_query(b, q, out);
+  b->outer = o.next;
+  *corr = o.used;
+  return rc;
+}
+
+/* A subquery of one column (see bind_sub). */
+static int bind_subquery(sql_binder_t *b, const sql_ectx_t *cx, const sql_query_t *q, sql_pos_t pos,
+                         sql_plan_t **out, bool *corr) {
+  int rc = bind_sub(b, cx, q, out, corr);
   if (rc) return rc;
   if ((*out)->ncols != 1)
     return sql__errf(b, pos, FL_EUNSUPPORTED,
@@ -702,12 +814,123 @@ static int bind_subquery(sql_binder_t *b, const sql_query_t *q, sql_pos_t pos, s
 
 static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);
 
-/* EXISTS (q), uncorrelated: the scalar subquery
- * SELECT count(*) > 0 FROM (q LIMIT 1), run once. */
-static int bind_exists(sql_binder_t *b, const sql_expr_t *x, sql_bexpr_t **out) {
-  sql_plan_t *q;
-  int rc = sql__bind_query(b, x->u.query, &q);
+/* A correlated subquery q as an APPLY node of the clause (cx->subq); the
+ * expression is the placeholder column of its result. */
+static int add_apply(sql_binder_t *b, const sql_ectx_t *cx, sql_pos_t pos, sql_apply_kind_t kind,
+                     sql_plan_t *q, sql_bexpr_t *arg, const char *cmp, sql_bexpr_t **out) {
+  if (!cx->subq)
+    return sql__errf(b, pos, FL_EUNSUPPORTED,
+                     kind == SQL_AK_SCALAR || kind == SQL_AK_EXISTS
+                         ? "Correlated subqueries are not supported in %s"
+                         : "Correlated or quantified subqueries are not supported in %s",
+                     cx->clause ? cx->clause : "this place");
+  sql_subq_t *sq = cx->subq;
+  if (sq->n == sq->cap) {
+    uint32_t cap = sq->cap ? sq->cap * 2 : 4;
+    sql_plan_t **n = fl_arena_alloc(b->a, cap * sizeof *n);
+    if (sq->n) memcpy(n, sq->applies, sq->n * sizeof *n);
+    sq->applies = n;
+    sq->cap = cap;
+  }
+  sql_plan_t *ap = fl_arena_zalloc(b->a, sizeof *ap);
+  ap->kind = SQL_P_APPLY;
+  ap->inputs = fl_arena_zalloc(b->a, 2 * sizeof *ap->inputs);
+  ap->inputs[1] = q;
+  ap->ninputs = 2;
+  ap->u.apply.kind = kind;
+  ap->u.apply.arg = arg;
+  ap->u.apply.cmp = cmp;
+  sq->applies[sq->n] = ap;
+  sql_dtype_t t = kind == SQL_AK_SCALAR ? q->cols[0].type : sql_dtype(SQL_DT_BOOLEAN);
+  *out = sql__col_ref(b, SQL_SUBQ_COL + sq->n++, &t, pos);
+  return FL_OK;
+}
+
+/* Rewrites placeholder columns SQL_SUBQ_COL + k to base + k. */
+static void fix_subq_cols(sql_bexpr_t *e, uint32_t base) {
+  if (!e) return;
+  if (e->kind == SQL_BX_COL && e->col >= SQL_SUBQ_COL && e->col < SQL_WIN_COL)
+    e->col = base + (e->col - SQL_SUBQ_COL);
+  for (uint32_t i = 0; i < e->nargs; i++) fix_subq_cols(e->args[i], base);
+}
+
+void sql__plan_applies(sql_binder_t *b, sql_subq_t *q, sql_plan_t **pp, sql_bexpr_t **exprs,
+                       uint32_t n) {
+  if (!q->n) return;
+  sql_plan_t *p = *pp;
+  uint32_t base = p->ncols;
+  for (uint32_t k = 0; k < q->n; k++) {
+    sql_plan_t *ap = q->applies[k];
+    fix_subq_cols(ap->u.apply.arg, base);
+    ap->inputs[0] = p;
+    ap->in = p;
+    ap->ncols = p->ncols + 1;
+    ap->cols = fl_arena_zalloc(b->a, ap->ncols * sizeof *ap->cols);
+    if (p->ncols) memcpy(ap->cols, p->cols, p->ncols * sizeof *ap->cols);
+    sql_dtype_t t =
+        ap->u.apply.kind == SQL_AK_SCALAR ? ap->inputs[1]->cols[0].type : sql_dtype(SQL_DT_BOOLEAN);
+    ap->cols[p->ncols] = (sql_col_t){.name = fl_arena_sprintf(b->a, "$subquery%u", k), .type = t};
+    p = ap;
+  }
+  for (uint32_t i = 0; i < n; i++) fix_subq_cols(exprs[i], base);
+  q->n = 0;
+  *pp = p;
+}
+
+/* Casts subquery p's one column to t (a projection). */
+static int cast_sub_col(sql_binder_t *b, sql_plan_t **p, const sql_dtype_t *t) {
+  if (sql_dtype_equal(t, &(*p)->cols[0].type)) return FL_OK;
+  *p = sql__project_all(b, *p);
+  int rc = sql__coerce(b, (*p)->u.project.exprs[0], t, &(*p)->u.project.exprs[0]);
   if (rc) return rc;
+  (*p)->cols[0].type = *t;
+  return FL_OK;
+}
+
+/* x op ANY | ALL (q): x and q's column coerced to their common type; IN
+ * is = ANY. Correlated ones, and uncorrelated ones other than = ANY and
+ * <> ALL (which run as IN lists), become APPLY nodes. */
+static int bind_quantified(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                           const sql_expr_t *arg, const sql_query_t *query, const char *cmp,
+                           bool all, bool negated, sql_bexpr_t **out) {
+  sql_plan_t *p;
+  sql_bexpr_t *l;
+  bool corr;
+  int rc;
+  if ((rc = sql__bind_expr(b, cx, arg, &l)) ||
+      (rc = bind_subquery(b, cx, query, query->pos, &p, &corr)))
+    return rc;
+  sql_dtype_t t;
+  if (!sql__common(b, &l->type, &p->cols[0].type, &t))
+    return sql__errf(b, x->pos, FL_EINVALID,
+                     "Value expression and result of subquery must be of the same type: %s vs %s",
+                     sql_dtype_str(&l->type), sql_dtype_str(&p->cols[0].type));
+  if ((rc = sql__coerce(b, l, &t, &l)) || (rc = cast_sub_col(b, &p, &t))) return rc;
+  bool in_form = (!all && !strcmp(cmp, "=")) || (all && !strcmp(cmp, "<>"));
+  sql_bexpr_t *e;
+  if (!corr && in_form) {
+    e = bx_new(b, SQL_BX_IN_QUERY, x->pos, 1);
+    e->args[0] = l;
+    e->plan = p;
+    e->type = sql_dtype(SQL_DT_BOOLEAN);
+    return negate(b, x->pos, negated != all, e, out);
+  }
+  /* The comparison must exist for these types. */
+  sql_bexpr_t *probe;
+  if ((rc = call2(b, cmp, x->pos, l, sql__col_ref(b, 0, &t, x->pos), &probe))) return rc;
+  if ((rc = add_apply(b, cx, x->pos, all ? SQL_AK_ALL : SQL_AK_ANY, p, l, cmp, &e))) return rc;
+  return negate(b, x->pos, negated, e, out);
+}
+
+/* EXISTS (q): correlated, an APPLY node; uncorrelated, the scalar
+ * subquery SELECT count(*) > 0 FROM (q LIMIT 1), run once. */
+static int bind_exists(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                       sql_bexpr_t **out) {
+  sql_plan_t *q;
+  bool corr;
+  int rc = bind_sub(b, cx, x->u.query, &q, &corr);
+  if (rc) return rc;
+  if (corr) return add_apply(b, cx, x->pos, SQL_AK_EXISTS, q, NULL, NULL, out);
   sql_plan_t *l = sql_plan_new(b->a, SQL_P_LIMIT, q);
   l->u.limit.limit = 1;
   l->cols = q->cols;
@@ -894,57 +1117,28 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
     }
     case SQL_E_SUBQUERY: {
       sql_plan_t *p;
-      if ((rc = bind_subquery(b, x->u.query, x->pos, &p))) return rc;
+      bool corr;
+      if ((rc = bind_subquery(b, cx, x->u.query, x->pos, &p, &corr))) return rc;
+      if (corr) return add_apply(b, cx, x->pos, SQL_AK_SCALAR, p, NULL, NULL, out);
       sql_bexpr_t *e = bx_new(b, SQL_BX_SUBQUERY, x->pos, 0);
       e->plan = p;
       e->type = p->cols[0].type;
       *out = e;
       return FL_OK;
     }
-    case SQL_E_IN_QUERY: {
-      sql_plan_t *p;
-      if ((rc = sql__bind_expr(b, cx, x->u.in_query.arg, &l)) ||
-          (rc = bind_subquery(b, x->u.in_query.query, x->u.in_query.query->pos, &p)))
-        return rc;
-      sql_dtype_t t;
-      if (!sql__common(b, &l->type, &p->cols[0].type, &t))
-        return sql__errf(
-            b, x->pos, FL_EINVALID,
-            "Value expression and result of subquery must be of the same type: %s vs %s",
-            sql_dtype_str(&l->type), sql_dtype_str(&p->cols[0].type));
-      if ((rc = sql__coerce(b, l, &t, &l))) return rc;
-      if (!sql_dtype_equal(&t, &p->cols[0].type)) {
-        p = sql__project_all(b, p);
-        if ((rc = sql__coerce(b, p->u.project.exprs[0], &t, &p->u.project.exprs[0]))) return rc;
-        p->cols[0].type = t;
-      }
-      sql_bexpr_t *e = bx_new(b, SQL_BX_IN_QUERY, x->pos, 1);
-      e->args[0] = l;
-      e->plan = p;
-      e->type = sql_dtype(SQL_DT_BOOLEAN);
-      return negate(b, x->pos, x->u.in_query.negated, e, out);
+    case SQL_E_IN_QUERY:
+      return bind_quantified(b, cx, x, x->u.in_query.arg, x->u.in_query.query, "=", false,
+                             x->u.in_query.negated, out);
+    case SQL_E_EXISTS: return bind_exists(b, cx, x, out);
+    case SQL_E_QUANTIFIED: {
+      const char *cmp = x->u.quant.op < SQL_OP_COUNT ? binop_fn[x->u.quant.op] : NULL;
+      if (!cmp || x->u.quant.op > SQL_OP_GE || x->u.quant.op < SQL_OP_EQ)
+        return sql__errf(b, x->pos, FL_EINVALID, "A quantified comparison needs a comparison");
+      return bind_quantified(b, cx, x, x->u.quant.arg, x->u.quant.query, cmp,
+                             x->u.quant.q == SQL_Q_ALL, false, out);
     }
-    case SQL_E_EXISTS: return bind_exists(b, x, out);
     case SQL_E_DEREF: return sql__bind_deref(b, cx, x, out);
     case SQL_E_SUBSCRIPT: return sql__bind_subscript(b, cx, x, out);
-    case SQL_E_QUANTIFIED:
-      if (x->u.quant.q != SQL_Q_ALL && x->u.quant.op == SQL_OP_EQ) {
-        /* x = ANY (q) is x IN (q). */
-        sql_expr_t in = {.kind = SQL_E_IN_QUERY, .pos = x->pos};
-        in.u.in_query.arg = x->u.quant.arg;
-        in.u.in_query.query = x->u.quant.query;
-        return bind_node(b, cx, &in, out);
-      }
-      if (x->u.quant.q == SQL_Q_ALL && x->u.quant.op == SQL_OP_NE) {
-        /* x <> ALL (q) is x NOT IN (q). */
-        sql_expr_t in = {.kind = SQL_E_IN_QUERY, .pos = x->pos};
-        in.u.in_query.arg = x->u.quant.arg;
-        in.u.in_query.query = x->u.quant.query;
-        in.u.in_query.negated = true;
-        return bind_node(b, cx, &in, out);
-      }
-      return sql__errf(b, x->pos, FL_EUNSUPPORTED,
-                       "Quantified comparisons other than = ANY and <> ALL are not supported yet");
     default:
       return sql__errf(b, x->pos, FL_EUNSUPPORTED, "%s expressions are not supported yet",
                        sql_expr_kind_name(x->kind));
@@ -965,7 +1159,8 @@ int sql__bind_expr(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *e, s
     sql_bexpr_t *t = NULL;
     bool is_lit = e->kind == SQL_E_INT || e->kind == SQL_E_STRING || e->kind == SQL_E_NULL ||
                   e->kind == SQL_E_BOOL || e->kind == SQL_E_DOUBLE;
-    if (!is_lit && !sql__has_agg(b, e) && sql__bind_expr(b, &below, e, &t) == FL_OK) {
+    if (!is_lit && !sql__has_agg(b, e) && !sql__has_subquery(e) &&
+        sql__bind_expr(b, &below, e, &t) == FL_OK) {
       for (uint32_t i = 0; i < cx->agg->nkeys; i++)
         if (sql_bexpr_equal(cx->agg->keys[i], t)) {
           *b->err = saved;

@@ -239,10 +239,9 @@ static int find_col(const sql_scope_t *sc, const char *name) {
 /* JOIN ... USING (cols): the equalities as the condition, then a
  * projection putting the merged columns first and the other columns of
  * both sides after them. */
-static int bind_using(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *l, sql_plan_t *r,
-                      const sql_scope_t *ls, const sql_scope_t *rs, sql_join_type_t type,
-                      sql_plan_t **out, sql_scope_t *scope) {
-  const sql_ident_list_t *u = &rel->u.join.using_;
+static int bind_using(sql_binder_t *b, const sql_rel_t *rel, const sql_ident_list_t *u,
+                      sql_plan_t *l, sql_plan_t *r, const sql_scope_t *ls, const sql_scope_t *rs,
+                      sql_join_type_t type, sql_plan_t **out, sql_scope_t *scope) {
   uint32_t n = (uint32_t)u->n;
   int *li = fl_arena_zalloc(b->a, n * sizeof *li), *ri = fl_arena_zalloc(b->a, n * sizeof *ri);
   sql_bexpr_t *cond = NULL;
@@ -312,13 +311,76 @@ static int bind_using(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t *l, sql_
   return FL_OK;
 }
 
+/* NATURAL JOIN: USING the column names both sides have, in the left
+ * side's order (none: a cross join, as in standard SQL). */
+static void natural_columns(sql_binder_t *b, const sql_rel_t *rel, const sql_scope_t *ls,
+                            const sql_scope_t *rs, sql_ident_list_t *u) {
+  u->items = fl_arena_zalloc(b->a, (ls->n ? ls->n : 1) * sizeof *u->items);
+  u->n = 0;
+  for (uint32_t i = 0; i < ls->n; i++) {
+    bool seen = false;
+    for (size_t k = 0; k < u->n && !seen; k++)
+      seen = strcasecmp(u->items[k].name, ls->cols[i].name) == 0;
+    if (seen || find_col(rs, ls->cols[i].name) == -1) continue;
+    u->items[u->n++] = (sql_ident_t){.name = ls->cols[i].name, .pos = rel->pos};
+  }
+}
+
+static bool is_lateral(const sql_rel_t *rel);
+static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p, sql_scope_t *scope);
+
 static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
-  if (rel->u.join.natural)
-    return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "Natural join not supported");
   sql_plan_t *l, *r;
   sql_scope_t ls = {0}, rs = {0};
   int rc;
   if ((rc = sql__bind_from(b, rel->u.join.left, &l, &ls))) return rc;
+  if (is_lateral(rel->u.join.right)) {
+    /* [CROSS | INNER] JOIN LATERAL (...) | UNNEST (...) [ON cond]: the
+     * lateral combination, filtered by the condition. */
+    bool is_unnest = rel->u.join.right->kind == SQL_REL_UNNEST;
+    bool left = rel->u.join.kind == SQL_JOIN_LEFT;
+    bool left_unnest = left && is_unnest && rel->u.join.on && rel->u.join.on->kind == SQL_E_BOOL &&
+                       rel->u.join.on->u.b;
+    if (rel->u.join.kind != SQL_JOIN_INNER && rel->u.join.kind != SQL_JOIN_CROSS && !left_unnest &&
+        !(left && !is_unnest))
+      return sql__errf(b, rel->pos, FL_EUNSUPPORTED,
+                       "Only CROSS, INNER and LEFT joins with LATERAL, and CROSS, INNER and "
+                       "LEFT JOIN ... ON TRUE with UNNEST are supported");
+    if (rel->u.join.using_.n || rel->u.join.natural)
+      return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "LATERAL joins take ON, not USING");
+    sql_plan_t *p = l;
+    sql_scope_t sc = ls;
+    if ((rc = bind_lateral(b, rel->u.join.right, &p, &sc))) return rc;
+    if (left_unnest) {
+      p->u.unnest.outer = true;
+    } else if (left) {
+      /* LEFT JOIN LATERAL (...) ON cond: the condition belongs to the join. */
+      if (!rel->u.join.on)
+        return sql__errf(b, rel->pos, FL_EINVALID, "Join needs an ON or USING clause");
+      sql_ectx_t cx = {.scope = &sc, .clause = "JOIN clause"};
+      sql_bexpr_t *cond;
+      if ((rc = sql__bind_cond(b, &cx, rel->u.join.on, "JOIN clause", &cond))) return rc;
+      if (p->kind == SQL_P_APPLY) {
+        p->u.apply.left = true;
+        p->u.apply.arg = cond;
+      } else {
+        p->u.join.type = SQL_JT_LEFT;
+        p->u.join.cond = cond;
+      }
+    } else if (rel->u.join.on) {
+      sql_ectx_t cx = {.scope = &sc, .clause = "JOIN clause"};
+      sql_bexpr_t *cond;
+      if ((rc = sql__bind_cond(b, &cx, rel->u.join.on, "JOIN clause", &cond))) return rc;
+      sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, p);
+      f->u.filter.pred = cond;
+      f->cols = p->cols;
+      f->ncols = p->ncols;
+      p = f;
+    }
+    *out = p;
+    *scope = sc;
+    return FL_OK;
+  }
   if ((rc = sql__bind_from(b, rel->u.join.right, &r, &rs))) return rc;
   static const sql_join_type_t types[] = {
       [SQL_JOIN_INNER] = SQL_JT_INNER, [SQL_JOIN_LEFT] = SQL_JT_LEFT,
@@ -326,12 +388,47 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
       [SQL_JOIN_CROSS] = SQL_JT_INNER};
   sql_join_type_t type = types[rel->u.join.kind];
   if (rel->u.join.using_.n)
-    return bind_using(b, rel, l, r, &ls, &rs, type, out, scope);
+    return bind_using(b, rel, &rel->u.join.using_, l, r, &ls, &rs, type, out, scope);
+  if (rel->u.join.natural) {
+    sql_ident_list_t u;
+    natural_columns(b, rel, &ls, &rs, &u);
+    if (u.n) return bind_using(b, rel, &u, l, r, &ls, &rs, type, out, scope);
+    *out = sql__join_new(b, l, r, type, NULL);
+    *scope = concat_scopes(b, &ls, &rs);
+    return FL_OK;
+  }
   sql_scope_t both = concat_scopes(b, &ls, &rs);
   sql_bexpr_t *cond = NULL;
   if (rel->u.join.on) {
-    sql_ectx_t cx = {.scope = &both, .clause = "JOIN clause"};
+    sql_subq_t sq = {0};
+    sql_ectx_t cx = {.scope = &both, .clause = "JOIN clause", .subq = &sq};
     if ((rc = sql__bind_cond(b, &cx, rel->u.join.on, "JOIN clause", &cond))) return rc;
+    if (sq.n) {
+      /* A correlated subquery in ON: the inner join as a filter over the
+       * cross join with the subqueries applied (the optimizer moves the
+       * conditions back into the join). */
+      if (type != SQL_JT_INNER)
+        return sql__errf(b, rel->u.join.on->pos, FL_EUNSUPPORTED,
+                         "Correlated subqueries (and quantified comparisons other than = ANY "
+                         "and <> ALL) in the ON clause of an outer join are not supported");
+      sql_plan_t *p = sql__join_new(b, l, r, SQL_JT_INNER, NULL);
+      uint32_t n = p->ncols;
+      sql_plan_t *cj = p;
+      sql__plan_applies(b, &sq, &p, &cond, 1);
+      sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, p);
+      f->u.filter.pred = cond;
+      f->cols = p->cols;
+      f->ncols = p->ncols;
+      sql_plan_t *pr = sql_plan_new(b->a, SQL_P_PROJECT, f);
+      pr->ncols = n;
+      pr->cols = cj->cols;
+      pr->u.project.exprs = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof(sql_bexpr_t *));
+      for (uint32_t i = 0; i < n; i++)
+        pr->u.project.exprs[i] = sql__col_ref(b, i, &cj->cols[i].type, rel->pos);
+      *out = pr;
+      *scope = both;
+      return FL_OK;
+    }
   } else if (rel->u.join.kind != SQL_JOIN_CROSS) {
     return sql__errf(b, rel->pos, FL_EINVALID, "Join needs an ON or USING clause");
   }
@@ -340,10 +437,105 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
   return FL_OK;
 }
 
+static bool is_lateral(const sql_rel_t *rel) {
+  return (rel->kind == SQL_REL_SUBQUERY && rel->u.subquery.lateral) || rel->kind == SQL_REL_UNNEST;
+}
+
+/*
+ * UNNEST(a, ...) [WITH ORDINALITY] [AS u (x, ..., n)] after *p (whose
+ * columns, in *scope, the arrays may name, as Trino's CROSS JOIN UNNEST
+ * does): an UNNEST node over *p; *scope grows by its columns.
+ */
+static int bind_unnest(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p, sql_scope_t *scope) {
+  const sql_expr_list_t *args = &rel->u.unnest.args;
+  uint32_t n = (uint32_t)args->n, nout = n + (rel->u.unnest.with_ordinality ? 1 : 0);
+  if (!n) return sql__errf(b, rel->pos, FL_EINVALID, "UNNEST needs at least one argument");
+  if (rel->alias_cols.n && rel->alias_cols.n != nout)
+    return sql__errf(b, rel->pos, FL_EINVALID,
+                     "Column alias list has %zu entries but the UNNEST has %u columns",
+                     rel->alias_cols.n, nout);
+  sql_ectx_t cx = {.scope = scope, .clause = "UNNEST"};
+  sql_plan_t *in = *p;
+  sql_plan_t *u = sql_plan_new(b->a, SQL_P_UNNEST, in);
+  u->u.unnest.exprs = fl_arena_zalloc(b->a, n * sizeof *u->u.unnest.exprs);
+  u->u.unnest.nexprs = n;
+  u->u.unnest.ordinality = rel->u.unnest.with_ordinality;
+  u->ncols = in->ncols + nout;
+  u->cols = fl_arena_zalloc(b->a, u->ncols * sizeof *u->cols);
+  if (in->ncols) memcpy(u->cols, in->cols, in->ncols * sizeof *u->cols);
+  sql_scope_t us = {.n = nout};
+  us.cols = fl_arena_zalloc(b->a, nout * sizeof *us.cols);
+  for (uint32_t i = 0; i < nout; i++) {
+    sql_dtype_t t = sql_dtype(SQL_DT_BIGINT);
+    if (i < n) {
+      sql_bexpr_t *e;
+      int rc = sql__bind_expr(b, &cx, args->items[i], &e);
+      if (rc) return rc;
+      if (e->type.kind != SQL_DT_ARRAY || !e->type.elem)
+        return sql__errf(b, args->items[i]->pos, FL_EINVALID, "Cannot unnest type: %s",
+                         sql_dtype_str(&e->type));
+      u->u.unnest.exprs[i] = e;
+      t = *e->type.elem;
+    }
+    const char *name =
+        rel->alias_cols.n ? rel->alias_cols.items[i].name : fl_arena_sprintf(b->a, "_col%u", i);
+    u->cols[in->ncols + i] = (sql_col_t){.name = name, .type = t};
+    us.cols[i] = (sql_scope_col_t){.qual = rel->alias.name, .name = name, .type = t};
+  }
+  *p = u;
+  *scope = concat_scopes(b, scope, &us);
+  return FL_OK;
+}
+
+/*
+ * `left, LATERAL (query)`: the query sees left's columns. Correlated, it
+ * is an APPLY node (the decorrelation rule makes it a join); otherwise a
+ * cross join. *p is left before and the combination after; *scope grows
+ * by the query's columns.
+ */
+static int bind_lateral(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p, sql_scope_t *scope) {
+  if (rel->kind == SQL_REL_UNNEST) return bind_unnest(b, rel, p, scope);
+  sql_ectx_t cx = {.scope = scope, .clause = "LATERAL"};
+  sql_outer_t o = {.cx = &cx, .next = b->outer};
+  b->outer = &o;
+  sql_plan_t *q;
+  int rc = sql__bind_query(b, rel->u.subquery.query, &q);
+  b->outer = o.next;
+  if (rc) return rc;
+  if (rel->alias_cols.n) {
+    if (rel->alias_cols.n != q->ncols)
+      return sql__errf(b, rel->pos, FL_EINVALID,
+                       "Column alias list has %zu entries but the subquery has %u columns",
+                       rel->alias_cols.n, q->ncols);
+    q = sql__project_all(b, q);
+    for (uint32_t i = 0; i < q->ncols; i++) q->cols[i].name = rel->alias_cols.items[i].name;
+  }
+  sql_scope_t qs;
+  sql__plan_scope(b, q, rel->alias.name, &qs);
+  sql_plan_t *l = *p;
+  if (!o.used) {
+    *p = sql__join_new(b, l, q, SQL_JT_INNER, NULL);
+  } else {
+    sql_plan_t *ap = sql__join_new(b, l, q, SQL_JT_INNER, NULL);
+    ap->kind = SQL_P_APPLY;
+    memset(&ap->u, 0, sizeof ap->u);
+    ap->u.apply.kind = SQL_AK_LATERAL;
+    *p = ap;
+  }
+  *scope = concat_scopes(b, scope, &qs);
+  return FL_OK;
+}
+
 int sql__bind_from_list(sql_binder_t *b, sql_rel_t *const *rels, size_t n, sql_plan_t **out,
                         sql_scope_t *scope) {
+  if (rels[0]->kind == SQL_REL_SUBQUERY && rels[0]->u.subquery.lateral)
+    return sql__errf(b, rels[0]->pos, FL_EINVALID, "LATERAL needs a relation before it");
   int rc = sql__bind_from(b, rels[0], out, scope);
   for (size_t i = 1; i < n && !rc; i++) {
+    if (is_lateral(rels[i])) {
+      if ((rc = bind_lateral(b, rels[i], out, scope))) return rc;
+      continue;
+    }
     sql_plan_t *r;
     sql_scope_t rs = {0};
     if ((rc = sql__bind_from(b, rels[i], &r, &rs))) return rc;
@@ -358,7 +550,7 @@ int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_
     case SQL_REL_TABLE: return bind_table(b, rel, out, scope);
     case SQL_REL_SUBQUERY: {
       if (rel->u.subquery.lateral)
-        return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "LATERAL is not supported yet");
+        return sql__errf(b, rel->pos, FL_EINVALID, "LATERAL needs a relation before it");
       sql_plan_t *p;
       int rc = sql__bind_query(b, rel->u.subquery.query, &p);
       if (rc) return rc;
@@ -376,6 +568,14 @@ int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_
     }
     case SQL_REL_JOIN: return bind_join(b, rel, out, scope);
     case SQL_REL_FUNCTION: return sql__bind_table_function(b, rel, out, scope);
+    case SQL_REL_UNNEST: {
+      /* On its own: over one row of no columns. */
+      sql_plan_t *one = sql_plan_new(b->a, SQL_P_VALUES, NULL);
+      one->u.values.nrows = 1;
+      *scope = (sql_scope_t){0};
+      *out = one;
+      return bind_unnest(b, rel, out, scope);
+    }
     default:
       return sql__errf(b, rel->pos, FL_EUNSUPPORTED, "This kind of relation is not supported yet");
   }

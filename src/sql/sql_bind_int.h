@@ -33,6 +33,18 @@ typedef struct sql_cte_ent {
   struct sql_cte_ent *next;
 } sql_cte_ent_t;
 
+struct sql_ectx;
+
+/* The queries enclosing a subquery being bound, innermost first: a name
+ * the subquery does not have resolves in them (a correlated reference,
+ * SQL_BX_OUTER of level 1, 2, ...). used: a name resolved there or
+ * further out, so the subquery bound inside this entry is correlated. */
+typedef struct sql_outer {
+  const struct sql_ectx *cx;
+  bool used;
+  struct sql_outer *next;
+} sql_outer_t;
+
 typedef struct sql_binder {
   fl_arena_t *a;
   const sql_bind_opts_t *o;
@@ -43,7 +55,20 @@ typedef struct sql_binder {
    * (after their own); set when a query names one (want_hidden asks for a rebind) and
    * for the row-level statements, which need the row identity. */
   bool hidden, want_hidden;
+  sql_outer_t *outer;
 } sql_binder_t;
+
+/*
+ * Correlated subqueries of one clause. Each becomes an APPLY node (its
+ * outer input not yet set) and binds to a placeholder column
+ * SQL_SUBQ_COL + k until sql__plan_applies stacks the nodes over the
+ * clause's input and knows the real columns.
+ */
+#define SQL_SUBQ_COL 0x20000000u
+typedef struct sql_subq {
+  sql_plan_t **applies;
+  uint32_t n, cap;
+} sql_subq_t;
 
 /*
  * Aggregation of one SELECT. The plan below it is a projection of pre
@@ -106,6 +131,7 @@ typedef struct sql_ectx {
   const char *clause;       /* "WHERE", "GROUP BY": where aggregates are refused */
   bool quiet;               /* trial binding: errors are expected and not reported */
   sql_winctx_t *win;        /* non-NULL: window functions allowed (select list, ORDER BY) */
+  sql_subq_t *subq;         /* non-NULL: correlated subqueries allowed */
 } sql_ectx_t;
 
 /* Sets err to "line L, column C: <message>" and returns code. */
@@ -130,6 +156,13 @@ sql_bexpr_t *sql__int_const(sql_binder_t *b, int64_t v, sql_pos_t pos);
 bool sql__common(sql_binder_t *b, const sql_dtype_t *x, const sql_dtype_t *y, sql_dtype_t *out);
 /* Whether the tree contains a call of an aggregate function. */
 bool sql__has_agg(sql_binder_t *b, const sql_expr_t *e);
+
+/* Stacks the APPLY nodes of q over *p and rewrites their placeholder
+ * columns in exprs[0..n) (and in the nodes' own arguments). */
+void sql__plan_applies(sql_binder_t *b, sql_subq_t *q, sql_plan_t **p, sql_bexpr_t **exprs,
+                       uint32_t n);
+/* Whether the syntax tree contains a subquery. */
+bool sql__has_subquery(const sql_expr_t *e);
 
 /* sql_bind_window.c: a call with OVER (refused where cx->win is NULL). */
 int sql__bind_window_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,

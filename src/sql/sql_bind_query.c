@@ -1,7 +1,8 @@
 /*
  * sql_bind_query.c - binding whole queries (layer 7, sql): WITH names,
  * the query body (SELECT, VALUES, TABLE t, parenthesized queries), the set
- * operation UNION [ALL | DISTINCT] with its column type coercions, and the
+ * operations UNION, INTERSECT and EXCEPT ([ALL | DISTINCT]) with their
+ * column type coercions, and the
  * query's ORDER BY, OFFSET and LIMIT; the entry point sql_bind_query.
  */
 #include <stdio.h>
@@ -204,13 +205,80 @@ static int intersect_except(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t *u
   return FL_OK;
 }
 
+/*
+ * INTERSECT ALL and EXCEPT ALL (multisets): over the tagged union, a
+ * window partitioned on all columns (NULLs equal) counts each side's
+ * copies of the row (cl, cr) and numbers the copies (rn); the rows with
+ * rn <= least(cl, cr) (INTERSECT) or rn <= cl - cr (EXCEPT) remain. The
+ * copies of a row are equal, so which ones remain does not matter.
+ */
+static int intersect_except_all(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t *u,
+                                sql_plan_t **out) {
+  uint32_t n = u->ncols - 2;
+  sql_dtype_t bt = sql_dtype(SQL_DT_BIGINT);
+  sql_plan_t *w = sql_plan_new(b->a, SQL_P_WINDOW, u);
+  w->u.window.partition = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < n; i++) w->u.window.partition[i] = i;
+  w->u.window.npartition = n;
+  w->u.window.nfns = 3;
+  w->u.window.fns = fl_arena_zalloc(b->a, 3 * sizeof *w->u.window.fns);
+  for (uint32_t k = 0; k < 2; k++)
+    w->u.window.fns[k] = (sql_win_call_t){
+        .name = "sum",
+        .is_agg = true,
+        .agg = {.name = "sum", .arg_col = (int32_t)(n + k), .filter_col = -1, .type = bt},
+        .arg_col = -1,
+        .default_col = -1,
+        .type = bt};
+  w->u.window.fns[2] =
+      (sql_win_call_t){.name = "row_number", .arg_col = -1, .default_col = -1, .type = bt};
+  w->ncols = n + 5;
+  w->cols = fl_arena_zalloc(b->a, w->ncols * sizeof *w->cols);
+  memcpy(w->cols, u->cols, (n + 2) * sizeof *w->cols);
+  w->cols[n + 2] = (sql_col_t){.name = "$cl", .type = bt};
+  w->cols[n + 3] = (sql_col_t){.name = "$cr", .type = bt};
+  w->cols[n + 4] = (sql_col_t){.name = "$rn", .type = bt};
+  sql_bexpr_t *cl = sql__col_ref(b, n + 2, &bt, q->pos), *cr = sql__col_ref(b, n + 3, &bt, q->pos),
+              *rn = sql__col_ref(b, n + 4, &bt, q->pos), *pred, *args[2];
+  int rc;
+  if (q->u.setop.op == SQL_SET_INTERSECT) {
+    sql_bexpr_t *x, *y;
+    args[0] = rn;
+    args[1] = cl;
+    if ((rc = sql__call(b, "<=", q->pos, args, 2, &x))) return rc;
+    args[1] = cr;
+    if ((rc = sql__call(b, "<=", q->pos, args, 2, &y))) return rc;
+    pred = sql__and(b, x, y);
+  } else {
+    sql_bexpr_t *diff;
+    args[0] = cl;
+    args[1] = cr;
+    if ((rc = sql__call(b, "-", q->pos, args, 2, &diff))) return rc;
+    args[0] = rn;
+    args[1] = diff;
+    if ((rc = sql__call(b, "<=", q->pos, args, 2, &pred))) return rc;
+  }
+  sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, w);
+  f->u.filter.pred = pred;
+  f->cols = w->cols;
+  f->ncols = w->ncols;
+  sql_plan_t *p = sql_plan_new(b->a, SQL_P_PROJECT, f);
+  p->ncols = n;
+  p->cols = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof *p->cols);
+  p->u.project.exprs = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof(sql_bexpr_t *));
+  for (uint32_t i = 0; i < n; i++) {
+    p->cols[i] = u->cols[i];
+    p->u.project.exprs[i] = sql__col_ref(b, i, &u->cols[i].type, q->pos);
+  }
+  *out = p;
+  return FL_OK;
+}
+
 static int bind_setop(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t **out) {
   bool inter = q->u.setop.op != SQL_SET_UNION;
   const char *opname = q->u.setop.op == SQL_SET_UNION       ? "UNION"
                        : q->u.setop.op == SQL_SET_INTERSECT ? "INTERSECT"
                                                             : "EXCEPT";
-  if (inter && q->u.setop.all)
-    return sql__errf(b, q->pos, FL_EUNSUPPORTED, "%s ALL is not supported yet", opname);
   sql_plan_t *l, *r;
   int rc;
   if ((rc = bind_body(b, q->u.setop.l, NULL, &l)) || (rc = bind_body(b, q->u.setop.r, NULL, &r)))
@@ -240,6 +308,7 @@ static int bind_setop(sql_binder_t *b, const sql_qbody_t *q, sql_plan_t **out) {
   for (uint32_t i = 0; i < l->ncols; i++)
     u->cols[i] = (sql_col_t){.name = l->cols[i].name,
                              .type = inter && i >= l->ncols - 2 ? l->cols[i].type : types[i]};
+  if (inter && q->u.setop.all) return intersect_except_all(b, q, u, out);
   if (inter) return intersect_except(b, q, u, out);
   if (!q->u.setop.all) {
     sql_plan_t *d = sql_plan_new(b->a, SQL_P_AGGREGATE, u);

@@ -270,7 +270,7 @@ static const sql_select_t *simple_select(sql_binder_t *b, const sql_query_t *q) 
   if (q->nctes || q->limit_kind != SQL_LIMIT_NONE || q->offset || q->body->kind != SQL_QB_SELECT)
     return NULL;
   const sql_select_t *s = &q->body->u.select;
-  if (!s->nfrom || s->ngroup || s->having) return NULL;
+  if (!s->nfrom || s->ngroup || s->having || sql__has_subquery(s->where)) return NULL;
   for (size_t i = 0; i < s->nitems; i++)
     if (s->items[i].kind == SQL_ITEM_EXPR && sql__has_agg(b, s->items[i].expr)) return NULL;
   return s;
@@ -295,6 +295,28 @@ static const sql_select_t *simple_in(sql_binder_t *b, const sql_expr_t *x) {
   const sql_select_t *s = simple_select(b, x->u.in_query.query);
   if (!s || s->nitems != 1 || s->items[0].kind != SQL_ITEM_EXPR || s->distinct) return NULL;
   return s;
+}
+
+/* Filter(pred) over p, with the APPLY nodes of pred's correlated
+ * subqueries between them and a projection back to p's columns. */
+static sql_plan_t *filter_applied(sql_binder_t *b, sql_subq_t *sq, sql_plan_t *p,
+                                  sql_bexpr_t *pred) {
+  sql_plan_t *in = p;
+  uint32_t n = p->ncols;
+  bool applied = sq->n > 0;
+  sql__plan_applies(b, sq, &p, &pred, 1);
+  sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, p);
+  f->u.filter.pred = pred;
+  f->cols = p->cols;
+  f->ncols = p->ncols;
+  if (!applied) return f;
+  sql_bexpr_t **e = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof *e);
+  const char **names = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof *names);
+  for (uint32_t i = 0; i < n; i++) {
+    e[i] = sql__col_ref(b, i, &in->cols[i].type, (sql_pos_t){0});
+    names[i] = in->cols[i].name;
+  }
+  return project_new(b, f, e, names, n);
 }
 
 static bool has_exists(const sql_expr_t *x) {
@@ -324,7 +346,7 @@ static size_t count_conjuncts(const sql_expr_t *x) {
  * join of the FROM plan with the subquery's FROM on the subquery's WHERE
  * (and x = y for IN); the other conjuncts a filter over them. */
 static int bind_where_exists(sql_binder_t *b, const sql_expr_t *where, const sql_scope_t *sc,
-                             sql_plan_t **p) {
+                             sql_subq_t *sq, sql_plan_t **p) {
   size_t n = count_conjuncts(where), k = 0;
   const sql_expr_t **v = fl_arena_zalloc(b->a, n * sizeof *v);
   and_conjuncts(where, v, &k, n);
@@ -336,7 +358,7 @@ static int bind_where_exists(sql_binder_t *b, const sql_expr_t *where, const sql
     const sql_select_t *q = in ? in : simple_exists(b, v[i], &neg);
     if (in) neg = false;
     if (!q) {
-      sql_ectx_t cx = {.scope = sc, .clause = "WHERE clause"};
+      sql_ectx_t cx = {.scope = sc, .clause = "WHERE clause", .subq = sq};
       sql_bexpr_t *c;
       if ((rc = sql__bind_cond(b, &cx, v[i], "WHERE clause", &c))) return rc;
       rest = rest ? sql__and(b, rest, c) : c;
@@ -380,13 +402,7 @@ static int bind_where_exists(sql_binder_t *b, const sql_expr_t *where, const sql
     }
     *p = sql__join_new(b, *p, r, neg ? SQL_JT_ANTI : SQL_JT_SEMI, cond);
   }
-  if (rest) {
-    sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, *p);
-    f->u.filter.pred = rest;
-    f->cols = (*p)->cols;
-    f->ncols = (*p)->ncols;
-    *p = f;
-  }
+  if (rest) *p = filter_applied(b, sq, *p, rest);
   return FL_OK;
 }
 
@@ -402,17 +418,14 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
   } else {
     if ((rc = sql__bind_from_list(b, s->from, s->nfrom, &p, &sc))) return rc;
   }
+  sql_subq_t wsq = {0};
   if (s->where && has_exists(s->where)) {
-    if ((rc = bind_where_exists(b, s->where, &sc, &p))) return rc;
+    if ((rc = bind_where_exists(b, s->where, &sc, &wsq, &p))) return rc;
   } else if (s->where) {
-    sql_ectx_t cx = {.scope = &sc, .clause = "WHERE clause"};
+    sql_ectx_t cx = {.scope = &sc, .clause = "WHERE clause", .subq = &wsq};
     sql_bexpr_t *pred;
     if ((rc = sql__bind_cond(b, &cx, s->where, "WHERE clause", &pred))) return rc;
-    sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, p);
-    f->u.filter.pred = pred;
-    f->cols = p->cols;
-    f->ncols = p->ncols;
-    p = f;
+    p = filter_applied(b, &wsq, p, pred);
   }
 
   bool aggregating = s->ngroup > 0 || s->having;
@@ -430,6 +443,8 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
   }
   sql_winctx_t wc = {.sel = s};
   post.win = &wc;
+  sql_subq_t psq = {0};
+  post.subq = &psq;
 
   items_t sel = {0};
   for (size_t i = 0; i < s->nitems; i++) {
@@ -506,6 +521,11 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
     for (uint32_t j = 0; j < ag.naggs; j++)
       a->cols[ag.agg_base + j] = (sql_col_t){.name = ag.aggs[j].name, .type = ag.aggs[j].type};
     p = a;
+    sql_bexpr_t **fix = fl_arena_zalloc(b->a, (sel.n + 1 + wc.nextra) * sizeof *fix);
+    memcpy(fix, sel.e, sel.n * sizeof *fix);
+    if (wc.nextra) memcpy(fix + sel.n, wc.extra, wc.nextra * sizeof *fix);
+    fix[sel.n + wc.nextra] = having;
+    sql__plan_applies(b, &psq, &p, fix, sel.n + wc.nextra + (having ? 1 : 0));
     if (having) {
       sql_plan_t *f = sql_plan_new(b->a, SQL_P_FILTER, p);
       f->u.filter.pred = having;
@@ -515,6 +535,12 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
     }
   }
 
+  if (psq.n) {
+    sql_bexpr_t **fix = fl_arena_zalloc(b->a, (sel.n + wc.nextra + 1) * sizeof *fix);
+    memcpy(fix, sel.e, sel.n * sizeof *fix);
+    if (wc.nextra) memcpy(fix + sel.n, wc.extra, wc.nextra * sizeof *fix);
+    sql__plan_applies(b, &psq, &p, fix, sel.n + wc.nextra);
+  }
   if ((rc = sql__plan_windows(b, &wc, &p, sel.e, sel.n))) return rc;
   p = project_new(b, p, sel.e, sel.names, sel.n);
   if (s->distinct) {

@@ -95,6 +95,9 @@ bool sql_bexpr_equal(const sql_bexpr_t *a, const sql_bexpr_t *b) {
     case SQL_BX_FIELD:
       if (a->col != b->col) return false;
       break;
+    case SQL_BX_OUTER:
+      if (a->col != b->col || a->level != b->level) return false;
+      break;
     case SQL_BX_CONST:
       if (a->c.null != b->c.null || a->c.b != b->c.b || a->c.i != b->c.i ||
           (a->c.d != b->c.d && !(a->c.d != a->c.d && b->c.d != b->c.d)) || a->c.len != b->c.len ||
@@ -119,7 +122,7 @@ bool sql_bexpr_equal(const sql_bexpr_t *a, const sql_bexpr_t *b) {
 }
 
 bool sql_bexpr_is_const(const sql_bexpr_t *e) {
-  if (e->kind == SQL_BX_COL) return false;
+  if (e->kind == SQL_BX_COL || e->kind == SQL_BX_OUTER) return false;
   for (uint32_t i = 0; i < e->nargs; i++)
     if (!sql_bexpr_is_const(e->args[i])) return false;
   return true;
@@ -132,6 +135,10 @@ void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *o) {
   switch (e->kind) {
     case SQL_BX_COL:
       snprintf(tmp, sizeof tmp, "$%u", e->col);
+      put(o, tmp);
+      return;
+    case SQL_BX_OUTER:
+      snprintf(tmp, sizeof tmp, "outer%u.$%u", e->level, e->col);
       put(o, tmp);
       return;
     case SQL_BX_CONST:
@@ -313,6 +320,7 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
       put(o, "]");
       break;
     case SQL_P_AGGREGATE:
+      if (p->u.agg.streaming) put(o, " streaming");
       put(o, " keys=[");
       for (uint32_t i = 0; i < p->u.agg.nkeys; i++) {
         snprintf(tmp, sizeof tmp, "%s$%u", i ? ", " : "", p->u.agg.keys[i]);
@@ -346,6 +354,28 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
       put(o, tmp);
       break;
     case SQL_P_WINDOW: format_window(p, o); break;
+    case SQL_P_UNNEST:
+      put(o, " [");
+      for (uint32_t i = 0; i < p->u.unnest.nexprs; i++) {
+        if (i) put(o, ", ");
+        sql_bexpr_format(p->u.unnest.exprs[i], o);
+      }
+      put(o, "]");
+      if (p->u.unnest.ordinality) put(o, " with ordinality");
+      if (p->u.unnest.outer) put(o, " outer");
+      break;
+    case SQL_P_APPLY: {
+      static const char *const kinds[] = {"SCALAR", "EXISTS", "ANY", "ALL", "LATERAL"};
+      put(o, " ");
+      put(o, kinds[p->u.apply.kind]);
+      if (p->u.apply.arg) {
+        put(o, " ");
+        sql_bexpr_format(p->u.apply.arg, o);
+        put(o, " ");
+        put(o, p->u.apply.cmp);
+      }
+      break;
+    }
     case SQL_P_JOIN:
       put(o, " ");
       put(o, sql_join_type_name(p->u.join.type));

@@ -98,6 +98,7 @@ typedef enum sql_bx_kind {
   SQL_BX_SUBQUERY, /* an uncorrelated scalar subquery: plan (one column) */
   SQL_BX_IN_QUERY, /* args[0] IN (plan): an uncorrelated subquery of one column */
   SQL_BX_FIELD,    /* field `col` of the row args[0] */
+  SQL_BX_OUTER,    /* column `col` of the query `level` subqueries out (a correlated reference) */
 } sql_bx_kind_t;
 
 /* A literal's value. Decimal, date and other literals are a VARCHAR
@@ -117,7 +118,8 @@ struct sql_bexpr {
   sql_bx_kind_t kind;
   sql_dtype_t type;
   sql_pos_t pos;
-  uint32_t col;          /* COL; FIELD: the field's index */
+  uint32_t col;          /* COL, OUTER; FIELD: the field's index */
+  uint32_t level;        /* OUTER: 1 is the immediately enclosing query */
   sql_const_t c;         /* CONST */
   const char *fn;        /* CALL: the function's name */
   const void *impl;      /* CALL: the resolver's handle of the overload */
@@ -146,7 +148,9 @@ void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *out);
   X(LIMIT)                \
   X(UNION)                \
   X(JOIN)                 \
-  X(WINDOW)
+  X(WINDOW)               \
+  X(APPLY)                \
+  X(UNNEST)
 
 typedef enum sql_plan_kind {
 #define SQL__PLAN_ENUM(name) SQL_P_##name,
@@ -182,6 +186,16 @@ typedef enum sql_join_type {
   SQL_JT_NULL_AWARE_ANTI,
 } sql_join_type_t;
 const char *sql_join_type_name(sql_join_type_t t);
+
+/* What an APPLY node computes per row of its left input from its
+ * correlated subquery (inputs[1]). */
+typedef enum sql_apply_kind {
+  SQL_AK_SCALAR, /* the one value (NULL for no row; more rows are an error) */
+  SQL_AK_EXISTS, /* whether there is a row */
+  SQL_AK_ANY,    /* arg cmp ANY (subquery); IN is = ANY */
+  SQL_AK_ALL,    /* arg cmp ALL (subquery) */
+  SQL_AK_LATERAL /* the rows themselves (an inner join with the left row) */
+} sql_apply_kind_t;
 
 typedef struct sql_sort_key {
   uint32_t col;
@@ -287,6 +301,7 @@ struct sql_plan {
       uint32_t naggs;
       uint64_t *sets; /* grouping sets as masks over keys; NULL: plain GROUP BY */
       uint32_t nsets;
+      bool streaming; /* the input arrives grouped on the keys (opt_stream_agg.c) */
     } agg;
     struct {
       sql_sort_key_t *keys;
@@ -325,6 +340,31 @@ struct sql_plan {
       sql_win_call_t *fns;
       uint32_t nfns;
     } window;
+    struct {
+      /* UNNEST: per input row, one row per element of the arrays exprs
+       * (over the input) side by side, shorter ones padded with NULL; an
+       * array that is NULL or empty gives no elements. Output: the input
+       * columns, one column per array, then the 1-based ordinality
+       * (bigint) when asked for. */
+      sql_bexpr_t **exprs;
+      uint32_t nexprs;
+      bool ordinality;
+      bool outer; /* a row without elements still gives one, elements and
+                     ordinality NULL (LEFT JOIN UNNEST ... ON TRUE) */
+    } unnest;
+    struct {
+      /* APPLY: inputs[0] is the outer input, inputs[1] the subquery,
+       * whose SQL_BX_OUTER references of level 1 name the outer input's
+       * columns. Output: the outer columns, then one result column
+       * (LATERAL: the subquery's columns). The binder makes these; the
+       * decorrelation rule (opt_decorrelate.c) replaces every one by
+       * joins and aggregations before the other rules run. */
+      sql_apply_kind_t kind;
+      sql_bexpr_t *arg; /* ANY, ALL: the left operand, over the outer input;
+                           LATERAL with left: the ON condition, over the output */
+      bool left;        /* LATERAL: LEFT JOIN LATERAL, unmatched rows NULL-extended */
+      const char *cmp;  /* ANY, ALL: "=", "<", ... */
+    } apply;
   } u;
 };
 
@@ -340,11 +380,13 @@ void sql_plan_format(const sql_plan_t *p, fl_buf_t *out);
  * pushdown. Each rule rewrites the plan in place and keeps its meaning;
  * folding may replace the root, so the driver returns it in *p. */
 struct sql_resolver;
+int sql_opt_decorrelate(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 int sql_opt_join(fl_arena_t *a, sql_plan_t **p, fl_err_t *err);
 int sql_opt_fold(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 int sql_opt_pushdown(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_prune(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_limit(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
+int sql_opt_stream_agg(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 
 #endif
