@@ -1,7 +1,9 @@
 /*
  * sql_optimize.c - the optimizer driver (layer 7, sql): runs the rules of
  * opt_*.c over a bound plan in a fixed order. Folding goes first so that
- * pushdown sees constants (id > 1 + 1 is id > 2); pushdown before pruning
+ * pushdown sees constants (id > 1 + 1 is id > 2); common conjuncts come out
+ * of ORs before join planning, so that keys inside them become join keys;
+ * pushdown before pruning
  * so that pruning sees the final filter; limit pushdown last.
  */
 #include "sql/sql_plan.h"
@@ -9,6 +11,7 @@
 int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err) {
   int rc;
   if (r && (rc = sql_opt_fold(a, r, p, err))) return rc;
+  if (r && (rc = sql_opt_or(a, r, *p, err))) return rc;
   if ((rc = sql_opt_join(a, p, err))) return rc;
   if ((rc = sql_opt_pushdown(a, *p, err))) return rc;
   if ((rc = sql_opt_prune(a, *p, err))) return rc;
