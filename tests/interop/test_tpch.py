@@ -14,11 +14,7 @@ floe) give avg() of a decimal and the quotient of two decimals as a
 decimal of the operands' scale, rounded half away from zero, where DuckDB
 gives a double. Such a value must be DuckDB's double rounded to floe's
 scale (within half a unit of its last digit)."""
-import datetime
-import decimal
 import json
-import math
-import pathlib
 import subprocess
 import sys
 
@@ -62,41 +58,6 @@ def floe_rows(wh, sql):
     return [list(o.values()) for o in objs]
 
 
-def value_matches(f, d):
-    """Whether floe's JSON value f equals DuckDB's Python value d."""
-    if d is None or f is None:
-        return d is None and f is None
-    if isinstance(d, bool) or isinstance(f, bool):
-        return f == d
-    if isinstance(d, (datetime.date, datetime.datetime)):
-        return str(f) == d.isoformat().replace("T", " ")
-    if isinstance(d, int):
-        return isinstance(f, int) and f == d
-    if isinstance(d, decimal.Decimal):
-        return decimal.Decimal(str(f)) == d
-    if isinstance(d, float):
-        if isinstance(f, str):
-            # A decimal in floe (Trino's avg and division of decimals) where
-            # DuckDB has a double: DuckDB's value rounded to floe's scale.
-            fd = decimal.Decimal(f)
-            half = decimal.Decimal(1).scaleb(fd.as_tuple().exponent) / 2
-            return abs(decimal.Decimal(d) - fd) <= half * (1 + decimal.Decimal("1e-9"))
-        return math.isclose(float(f), d, rel_tol=1e-9, abs_tol=1e-12)
-    return str(f) == str(d)
-
-
-def rows_match(frows, drows):
-    if len(frows) != len(drows):
-        return f"{len(frows)} rows from floe, {len(drows)} from DuckDB"
-    for i, (fr, dr) in enumerate(zip(frows, drows)):
-        if len(fr) != len(dr):
-            return f"row {i}: {len(fr)} columns from floe, {len(dr)} from DuckDB"
-        for j, (f, d) in enumerate(zip(fr, dr)):
-            if not value_matches(f, d):
-                return f"row {i}, column {j}: floe {f!r}, DuckDB {d!r}\n floe {fr}\n duck {dr}"
-    return None
-
-
 def params():
     for n in range(1, 23):
         marks = []
@@ -113,5 +74,5 @@ def test_tpch_query(tpch, n):
     frows = floe_rows(wh, sql)
     assert drows, f"q{n:02d} gives no rows at scale factor {SF}: the comparison would be empty"
     # Every query orders its rows or returns a single row, so compare in order.
-    problem = rows_match(frows, drows)
+    problem = tpch_data.rows_match(frows, drows)
     assert problem is None, f"q{n:02d}: {problem}"

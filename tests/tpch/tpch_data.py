@@ -9,6 +9,9 @@ tables as they are, and DuckDB reads the same files.
 
 Generated files are cached under build/tpch/sf<SF>/ with a marker written
 last, so a run interrupted half way generates again."""
+import datetime
+import decimal
+import math
 import pathlib
 import shutil
 import subprocess
@@ -122,3 +125,43 @@ def duckdb_views(con, parquet_dir):
     for t in SCHEMAS:
         con.execute(f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM "
                     f"read_parquet('{pathlib.Path(parquet_dir) / (t + '.parquet')}')")
+
+
+def value_matches(f, d):
+    """Whether floe's JSON value f equals DuckDB's Python value d: exact
+    for integers, strings, dates and decimals, doubles to a relative 1e-9.
+    Where floe has a decimal and DuckDB a double (Trino gives avg() of a
+    decimal and the quotient of decimals as a decimal of the operands'
+    scale, DuckDB a double), DuckDB's value rounded to floe's scale."""
+    if d is None or f is None:
+        return d is None and f is None
+    if isinstance(d, bool) or isinstance(f, bool):
+        return f == d
+    if isinstance(d, (datetime.date, datetime.datetime)):
+        return str(f) == d.isoformat().replace("T", " ")
+    if isinstance(d, int):
+        return isinstance(f, int) and f == d
+    if isinstance(d, decimal.Decimal):
+        return decimal.Decimal(str(f)) == d
+    if isinstance(d, float):
+        if isinstance(f, str):
+            # A decimal in floe (Trino's avg and division of decimals) where
+            # DuckDB has a double: DuckDB's value rounded to floe's scale.
+            fd = decimal.Decimal(f)
+            half = decimal.Decimal(1).scaleb(fd.as_tuple().exponent) / 2
+            return abs(decimal.Decimal(d) - fd) <= half * (1 + decimal.Decimal("1e-9"))
+        return math.isclose(float(f), d, rel_tol=1e-9, abs_tol=1e-12)
+    return str(f) == str(d)
+
+
+def rows_match(frows, drows):
+    """None when floe's rows equal DuckDB's in order, else what differs."""
+    if len(frows) != len(drows):
+        return f"{len(frows)} rows from floe, {len(drows)} from DuckDB"
+    for i, (fr, dr) in enumerate(zip(frows, drows)):
+        if len(fr) != len(dr):
+            return f"row {i}: {len(fr)} columns from floe, {len(dr)} from DuckDB"
+        for j, (f, d) in enumerate(zip(fr, dr)):
+            if not value_matches(f, d):
+                return f"row {i}, column {j}: floe {f!r}, DuckDB {d!r}\n floe {fr}\n duck {dr}"
+    return None
