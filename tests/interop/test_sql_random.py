@@ -169,6 +169,15 @@ class Gen:
                    f"ELSE {self.expr(scope, kind, d)} END"
         if choice < 0.22:
             return f"coalesce({self.expr(scope, kind, d)}, {self.expr(scope, kind, d)})"
+        if choice < 0.26:
+            return f"CASE WHEN {self.pred(scope, d)} THEN {self.expr(scope, kind, d)} END"
+        if choice < 0.29 and kind != "bool":
+            subject = self.expr(scope, kind, d)
+            return f"CASE {subject} WHEN {self.literal(kind)} THEN {self.expr(scope, kind, d)} " \
+                   f"WHEN {self.literal(kind)} THEN {self.expr(scope, kind, d)} " \
+                   f"ELSE {self.expr(scope, kind, d)} END"
+        if choice < 0.31 and kind in ("int", "bigint", "str", "date"):
+            return f"nullif({self.expr(scope, kind, d)}, {self.expr(scope, kind, d)})"
         if kind == "int":
             op = self.pick("+", "-", "*", "%", "abs", "cast")
             if op == "abs":
@@ -195,8 +204,12 @@ class Gen:
             if op == "cast":
                 return f"CAST({self.expr(scope, 'int', d)} AS decimal(9,2))"
             if op == "*":
-                return f"({self.expr(scope, 'dec', d)} * {r.randint(-3, 3)})"
-            return f"({self.expr(scope, 'dec', d)} {op} {self.expr(scope, self.pick('dec', 'int'), d)})"
+                return f"({self.expr(scope, 'dec', d)} * {self.pick(r.randint(-3, 3), '1.5', '-0.25')})"
+            if r.random() < 0.15:
+                return f"abs({self.expr(scope, 'dec', d)})"
+            other = self.pick("dec", "int", "lit1")
+            other = "2.5" if other == "lit1" else self.expr(scope, other, d)
+            return f"({self.expr(scope, 'dec', d)} {op} {other})"
         if kind == "dbl":
             op = self.pick("+", "-", "*", "cast")
             if op == "cast":
@@ -242,13 +255,22 @@ class Gen:
                 (self.literal(kind), self.literal(kind))
             return f"({e} {self.pick('', 'NOT ')}BETWEEN {lo} AND {hi})"
         if form < 0.45:
-            items = ", ".join(self.literal(kind) for _ in range(r.randint(1, 4)))
-            return f"({e} {self.pick('', 'NOT ')}IN ({items}))"
+            items = [self.literal(kind) for _ in range(r.randint(1, 4))]
+            if r.random() < 0.15:
+                items.append("NULL")
+            elif r.random() < 0.3:
+                items.append(self.expr(scope, kind, 0))
+            return f"({e} {self.pick('', 'NOT ')}IN ({', '.join(items)}))"
+        if form < 0.5:
+            other = self.expr(scope, kind, max(d, 0))
+            return f"({e} IS {self.pick('', 'NOT ')}DISTINCT FROM {other})"
         if form < 0.55 and kind == "str":
             pat = self.pick("a%", "%b", "_b%", "%", "a", "%a%", "x\\_y", "_")
             return f"({e} {self.pick('', 'NOT ')}LIKE '{pat}')"
         other_kind = self.pick(*NUMERIC) if kind in NUMERIC else kind
         other = self.expr(scope, other_kind, max(d, 0))
+        if r.random() < 0.03:
+            other = "NULL"
         return f"({e} {self.pick('=', '<>', '<', '<=', '>', '>=')} {other})"
 
     # -- queries --
@@ -257,30 +279,56 @@ class Gen:
         return [(alias, c, k) for c, k in SCHEMA]
 
     def from_clause(self):
-        """A FROM clause and its scope: one table or a join of two (or
-        three)."""
+        """(FROM clause, scope, join condition for WHERE or None): one
+        table, a join of two (or three), or a comma list."""
         r = self.r
         t1 = self.pick("t1", "t2", "t3")
-        if r.random() < 0.4:
-            return f"r.{t1} x", self.table_scope(t1, "x")
+        if r.random() < 0.35:
+            return f"r.{t1} x", self.table_scope(t1, "x"), None
         t2 = self.pick("t1", "t2", "t3")
         sx, sy = self.table_scope(t1, "x"), self.table_scope(t2, "y")
         jt = self.pick("JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "JOIN", "LEFT JOIN")
-        conds = [f"x.{self.pick('k1', 'k2')} = y.{self.pick('k1', 'k2')}"]
-        if r.random() < 0.4:
-            conds.append(self.key_pair())
+        right = f"r.{t2} y"
+        form = r.random()
+        if form < 0.12:
+            # A grouped subquery on the right.
+            right = f"(SELECT k1, count(*) AS n, sum(i) AS si, max(s) AS ms FROM r.{t2} " \
+                    f"GROUP BY k1) y"
+            sy = [("y", "k1", "int"), ("y", "n", "bigint"), ("y", "si", "bigint"),
+                  ("y", "ms", "str")]
+            conds = [f"x.{self.pick('k1', 'i')} = y.k1"]
+        elif form < 0.2:
+            # A comma list (or CROSS JOIN) of the small table with the
+            # condition in WHERE: the optimizer makes it a join.
+            sy = self.table_scope("t3", "y")
+            join = self.pick(", ", " CROSS JOIN ")
+            text = f"r.t3 x{join}r.t3 y"
+            return text, self.table_scope("t3", "x") + sy, \
+                f"x.{self.pick('k1', 'k2', 'i')} = y.{self.pick('k1', 'k2', 'i')}"
+        elif form < 0.27:
+            # No equality: a nested loop join over the small table.
+            t1 = "t3"
+            sx = self.table_scope("t3", "x")
+            conds = [f"x.i BETWEEN y.i - {r.randint(0, 3)} AND y.i + {r.randint(0, 3)}"]
+        elif form < 0.33:
+            # Keys that are expressions.
+            conds = [f"x.k1 + {r.randint(0, 2)} = y.{self.pick('k1', 'k2')}"]
+        else:
+            conds = [f"x.{self.pick('k1', 'k2')} = y.{self.pick('k1', 'k2')}"]
+            if r.random() < 0.4:
+                conds.append(self.key_pair())
         if r.random() < 0.3:
             conds.append(self.pred(sx + sy, 1))
-        text = f"r.{t1} x {jt} r.{t2} y ON {' AND '.join(conds)}"
+        text = f"r.{t1} x {jt} {right} ON {' AND '.join(conds)}"
         scope = sx + sy
         if r.random() < 0.15:
             t3 = self.pick("t1", "t2", "t3")
             jt2 = self.pick("JOIN", "LEFT JOIN")
             # On i, which has about a hundred values, so that the result
             # stays small whatever the skew of the first join's keys.
-            text += f" {jt2} r.{t3} z ON z.i = {self.pick('x', 'y')}.i"
+            text += f" {jt2} r.{t3} z ON z.i = {self.pick(*[a for a, c, _ in scope if c == 'i'])}.i"
             scope = scope + self.table_scope(t3, "z")
-        return text, scope
+        return text, scope, None
 
     def key_pair(self):
         c = self.pick("k1", "k2", "s", "dt")
@@ -299,6 +347,8 @@ class Gen:
         keys = ", ".join(f"{c} {self.pick('ASC', 'DESC')} NULLS {self.pick('FIRST', 'LAST')}"
                          for c in cols)
         limit = f" LIMIT {r.randint(0, 30)}" if r.random() < 0.6 else ""
+        if limit and r.random() < 0.3:
+            limit += f" OFFSET {r.randint(1, 10)}"
         return f" ORDER BY {keys}{limit}", True
 
     def select_list(self, scope, n):
@@ -306,24 +356,56 @@ class Gen:
                  for _ in range(n)]
         return [(self.expr(scope, k, 2), k) for k in kinds]
 
-    def simple(self, scope, from_text, kinds=None):
+    def subquery_pred(self, scope):
+        """IN / NOT IN over an uncorrelated subquery (its column may hold
+        NULLs), EXISTS / NOT EXISTS correlated through the subquery's
+        WHERE, or a comparison with a scalar subquery."""
+        r = self.r
+
+        def pick_col(names):
+            return self.pick(*[f"{al}.{c}" for al, c, _ in scope if c in names])
+        form = r.random()
+        if form < 0.4:
+            cond = self.pred(self.table_scope("t3", ""), 1)
+            return f"({pick_col(('k1', 'k2', 'i'))} {self.pick('', 'NOT ')}IN (SELECT {self.pick('k1', 'k2', 'i')} " \
+                   f"FROM r.t3 WHERE {cond}))"
+        if form < 0.8:
+            cond = self.pred(self.table_scope("t3", "w"), 1)
+            return f"({self.pick('', 'NOT ')}EXISTS (SELECT 1 FROM r.t3 w WHERE w.k1 = {pick_col(('k1',))} " \
+                   f"AND {cond}))"
+        agg = self.pick("max(i)", "min(d)", "count(*)", "avg(i)")
+        arg = pick_col(("d",) if "d)" in agg else ("i",))
+        return f"({arg} {self.pick('<', '>=', '=')} " \
+               f"(SELECT {agg} FROM r.t3 WHERE k2 = {r.randint(0, 3)}))"
+
+    def where(self, scope, p, join_cond=None):
+        r = self.r
+        conds = [join_cond] if join_cond else []
+        if r.random() < p:
+            conds.append(self.pred(scope, 2))
+        if r.random() < 0.12:
+            conds.append(self.subquery_pred(scope))
+        return " WHERE " + " AND ".join(conds) if conds else ""
+
+    def simple(self, scope, from_text, kinds=None, join_cond=None):
         r = self.r
         if kinds is None:
             items = self.select_list(scope, r.randint(1, 4))
         else:
             items = [(self.expr(scope, k, 2), k) for k in kinds]
-        where = f" WHERE {self.pred(scope, 2)}" if r.random() < 0.7 else ""
+        where = self.where(scope, 0.7, join_cond)
         distinct = "DISTINCT " if r.random() < 0.2 else ""
         sel = ", ".join(f"{e} AS c{i}" for i, (e, _) in enumerate(items))
         return f"SELECT {distinct}{sel} FROM {from_text}{where}", [k for _, k in items]
 
-    def aggregate(self, scope, from_text):
+    def aggregate(self, scope, from_text, join_cond=None):
         r = self.r
         nkeys = r.randint(0, 2)
         keys = self.select_list(scope, nkeys)
         aggs = []
         for _ in range(r.randint(1, 3)):
-            fn = self.pick("count(*)", "count", "sum", "min", "max", "avg", "count_distinct")
+            fn = self.pick("count(*)", "count", "sum", "min", "max", "avg", "count_distinct",
+                           "sum_distinct", "bool")
             if fn == "count(*)":
                 aggs.append(("count(*)", "bigint"))
             elif fn == "count":
@@ -335,6 +417,13 @@ class Gen:
                 k = self.pick("int", "bigint", "dec", "dbl")
                 aggs.append((f"sum({self.expr(scope, k, 1)})", "dbl" if k == "dbl" else
                              "dec" if k == "dec" else "bigint"))
+            elif fn == "sum_distinct":
+                k = self.pick("int", "dec")
+                aggs.append((f"sum(DISTINCT {self.expr(scope, k, 1)})",
+                             "dec" if k == "dec" else "bigint"))
+            elif fn == "bool":
+                f2 = self.pick("bool_and", "bool_or", "min", "max")
+                aggs.append((f"{f2}({self.expr(scope, 'bool', 1)})", "bool"))
             elif fn == "avg":
                 k = self.pick("int", "bigint", "dbl", "dec")
                 e = self.expr(scope, k, 1)
@@ -346,7 +435,7 @@ class Gen:
                 aggs.append((f"{fn}({self.expr(scope, k, 1)})", k))
         items = keys + aggs
         sel = ", ".join(f"{e} AS c{i}" for i, (e, _) in enumerate(items))
-        where = f" WHERE {self.pred(scope, 2)}" if r.random() < 0.5 else ""
+        where = self.where(scope, 0.5, join_cond)
         group = (" GROUP BY " + ", ".join(str(i + 1) for i in range(nkeys))) if nkeys else ""
         having = ""
         if r.random() < 0.35:
@@ -364,21 +453,22 @@ class Gen:
         """(sql, output kinds, ordered)."""
         r = self.r
         shape = r.random()
-        if shape < 0.12:
-            # UNION ALL of two selects with the same output kinds.
-            f1, s1 = self.from_clause()
-            q1, kinds = self.simple(s1, f1)
-            f2, s2 = self.from_clause()
-            q2, _ = self.simple(s2, f2, kinds)
+        if shape < 0.15:
+            # A set operation of two selects with the same output kinds.
+            f1, s1, c1 = self.from_clause()
+            q1, kinds = self.simple(s1, f1, join_cond=c1)
+            f2, s2, c2 = self.from_clause()
+            q2, _ = self.simple(s2, f2, kinds, join_cond=c2)
+            op = self.pick("UNION ALL", "UNION ALL", "UNION", "INTERSECT", "EXCEPT")
             tail, ordered = self.order_limit(len(kinds), True)
             if tail:
-                return f"SELECT * FROM ({q1} UNION ALL {q2}) u{tail}", kinds, ordered
-            return f"{q1} UNION ALL {q2}", kinds, False
-        f, scope = self.from_clause()
+                return f"SELECT * FROM ({q1} {op} {q2}) u{tail}", kinds, ordered
+            return f"{q1} {op} {q2}", kinds, False
+        f, scope, cond = self.from_clause()
         if shape < 0.55:
-            q, kinds = self.aggregate(scope, f)
+            q, kinds = self.aggregate(scope, f, cond)
         else:
-            q, kinds = self.simple(scope, f)
+            q, kinds = self.simple(scope, f, join_cond=cond)
         tail, ordered = self.order_limit(len(kinds), True)
         return q + tail, kinds, ordered
 
