@@ -395,7 +395,10 @@ class Gen:
         r = self.r
         conds = [join_cond] if join_cond else []
         if r.random() < p:
-            conds.append(self.pred(scope, 2))
+            # Several conjuncts: the optimizer splits them between join
+            # inputs and regroups the rest.
+            for _ in range(self.pick(1, 1, 2, 3)):
+                conds.append(self.pred(scope, 2))
         if r.random() < 0.12:
             conds.append(self.subquery_pred(scope))
         return " WHERE " + " AND ".join(conds) if conds else ""
