@@ -11,7 +11,7 @@ PY         := $(VENV)/bin/python
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps venv demo test unit unit-asan interop fuzz fuzz-long bench bench-quick bench-iceberg bench-iceberg-quick clean
+.PHONY: all build deps venv demo test unit unit-asan interop fuzz fuzz-long bench bench-quick bench-iceberg bench-iceberg-quick bench-tpch clean
 
 all: build
 
@@ -66,6 +66,12 @@ bench-iceberg-quick: build venv
 
 bench-quick: build venv
 	@$(PY) bench/parquet_bench.py --floe $(BUILD)/floe --quick $(BENCH_ARGS)
+
+# The 22 TPC-H queries, floe beside DuckDB at SF1 (data generated once under
+# build/tpch/), at one thread and all cores, plus a join under a memory
+# limit that must spill. Options: make bench-tpch BENCH_ARGS='--runs 5 --sf 10'.
+bench-tpch: build venv
+	@$(PY) bench/tpch_bench.py --floe $(BUILD)/floe $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

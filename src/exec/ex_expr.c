@@ -239,6 +239,10 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
           (rc = ex_call_init(ctx, &r, NULL, &x->logic, err)))
         return rc;
       x->out = vec_new(ctx, x->storage, TY_BATCH_ROWS);
+      /* Three or more operands fold pairwise: the running result and the
+       * next one's go to alternate vectors (a kernel must not read the
+       * vector it writes). */
+      if (e->nargs > 2) x->acc2 = vec_new(ctx, x->storage, TY_BATCH_ROWS);
       break;
     }
     case SQL_BX_CASE:
@@ -317,9 +321,11 @@ static int eval_logic(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex
     const ty_vec_t *rv;
     if ((rc = ex_expr_eval(ctx, x->args[a], b, &rest, &rv, err))) return rc;
     const ty_vec_t *pair[2] = {acc, rv};
-    if ((rc = ex_call_eval(ctx, x->logic, pair, rows, x->out, err))) return rc;
-    acc = x->out;
+    ty_vec_t *dst = acc == x->out ? x->acc2 : x->out;
+    if ((rc = ex_call_eval(ctx, x->logic, pair, rows, dst, err))) return rc;
+    acc = dst;
   }
+  if (acc != x->out) ty_vec_exchange(x->out, x->acc2);
   return FL_OK;
 }
 

@@ -152,6 +152,11 @@ static int r_fold(void *ctx, const sql_bexpr_t *e, sql_const_t *out, bool *as_te
   return FL_OK;
 }
 
+static bool r_nondeterministic(void *ctx, const void *impl) {
+  (void)ctx;
+  return impl && (((const ex_func_t *)impl)->flags & EX_FN_NONDET);
+}
+
 void ex_sql_resolver(sql_resolver_t *r, fl_arena_t *a) {
   *r = (sql_resolver_t){.ctx = a,
                         .scalar = r_scalar,
@@ -160,5 +165,6 @@ void ex_sql_resolver(sql_resolver_t *r, fl_arena_t *a) {
                         .cast = r_cast,
                         .common = r_common,
                         .fold = r_fold,
+                        .nondeterministic = r_nondeterministic,
                         .from_storage = r_from_storage};
 }

@@ -16,7 +16,9 @@
  *   COLLECTING  taking input; the heap holds the best min(k, rows) rows
  *   FINISHED    output emitted and finish() passed on
  * The kept rows are bounded by k, not by the input, so top-N does not
- * spill: a k whose rows exceed the memory budget is an FL_ELIMIT error.
+ * spill: a k whose rows alone exceed the memory budget is an FL_ELIMIT
+ * error; within it, top-N takes its bytes even when other operators hold
+ * the rest of the budget (they can spill).
  * checkpoint() writes the kept rows in order; restore() pushes them back.
  */
 #include <stdlib.h>
@@ -99,11 +101,18 @@ static void compact(topn_op_t *t) {
 static int account(topn_op_t *t, fl_err_t *err) {
   size_t now = ex_batch_bytes(t->store) + t->key_bytes + t->k * sizeof(entry_t);
   if (now <= t->reserved) return FL_OK;
-  if (!ex_mem_reserve(t->ctx->mem, now - t->reserved))
-    return fl_err_set(
-        err, FL_ELIMIT,
-        "top-N: keeping %llu rows needs %zu bytes, beyond the memory budget of %zu bytes",
-        (unsigned long long)t->k, now, t->ctx->mem->limit);
+  if (!ex_mem_reserve(t->ctx->mem, now - t->reserved)) {
+    /* The budget is shared: a join or aggregation below may hold most of
+     * it (a join key with more rows than the budget is joined over it).
+     * Those spill and top-N cannot, and what it keeps is bounded by k, so
+     * it is refused only when it alone needs more than the whole budget. */
+    if (now > t->ctx->mem->limit)
+      return fl_err_set(
+          err, FL_ELIMIT,
+          "top-N: keeping %llu rows needs %zu bytes, beyond the memory budget of %zu bytes",
+          (unsigned long long)t->k, now, t->ctx->mem->limit);
+    ex_mem_force(t->ctx->mem, now - t->reserved);
+  }
   t->reserved = now;
   return FL_OK;
 }

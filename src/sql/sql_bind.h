@@ -58,6 +58,9 @@ typedef struct sql_resolver {
    * expression is not deterministic.
    */
   int (*fold)(void *ctx, const sql_bexpr_t *e, sql_const_t *out, bool *as_text, fl_err_t *err);
+  /* Whether the scalar overload impl (sql_fn_sig_t.impl) may give another
+   * value each time it is called with the same arguments (random). */
+  bool (*nondeterministic)(void *ctx, const void *impl);
   /* The SQL type of an Iceberg column type; fails for types SQL does not
    * cover yet. */
   int (*from_storage)(void *ctx, const ty_type_t *t, sql_dtype_t *out, fl_err_t *err);

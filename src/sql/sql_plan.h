@@ -375,7 +375,7 @@ void sql_plan_format(const sql_plan_t *p, fl_buf_t *out);
 
 /* Optimizer rules (one per opt_*.c file) and the driver that runs them in
  * order: constant folding (through the resolver's evaluator; skipped when
- * r is NULL), join planning (WHERE conjuncts into joins and below them,
+ * r is NULL), common conjuncts out of OR (also skipped without r), join planning (WHERE conjuncts into joins and below them,
  * equi-keys and residuals, build side by row counts), predicate pushdown into the scan, projection pruning, limit
  * pushdown. Each rule rewrites the plan in place and keeps its meaning;
  * folding may replace the root, so the driver returns it in *p. */
@@ -383,6 +383,7 @@ struct sql_resolver;
 int sql_opt_decorrelate(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 int sql_opt_join(fl_arena_t *a, sql_plan_t **p, fl_err_t *err);
 int sql_opt_fold(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
+int sql_opt_or(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t *p, fl_err_t *err);
 int sql_opt_pushdown(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_prune(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_limit(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
