@@ -53,6 +53,9 @@ struct ice_scan {
   bool done;
   struct ice_task_state *cur; /* the open task (ice_scan_read.c) */
   ty_batch_t *out;
+  /* A fork (ice_scan_fork) shares its parent's planning and arena, which
+   * it must not free; it owns only its reading state. */
+  bool is_fork;
 };
 
 /* ---- planning helpers (ice_scan_plan.c) ---- */

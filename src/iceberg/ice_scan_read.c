@@ -919,12 +919,64 @@ int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   return FL_OK;
 }
 
+int ice_scan_fork(const ice_scan_t *s, ice_scan_t **out, fl_err_t *err) {
+  (void)err;
+  ice_scan_t *f = fl_calloc(1, sizeof *f);
+  *f = *s;
+  f->is_fork = true;
+  f->limit = -1;
+  f->cur = NULL;
+  f->out = NULL;
+  f->done = true; /* nothing to read until ice_scan_read_range */
+  f->task_i = f->task_end = 0;
+  /* Reading counters are the fork's own; planning ones stay with s. */
+  ice_scan_stats_t st = {0};
+  f->stats = st;
+  /* Equality delete sets are loaded per reader. */
+  f->eq_sets = fl_calloc(s->neq_sets ? s->neq_sets : 1, sizeof *f->eq_sets);
+  for (uint32_t i = 0; i < s->neq_sets; i++) {
+    f->eq_sets[i] = s->eq_sets[i];
+    f->eq_sets[i].loaded = false;
+    memset(&f->eq_sets[i].keys, 0, sizeof f->eq_sets[i].keys);
+  }
+  *out = f;
+  return FL_OK;
+}
+
+int ice_scan_read_range(ice_scan_t *s, uint32_t begin, uint32_t end, fl_err_t *err) {
+  if (begin > end || end > s->ntasks)
+    return fl_err_set(err, FL_EINVALID, "table %s: scan has no tasks [%u, %u) (of %u)",
+                      s->t->ident, begin, end, s->ntasks);
+  close_task(s);
+  s->task_i = begin;
+  s->task_end = end;
+  s->done = begin == end;
+  return FL_OK;
+}
+
+void ice_scan_add_stats(ice_scan_t *to, const ice_scan_t *from) {
+  const ice_scan_stats_t *f = &from->stats;
+  ice_scan_stats_t *t = &to->stats;
+  t->row_groups_read += f->row_groups_read;
+  t->row_groups_skipped += f->row_groups_skipped;
+  t->pages_skipped += f->pages_skipped;
+  t->rows_read += f->rows_read;
+  t->rows_deleted += f->rows_deleted;
+  t->rows_filtered += f->rows_filtered;
+  t->rows_out += f->rows_out;
+  t->bytes_read += f->bytes_read;
+}
+
 void ice_scan_free(ice_scan_t *s) {
   if (!s) return;
   close_task(s);
   for (uint32_t i = 0; i < s->neq_sets; i++)
     if (s->eq_sets[i].loaded) fl_strset_free(&s->eq_sets[i].keys);
   ty_batch_free(s->out);
-  fl_arena_free(s->a);
+  if (s->is_fork) {
+    fl_free(s->eq_sets);
+  } else {
+    fl_arena_free(s->a);
+  }
   fl_free(s);
 }
