@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "exec/ex_cast.h"
 #include "exec/ex_plan.h"
@@ -205,7 +206,7 @@ static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *q
     fl_buf_free(&plan_text);
     return FL_OK;
   }
-  ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1};
+  ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1, .threads = s->threads};
   ex_query_t *q;
   if ((rc = ex_query_new(a, p, &qo, &q, err))) return rc;
   rc = ex_query_run(q, err);
@@ -230,9 +231,46 @@ int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *
 int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *o,
                    const sql_stmt_t *st, sql_result_t *res, fl_err_t *err);
 
+/* The session properties floe knows: threads (also Trino's
+ * task_concurrency), the lanes of every query's pipelines. */
+static bool is_threads_key(const sql_stmt_t *st) {
+  const sql_qname_t *k = &st->u.set.key;
+  const char *name = NULL;
+  char buf[64];
+  if (k->n == 1) {
+    name = k->parts[0].name;
+  } else if (st->u.set.key_string && st->u.set.key_len < sizeof buf) {
+    memcpy(buf, st->u.set.key_string, st->u.set.key_len);
+    buf[st->u.set.key_len] = 0;
+    name = buf;
+  }
+  return name && (!strcasecmp(name, "threads") || !strcasecmp(name, "task_concurrency"));
+}
+
+static int exec_set(sql_session_t *s, const sql_stmt_t *st, fl_err_t *err) {
+  if (!is_threads_key(st))
+    return fl_err_set(err, FL_EUNSUPPORTED,
+                      "line %u, column %u: unknown session property (floe knows threads, "
+                      "task_concurrency)",
+                      st->pos.line, st->pos.col);
+  if (st->kind == SQL_S_RESET) {
+    s->threads = 0;
+    return FL_OK;
+  }
+  const sql_expr_t *v = st->u.set.value;
+  if (!v || v->kind != SQL_E_INT || v->u.i.value < 1 || v->u.i.value > EX_MAX_THREADS)
+    return fl_err_set(err, FL_EINVALID, "line %u, column %u: threads takes an integer from 1 to %d",
+                      st->pos.line, st->pos.col, EX_MAX_THREADS);
+  s->threads = (uint32_t)v->u.i.value;
+  return FL_OK;
+}
+
 int sql_exec_stmt(sql_session_t *s, fl_arena_t *a, const char *text, size_t len,
                   const sql_stmt_t *st, sql_result_t *res, fl_err_t *err) {
   memset(res, 0, sizeof *res);
+  if ((st->kind == SQL_S_SET || st->kind == SQL_S_RESET) && st->u.set.session &&
+      (st->u.set.key.n || st->u.set.key_string))
+    return exec_set(s, st, err);
   if (st->kind == SQL_S_USE) {
     const sql_qname_t *q = &st->u.drop.name;
     const char *ns = q->parts[q->n - 1].name;

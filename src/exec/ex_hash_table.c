@@ -350,9 +350,8 @@ static void reserve_groups(ex_ht_t *ht, uint64_t groups) {
 }
 
 /* Lookups write only sc (and, when inserting, the table). */
-static uint32_t probe(ex_ht_t *ht, ex_ht_scratch_t *sc, ty_vec_t *const *cols,
-                      const uint32_t *rows, uint32_t n, const uint64_t *hashes, uint32_t *gids,
-                      bool insert) {
+static uint32_t probe(ex_ht_t *ht, ex_ht_scratch_t *sc, ty_vec_t *const *cols, const uint32_t *rows,
+                      uint32_t n, const uint64_t *hashes, uint32_t *gids, bool insert) {
   if (n == 0) return 0;
   reserve_scratch(sc, n);
   if (!hashes) {

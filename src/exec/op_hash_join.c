@@ -726,8 +726,8 @@ static const ex_op_vt_t probe_vt = {
     .destroy = join_destroy,
 };
 
-int ex_hash_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts_t *o, ex_op_t *next,
-                     ex_op_t **out, fl_err_t *err) {
+int ex_hash_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts_t *o,
+                     ex_op_t *next, ex_op_t **out, fl_err_t *err) {
   const ex_join_spec_t *sp = &o->join;
   if (!sp->probe_schema || !sp->build_schema)
     return fl_err_set(err, FL_EINVALID, "hash join: probe and build schemas are required");
@@ -837,7 +837,8 @@ static int lane_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
 
 static int lane_finish(ex_op_t *op, fl_err_t *err) {
   hash_join_t *l = (hash_join_t *)op, *j = l->base;
-  if (l->state != ST_PROBING) return fl_err_set(err, FL_EINTERNAL, "hash join: lane finished twice");
+  if (l->state != ST_PROBING)
+    return fl_err_set(err, FL_EINTERNAL, "hash join: lane finished twice");
   l->state = ST_FINISHED;
   int rc = ex_op_forward_finish(op, err);
   if (rc) return rc;

@@ -87,12 +87,11 @@ int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err);
  * statistics, so several threads can read one planned scan, each through
  * its own fork. The parent must outlive its forks and is not read while
  * they are. ice_scan_read_range restarts a scan or fork on tasks [begin,
- * end) with the filter still applied (unlike ice_scan_read_task).
- * ice_scan_add_stats adds a fork's reading counters to another scan's.
+ * end) with the filter still applied (unlike ice_scan_read_task). A
+ * fork's ice_scan_stats count only what it read.
  */
 int ice_scan_fork(const ice_scan_t *s, ice_scan_t **out, fl_err_t *err);
 int ice_scan_read_range(ice_scan_t *s, uint32_t begin, uint32_t end, fl_err_t *err);
-void ice_scan_add_stats(ice_scan_t *to, const ice_scan_t *from);
 void ice_scan_free(ice_scan_t *s);
 
 #endif

@@ -908,8 +908,8 @@ fail:
 
 int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   if (index >= s->ntasks)
-    return fl_err_set(err, FL_EINVALID, "table %s: scan has no task %u (of %u)", s->t->ident,
-                      index, s->ntasks);
+    return fl_err_set(err, FL_EINVALID, "table %s: scan has no task %u (of %u)", s->t->ident, index,
+                      s->ntasks);
   close_task(s);
   s->filter = NULL; /* every live row, no page pruning */
   s->limit = -1;
@@ -945,26 +945,13 @@ int ice_scan_fork(const ice_scan_t *s, ice_scan_t **out, fl_err_t *err) {
 
 int ice_scan_read_range(ice_scan_t *s, uint32_t begin, uint32_t end, fl_err_t *err) {
   if (begin > end || end > s->ntasks)
-    return fl_err_set(err, FL_EINVALID, "table %s: scan has no tasks [%u, %u) (of %u)",
-                      s->t->ident, begin, end, s->ntasks);
+    return fl_err_set(err, FL_EINVALID, "table %s: scan has no tasks [%u, %u) (of %u)", s->t->ident,
+                      begin, end, s->ntasks);
   close_task(s);
   s->task_i = begin;
   s->task_end = end;
   s->done = begin == end;
   return FL_OK;
-}
-
-void ice_scan_add_stats(ice_scan_t *to, const ice_scan_t *from) {
-  const ice_scan_stats_t *f = &from->stats;
-  ice_scan_stats_t *t = &to->stats;
-  t->row_groups_read += f->row_groups_read;
-  t->row_groups_skipped += f->row_groups_skipped;
-  t->pages_skipped += f->pages_skipped;
-  t->rows_read += f->rows_read;
-  t->rows_deleted += f->rows_deleted;
-  t->rows_filtered += f->rows_filtered;
-  t->rows_out += f->rows_out;
-  t->bytes_read += f->bytes_read;
 }
 
 void ice_scan_free(ice_scan_t *s) {
