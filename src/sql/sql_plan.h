@@ -257,6 +257,7 @@ struct sql_plan {
       bool split;      /* cond has been split into keys and residual */
       bool build_left; /* the left input is the smaller one: build the hash table on it */
       uint32_t nleft, nright;
+      int64_t est; /* estimated output rows (join ordering); 0: unknown */
     } join;
     struct {
       int64_t limit;  /* -1: none */
@@ -283,9 +284,9 @@ void sql_plan_format(const sql_plan_t *p, fl_buf_t *out);
 /* Optimizer rules (one per opt_*.c file) and the driver that runs them in
  * order: constant folding (through the resolver's evaluator; skipped when
  * r is NULL), join planning (WHERE conjuncts into joins and below them,
- * equi-keys and residuals, build side by row counts), predicate pushdown into the scan, projection pruning, limit
- * pushdown. Each rule rewrites the plan in place and keeps its meaning;
- * folding may replace the root, so the driver returns it in *p. */
+ * equi-keys and residuals, build side by row counts), predicate pushdown into the scan, projection
+ * pruning, limit pushdown. Each rule rewrites the plan in place and keeps its meaning; folding may
+ * replace the root, so the driver returns it in *p. */
 struct sql_resolver;
 int sql_opt_join(fl_arena_t *a, sql_plan_t **p, fl_err_t *err);
 int sql_opt_fold(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
