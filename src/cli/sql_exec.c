@@ -206,7 +206,8 @@ static int run_query(const sql_session_t *s, fl_arena_t *a, const sql_query_t *q
     fl_buf_free(&plan_text);
     return FL_OK;
   }
-  ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1, .threads = s->threads};
+  ex_query_opts_t qo = {
+      .mem_limit = s->mem_limit, .now_us = -1, .threads = s->threads, .analyze = explain == 2};
   ex_query_t *q;
   if ((rc = ex_query_new(a, p, &qo, &q, err))) return rc;
   rc = ex_query_run(q, err);

@@ -68,6 +68,14 @@ struct ex_query {
   ex_repartition_t **reparts;
   uint32_t nreparts;
   uint64_t run_us;
+  /* EXPLAIN ANALYZE: a meter per plan node and lane. */
+  bool analyze;
+  struct node_stat **nodes;
+  uint32_t nnodes, nodes_cap, depth;
+  struct node_stat **src_stat; /* per source, with analyze */
+  struct meter **pending;      /* second-phase meters awaiting their node */
+  uint32_t npending;
+  struct node_stat *phase2_dummy; /* what pending meters point at meanwhile */
   ex_sink_t *sink;
   const sql_plan_t *plan;
   ex_type_t *types;
@@ -79,6 +87,126 @@ struct ex_query {
   } * joins;
   uint32_t njoins, joins_cap;
 };
+
+/* ---- meters (EXPLAIN ANALYZE) ----
+ *
+ * A meter sits in front of an operator and counts the rows pushed into
+ * it and the time spent in its push() and finish() calls. Calls nest (an
+ * operator's push runs its consumers'), so each thread keeps the meter
+ * it is inside: a meter's own time is its time minus that of the meters
+ * called from within it. A node's numbers are its meters' summed over
+ * lanes. A source's time is its lane tasks' minus their first meters'. */
+
+typedef struct node_stat {
+  const char *name;
+  uint32_t depth;
+  _Atomic uint64_t rows, ns, child_ns;
+} node_stat_t;
+
+typedef struct meter {
+  ex_op_t op;
+  ex_op_t *inner;
+  node_stat_t *st;
+  bool time_only; /* a second phase of the node: its rows are not input */
+} meter_t;
+
+static _Thread_local node_stat_t *t_current;
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Runs a call as part of st's time. */
+#define METERED(st, call)                              \
+  do {                                                 \
+    node_stat_t *prev_ = t_current;                    \
+    t_current = (st);                                  \
+    uint64_t t0_ = now_ns();                           \
+    rc = (call);                                       \
+    uint64_t d_ = now_ns() - t0_;                      \
+    atomic_fetch_add(&(st)->ns, d_);                   \
+    if (prev_) atomic_fetch_add(&prev_->child_ns, d_); \
+    t_current = prev_;                                 \
+  } while (0)
+
+static int meter_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
+  meter_t *m = (meter_t *)op;
+  int rc;
+  if (!m->time_only) atomic_fetch_add(&m->st->rows, ty_batch_live(b));
+  METERED(m->st, ex_op_push(m->inner, b, err));
+  return rc;
+}
+static int meter_finish(ex_op_t *op, fl_err_t *err) {
+  meter_t *m = (meter_t *)op;
+  int rc;
+  METERED(m->st, ex_op_finish(m->inner, err));
+  return rc;
+}
+static int meter_watermark(ex_op_t *op, int64_t ts, fl_err_t *err) {
+  return ex_op_watermark(((meter_t *)op)->inner, ts, err);
+}
+static int meter_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
+  return ex_op_checkpoint(((meter_t *)op)->inner, w, err);
+}
+static int meter_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
+  return ex_op_restore(((meter_t *)op)->inner, r, err);
+}
+static void meter_destroy(ex_op_t *op) { fl_free(op); }
+
+static const ex_op_vt_t meter_vt = {
+    .name = "meter",
+    .push = meter_push,
+    .watermark = meter_watermark,
+    .finish = meter_finish,
+    .checkpoint = meter_checkpoint,
+    .restore = meter_restore,
+    .destroy = meter_destroy,
+};
+
+static void keep_op(ex_query_t *q, ex_op_t *op);
+
+/* The statistics slot of plan node p (a new one per call). */
+static node_stat_t *node_of(ex_query_t *q, const char *name) {
+  if (!q->analyze) return NULL;
+  if (q->nnodes == q->nodes_cap) {
+    q->nodes_cap = q->nodes_cap ? q->nodes_cap * 2 : 16;
+    q->nodes = fl_realloc(q->nodes, q->nodes_cap * sizeof *q->nodes);
+  }
+  /* Meters point at the slot: it never moves. */
+  node_stat_t *st = fl_arena_zalloc(q->a, sizeof *st);
+  st->name = name;
+  st->depth = q->depth;
+  q->nodes[q->nnodes++] = st;
+  return st;
+}
+
+/* op behind a meter counting into st (op itself without EXPLAIN ANALYZE). */
+static ex_op_t *metered(ex_query_t *q, node_stat_t *st, ex_op_t *op) {
+  if (!st) return op;
+  meter_t *m = fl_calloc(1, sizeof *m);
+  m->op.vt = &meter_vt;
+  m->op.out_schema = op->out_schema;
+  m->op.next = op;
+  m->inner = op;
+  m->st = st;
+  keep_op(q, &m->op);
+  return &m->op;
+}
+
+/* A meter of a node's second phase (final aggregations, the final
+ * top-N): built before the node's own stat exists, so it is patched in
+ * when build_node makes the stat. */
+static ex_op_t *metered_phase2(ex_query_t *q, ex_op_t *op) {
+  if (!q->analyze) return op;
+  if (!q->phase2_dummy) q->phase2_dummy = fl_arena_zalloc(q->a, sizeof *q->phase2_dummy);
+  ex_op_t *m = metered(q, q->phase2_dummy, op);
+  ((meter_t *)m)->time_only = true;
+  q->pending = fl_realloc(q->pending, (q->npending + 1) * sizeof *q->pending);
+  q->pending[q->npending++] = (meter_t *)m;
+  return m;
+}
 
 static void keep_op(ex_query_t *q, ex_op_t *op) {
   if (q->nops == q->ops_cap) {
@@ -93,8 +221,10 @@ static void keep_src(ex_query_t *q, ex_source_t *s, ex_op_t **lanes) {
     q->srcs_cap = q->srcs_cap ? q->srcs_cap * 2 : 4;
     q->srcs = fl_realloc(q->srcs, q->srcs_cap * sizeof *q->srcs);
     q->src_lanes = fl_realloc(q->src_lanes, q->srcs_cap * sizeof *q->src_lanes);
+    q->src_stat = fl_realloc(q->src_stat, q->srcs_cap * sizeof *q->src_stat);
   }
   q->src_lanes[q->nsrcs] = lanes;
+  q->src_stat[q->nsrcs] = node_of(q, s->split ? "SCAN" : "SOURCE");
   q->srcs[q->nsrcs++] = s;
 }
 
@@ -255,6 +385,8 @@ static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, ex_op_t **
     if ((rc = ex_hash_agg_new(&q->qctx, q->a, &f, L[i], &finals[i], err))) return rc;
     keep_op(q, finals[i]);
   }
+  /* The finals' time counts to the node (see build_node), not their rows. */
+  for (uint32_t i = 0; i < P; i++) finals[i] = metered_phase2(q, finals[i]);
   ex_repartition_t *r =
       ex_repartition_new(partial, iota(q->a, ntk), ntk, finals, P, L + P, N - P, N, q->pool);
   q->reparts = fl_realloc(q->reparts, (q->nreparts + 1) * sizeof *q->reparts);
@@ -425,7 +557,11 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t **Lout, fl_err
   q->joins[q->njoins].hash = p->u.join.nkeys > 0;
   q->joins[q->njoins].type = spec.type;
   q->njoins++;
-  if ((rc = build(q, bld, gathered(q, spec.build_schema, build_side), err))) return rc;
+  node_stat_t *pst = node_of(q, p->u.join.nkeys ? "JOIN (probe)" : "JOIN (nested loop probe)");
+  for (uint32_t w = 0; w < N; w++) probe_lanes[w] = metered(q, pst, probe_lanes[w]);
+  node_stat_t *bst = node_of(q, "JOIN (build)");
+  if ((rc = build(q, bld, gathered(q, spec.build_schema, metered(q, bst, build_side)), err)))
+    return rc;
   return build(q, probe, probe_lanes, err);
 }
 
@@ -528,8 +664,18 @@ static int build_window(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op
   return ex_window_new(&q->qctx, q->a, &o, next, out, err);
 }
 
+static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
+
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
+  q->depth++;
+  int rc = build_node(q, p, L, err);
+  q->depth--;
+  return rc;
+}
+
+static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
   uint32_t N = q->nlanes;
+  const char *name = sql_plan_kind_name(p->kind);
   ex_op_t **ops = NULL; /* the input's consumers, one per lane */
   ex_op_t *op = NULL;   /* or one shared operator (gathered below) */
   int rc = FL_OK;
@@ -571,12 +717,13 @@ static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err)
          * over their union applies the offset. */
         const ty_schema_t *sch = schema_of(q, in);
         uint64_t lim = (uint64_t)p->u.limit.limit, off = (uint64_t)p->u.limit.offset;
+        name = "TOPN";
         rc = ex_topn_new(&q->qctx, sch, sort_keys(q, in), in->u.sort.nkeys, lim, off,
                          fanned(q, sch, L), &op, err);
         in = in->in;
         if (rc || N == 1) break;
         keep_op(q, op);
-        ex_op_t **g = gathered(q, sch, op);
+        ex_op_t **g = gathered(q, sch, metered_phase2(q, op));
         op = NULL;
         ops = new_lanes(q);
         for (uint32_t w = 0; w < N && !rc; w++)
@@ -589,24 +736,32 @@ static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err)
         rc = FL_OK;
       }
       break;
-    case SQL_P_UNION:
+    case SQL_P_UNION: {
       ops = new_lanes(q);
+      node_stat_t *st = node_of(q, name);
       for (uint32_t w = 0; w < N; w++) {
         ops[w] = ex_union_new(schema_of(q, p), p->ninputs, L[w]);
         keep_op(q, ops[w]);
+        ops[w] = metered(q, st, ops[w]);
       }
       for (uint32_t i = 0; i < p->ninputs; i++)
         if ((rc = build(q, p->inputs[i], ops, err))) return rc;
       return FL_OK;
+    }
     case SQL_P_JOIN: return build_join(q, p, L, err);
     default:
       return fl_err_set(err, FL_EINTERNAL, "no operator for plan node %s",
                         sql_plan_kind_name(p->kind));
   }
   if (rc) return rc;
+  node_stat_t *st = node_of(q, name);
+  for (uint32_t i = 0; i < q->npending; i++) q->pending[i]->st = st;
+  q->npending = 0;
   if (op) {
     keep_op(q, op);
-    ops = gathered(q, schema_of(q, in), op);
+    ops = gathered(q, schema_of(q, in), metered(q, st, op));
+  } else {
+    for (uint32_t w = 0; w < N; w++) ops[w] = metered(q, st, ops[w]);
   }
   return build(q, in, ops, err);
 }
@@ -616,6 +771,7 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   ex_query_t *q = fl_calloc(1, sizeof *q);
   q->a = a;
   q->plan = p;
+  q->analyze = o && o->analyze;
   ex_ctx_init(&q->ectx, a, o ? o->zone : NULL, o ? o->now_us : -1);
   ex_mem_init(&q->mem, o ? o->mem_limit : 0);
   q->qctx = (ex_opctx_t){.mem = &q->mem, .spill_dir = o ? o->spill_dir : NULL};
@@ -656,6 +812,7 @@ uint32_t ex_query_threads(const ex_query_t *q) { return q->nlanes; }
 typedef struct par_run {
   ex_query_t *q;
   ex_source_t *s;
+  node_stat_t *st;
   ex_op_t **lanes;
   uint32_t nmorsels;
   _Atomic uint32_t next;
@@ -677,6 +834,9 @@ static void run_lane(void *arg, uint32_t worker) {
   fl_err_t e;
   fl_err_clear(&e);
   int rc = FL_OK;
+  node_stat_t *prev = t_current;
+  t_current = r->st;
+  uint64_t t0 = r->st ? now_ns() : 0;
   while (!atomic_load(&r->failed) && !__atomic_load_n(&r->q->stop, __ATOMIC_RELAXED)) {
     uint32_t m = atomic_fetch_add(&r->next, 1);
     if (m >= r->nmorsels) break;
@@ -684,6 +844,12 @@ static void run_lane(void *arg, uint32_t worker) {
   }
   /* A lane finishes whether its morsels ran out or LIMIT stopped it. */
   if (!rc && !atomic_load(&r->failed)) rc = ex_op_finish(r->lanes[pl->lane], &e);
+  if (r->st) {
+    uint64_t d = now_ns() - t0;
+    atomic_fetch_add(&r->st->ns, d);
+    if (prev) atomic_fetch_add(&prev->child_ns, d);
+  }
+  t_current = prev;
   if (rc) {
     pthread_mutex_lock(&r->lock);
     if (!r->rc) {
@@ -702,17 +868,27 @@ static int run_source(ex_query_t *q, uint32_t i, fl_err_t *err) {
   ex_source_t *s = q->srcs[i];
   ex_op_t **L = q->src_lanes[i];
   uint32_t N = q->nlanes;
+  node_stat_t *st = q->src_stat[i];
   int rc;
-  if (N == 1) return s->run(s, err);
+  if (N == 1) {
+    if (!st) return s->run(s, err);
+    METERED(st, s->run(s, err));
+    return rc;
+  }
   uint32_t nm = 0;
   if (!s->split || !s->run_morsel || (rc = s->split(s, N, &nm, err)) != FL_OK) {
     if (s->split && s->run_morsel) return rc;
-    if ((rc = s->run(s, err))) return rc;
+    if (st) {
+      METERED(st, s->run(s, err));
+    } else {
+      rc = s->run(s, err);
+    }
+    if (rc) return rc;
     for (uint32_t w = 1; w < N; w++)
       if ((rc = ex_op_finish(L[w], err))) return rc;
     return FL_OK;
   }
-  par_run_t r = {.q = q, .s = s, .lanes = L, .nmorsels = nm};
+  par_run_t r = {.q = q, .s = s, .st = st, .lanes = L, .nmorsels = nm};
   pthread_mutex_init(&r.lock, NULL);
   fl_err_clear(&r.err);
   par_lane_t *pl = fl_calloc(N, sizeof *pl);
@@ -738,6 +914,9 @@ int ex_query_run(ex_query_t *q, fl_err_t *err) {
   for (uint32_t i = 0; i < q->nsrcs && !rc; i++) {
     __atomic_store_n(&q->stop, false, __ATOMIC_RELAXED);
     rc = run_source(q, i, err);
+    /* A scan's "rows" are those it read out. */
+    const ice_scan_stats_t *ss = q->src_stat[i] ? ex_scan_source_stats(q->srcs[i]) : NULL;
+    if (ss) atomic_store(&q->src_stat[i]->rows, ss->rows_out);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   q->run_us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000);
@@ -786,6 +965,14 @@ void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
   }
   fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
   fl_buf_printf(out, "threads: %u\n", q->nlanes);
+  if (q->nnodes) fl_buf_printf(out, "operators (rows in, own time; summed over threads):\n");
+  for (uint32_t i = 0; i < q->nnodes; i++) {
+    const node_stat_t *st = q->nodes[i];
+    uint64_t ns = atomic_load(&st->ns), child = atomic_load(&st->child_ns);
+    uint64_t self = ns > child ? ns - child : 0;
+    fl_buf_printf(out, "%*s%s: rows %llu, %.3f ms\n", (int)(2 * st->depth), "", st->name,
+                  (unsigned long long)atomic_load(&st->rows), (double)self / 1e6);
+  }
 }
 
 void ex_query_free(ex_query_t *q) {
@@ -800,6 +987,9 @@ void ex_query_free(ex_query_t *q) {
   fl_free(q->larena);
   fl_free(q->lctx);
   fl_free(q->src_lanes);
+  fl_free(q->src_stat);
+  fl_free(q->pending);
+  fl_free(q->nodes);
   fl_free(q->srcs);
   fl_free(q->ops);
   fl_free(q->joins);

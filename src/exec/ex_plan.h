@@ -28,6 +28,7 @@ typedef struct ex_query_opts {
   const fl_tz_t *zone;   /* session time zone; NULL: UTC */
   int64_t now_us;        /* statement time; < 0: the clock */
   uint32_t threads;      /* lanes of every pipeline; 0: one per core; 1: single-threaded */
+  bool analyze;          /* meter every operator (EXPLAIN ANALYZE) */
 } ex_query_opts_t;
 
 #define EX_MAX_THREADS 256
@@ -52,7 +53,9 @@ ex_ctx_t *ex_query_ctx(ex_query_t *q);
 /* The number of lanes (threads) the query runs with. */
 uint32_t ex_query_threads(const ex_query_t *q);
 /* After a run: one line per table scan with what it read and what pruning
- * skipped (EXPLAIN ANALYZE). */
+ * skipped, one per join, and with opts.analyze one per plan node with the
+ * rows pushed into it and its own time, each summed over its threads
+ * (EXPLAIN ANALYZE). */
 void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out);
 void ex_query_free(ex_query_t *q);
 
