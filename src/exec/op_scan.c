@@ -9,9 +9,11 @@
  * the push, as the operator interface requires.
  *
  * Parallel reading: split() forks one reader per lane (ice_scan_fork:
- * same plan, own open file and statistics) and offers each planned task
- * (one data file with its deletes) as a morsel; run_morsel reads task m
- * through the lane's fork. The scan's pushed-down limit is a per-reader
+ * same plan, own open file and statistics) and offers each row group of
+ * each planned task (a data file with its deletes) as a morsel, as the
+ * file's split_offsets list them (a file without them is one morsel; the
+ * last morsel of a file reads to its end, so a short list loses nothing);
+ * run_morsel reads morsel m through the lane's fork. The scan's pushed-down limit is a per-reader
  * bound then; the LIMIT operator above still cuts the result.
  *
  * States: READING (tasks left), DONE.
@@ -24,6 +26,10 @@ typedef struct scan_src {
   ice_scan_t *scan;
   ice_scan_t **forks; /* per lane, after split */
   uint32_t nforks;
+  struct morsel {
+    uint32_t task, rg_begin, rg_end; /* rg_end 0: to the file's end */
+  } * morsels;
+  uint32_t nmorsels;
   ice_scan_stats_t total;
 } scan_src_t;
 
@@ -59,7 +65,25 @@ static int scan_split(ex_source_t *s, uint32_t nlanes, uint32_t *nmorsels, fl_er
       if (rc) return rc;
     }
   }
-  *nmorsels = ntasks;
+  if (!sc->morsels) {
+    const ice_scan_task_t *t = ice_scan_tasks(sc->scan, &ntasks);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < ntasks; i++) {
+      uint32_t g = t[i].data->file.nsplit_offsets;
+      n += g > 1 ? g : 1;
+    }
+    sc->morsels = fl_calloc(n ? n : 1, sizeof *sc->morsels);
+    for (uint32_t i = 0; i < ntasks; i++) {
+      uint32_t g = t[i].data->file.nsplit_offsets;
+      if (g <= 1) {
+        sc->morsels[sc->nmorsels++] = (struct morsel){i, 0, 0};
+        continue;
+      }
+      for (uint32_t k = 0; k < g; k++)
+        sc->morsels[sc->nmorsels++] = (struct morsel){i, k, k + 1 < g ? k + 1 : 0};
+    }
+  }
+  *nmorsels = sc->nmorsels;
   return FL_OK;
 }
 
@@ -68,8 +92,11 @@ static int scan_run_morsel(ex_source_t *s, uint32_t lane, uint32_t morsel, ex_op
   scan_src_t *sc = (scan_src_t *)s;
   if (lane >= sc->nforks)
     return fl_err_set(err, FL_EINTERNAL, "scan: lane %u of %u", lane, sc->nforks);
+  if (morsel >= sc->nmorsels)
+    return fl_err_set(err, FL_EINTERNAL, "scan: morsel %u of %u", morsel, sc->nmorsels);
   ice_scan_t *f = sc->forks[lane];
-  int rc = ice_scan_read_range(f, morsel, morsel + 1, err);
+  const struct morsel *m = &sc->morsels[morsel];
+  int rc = ice_scan_read_range(f, m->task, m->task + 1, m->rg_begin, m->rg_end, err);
   if (rc) return rc;
   return pump(s, f, next, err);
 }
@@ -78,6 +105,7 @@ static void scan_destroy(ex_source_t *s) {
   scan_src_t *sc = (scan_src_t *)s;
   for (uint32_t i = 0; i < sc->nforks; i++) ice_scan_free(sc->forks[i]);
   fl_free(sc->forks);
+  fl_free(sc->morsels);
   ice_scan_free(sc->scan);
   fl_free(sc);
 }
