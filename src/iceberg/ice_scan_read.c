@@ -935,7 +935,7 @@ int ice_scan_fork(const ice_scan_t *s, ice_scan_t **out, fl_err_t *err) {
   ice_scan_t *f = fl_calloc(1, sizeof *f);
   *f = *s;
   f->is_fork = true;
-  f->limit = -1;
+  f->limit = s->limit; /* each reader stops after the limit; LIMIT cuts the rest */
   f->cur = NULL;
   f->out = NULL;
   f->done = true; /* nothing to read until ice_scan_read_range */
