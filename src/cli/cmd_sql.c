@@ -23,6 +23,7 @@
 #include "cli/sql_exec.h"
 #include "cli/sql_progress.h"
 #include "cli/sql_shell.h"
+#include "exec/ex_plan.h"
 #include "sql/sql_parse.h"
 
 extern const cli_command_t cli_cmd_sql;
@@ -197,7 +198,8 @@ static int run_script(sql_session_t *sess, const run_env_t *env, const char *cmd
 static int run_sql(int argc, char **argv) {
   static const cli_opt_spec_t specs[] = {
       {"c", true},      {"f", true},      {"format", true},       {"namespace", true},
-      {"memory", true}, {"output", true}, {"no-progress", false}, {0, false}};
+      {"memory", true}, {"output", true}, {"no-progress", false}, {"threads", true},
+      {0, false}};
   /* -c and -f as the short forms psql and trino's CLI users expect. */
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "-c"))
@@ -225,6 +227,15 @@ static int run_sql(int argc, char **argv) {
   const char *ms = cli_args_get(&a, "memory");
   if (ms && !cli_parse_size(ms, &mem))
     return cli_usage_error(&cli_cmd_sql, "--memory needs a size");
+  uint32_t threads = 0;
+  const char *ts = cli_args_get(&a, "threads");
+  if (ts) {
+    char *end;
+    long n = strtol(ts, &end, 10);
+    if (*ts < '0' || *ts > '9' || *end || n < 1 || n > EX_MAX_THREADS)
+      return cli_usage_error(&cli_cmd_sql, "--threads needs a number from 1 to %d", EX_MAX_THREADS);
+    threads = (uint32_t)n;
+  }
 
   run_env_t env = {.out = stdout, .progress_delay_ms = 1000};
   /* The progress line only ever goes to a terminal. */
@@ -252,6 +263,7 @@ static int run_sql(int argc, char **argv) {
   sql_session_t sess = {.catalog = cat,
                         .default_ns = cli_args_get(&a, "namespace"),
                         .mem_limit = mem,
+                        .threads = threads,
                         .parquet_out = parquet ? (output ? output : tmp) : NULL};
   int status = !cmd_text && !file && cli_sql_shell_is_interactive()
                    ? run_shell(&sess, &env, parquet ? NULL : fs)
@@ -268,7 +280,7 @@ const cli_command_t cli_cmd_sql = {
     .usage =
         "usage: floe [--warehouse DIR] [--catalog URI] sql [-c SQL | -f FILE]\n"
         "           [--format table|csv|tsv|json|jsonl|parquet] [--output FILE]\n"
-        "           [--namespace NS] [--memory SIZE] [--no-progress]\n\n"
+        "           [--namespace NS] [--memory SIZE] [--threads N] [--no-progress]\n\n"
         "Runs SQL statements separated by ';' from -c, from FILE, or from standard\n"
         "input, and prints each query's rows. Tables are namespace.table (one-part\n"
         "names are looked up in --namespace, default \"default\"); time travel with\n"
@@ -294,6 +306,8 @@ const cli_command_t cli_cmd_sql = {
         "first/last/nth_value, aggregates) OVER (PARTITION BY ... ORDER BY ...\n"
         "ROWS|RANGE|GROUPS frame) with WINDOW w AS (...). Not yet: NATURAL and\n"
         "LATERAL joins. See docs/sql.md.\n\n"
+        "--threads N runs every query's pipelines on N threads (default: one per\n"
+        "core; 1 is single-threaded); SET SESSION threads = N changes it.\n\n"
         "On a terminal with neither -c nor -f, an interactive shell reads the\n"
         "statements (line editing, history in ~/.floe_history, \\d, \\dn, \\format,\n"
         "\\timing, help); an error there ends only its statement.\n\n"

@@ -35,7 +35,8 @@ static int write_rows(const sql_session_t *s, fl_arena_t *a, ice_table_t *t, sql
   ex_sql_resolver(&r, a);
   int rc = sql_optimize(a, &r, &p, err);
   if (rc) return rc;
-  ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1, .progress = s->progress};
+  ex_query_opts_t qo = {
+      .mem_limit = s->mem_limit, .now_us = -1, .progress = s->progress, .threads = s->threads};
   ex_query_t *q;
   if ((rc = ex_query_new(a, p, &qo, &q, err))) return rc;
   if ((rc = ex_query_run(q, err))) {

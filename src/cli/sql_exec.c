@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/sql_ddl_int.h"
 #include "exec/ex_cast.h"
@@ -224,7 +225,11 @@ static int run_query(sql_session_t *s, fl_arena_t *a, const sql_query_t *qa, int
   if (s->parquet_out && !explain && s->parquet_results)
     return fl_err_set(err, FL_EINVALID,
                       "--format parquet writes the result of one query; this is a second one");
-  ex_query_opts_t qo = {.mem_limit = s->mem_limit, .now_us = -1, .progress = s->progress};
+  ex_query_opts_t qo = {.mem_limit = s->mem_limit,
+                        .now_us = -1,
+                        .progress = s->progress,
+                        .threads = s->threads,
+                        .analyze = explain == 2};
   ex_query_t *q;
   if ((rc = ex_query_new(a, p, &qo, &q, err))) return rc;
   rc = ex_query_run(q, err);

@@ -31,6 +31,7 @@ typedef struct sql_session {
   cat_catalog_t *catalog; /* NULL: VALUES only */
   const char *default_ns; /* NULL: "default" */
   size_t mem_limit;
+  uint32_t threads; /* lanes per query (SET SESSION threads); 0: one per core */
   char ns_buf[256]; /* USE's namespace */
   /* Queries write their rows as a Parquet file at this path instead of
    * returning them as text (floe sql --format parquet); NULL: text. */

@@ -12,11 +12,17 @@
  *                                       expire_snapshots
  *   remove_orphan_files_min_retention   duration, default 7d: the same
  *                                       for EXECUTE remove_orphan_files
+ *
+ * and one system property, kept as a number: threads (also Trino's
+ * task_concurrency), the lanes of every query's pipelines (RESET: one per
+ * core).
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/sql_ddl_int.h"
+#include "exec/ex_plan.h"
 
 static const char *const known[] = {"expire_snapshots_min_retention",
                                     "remove_orphan_files_min_retention"};
@@ -27,9 +33,39 @@ const char *sql__session_prop(const sql_session_t *s, const char *name) {
   return NULL;
 }
 
+/* The session properties floe knows: threads (also Trino's
+ * task_concurrency), the lanes of every query's pipelines. */
+static bool is_threads_key(const sql_stmt_t *st) {
+  const sql_qname_t *k = &st->u.set.key;
+  const char *name = NULL;
+  char buf[64];
+  if (k->n == 1) {
+    name = k->parts[0].name;
+  } else if (st->u.set.key_string && st->u.set.key_len < sizeof buf) {
+    memcpy(buf, st->u.set.key_string, st->u.set.key_len);
+    buf[st->u.set.key_len] = 0;
+    name = buf;
+  }
+  return name && (!strcasecmp(name, "threads") || !strcasecmp(name, "task_concurrency"));
+}
+
+static int set_threads(sql_session_t *s, const sql_stmt_t *st, fl_err_t *err) {
+  if (st->kind == SQL_S_RESET) {
+    s->threads = 0;
+    return FL_OK;
+  }
+  const sql_expr_t *v = st->u.set.value;
+  if (!v || v->kind != SQL_E_INT || v->u.i.value < 1 || v->u.i.value > EX_MAX_THREADS)
+    return fl_err_set(err, FL_EINVALID, "line %u, column %u: threads takes an integer from 1 to %d",
+                      st->pos.line, st->pos.col, EX_MAX_THREADS);
+  s->threads = (uint32_t)v->u.i.value;
+  return FL_OK;
+}
+
 int sql__exec_set(sql_session_t *s, fl_arena_t *a, const sql_stmt_t *st, sql_result_t *res,
                   fl_err_t *err) {
   (void)res;
+  if (is_threads_key(st)) return set_threads(s, st, err);
   const sql_qname_t *k = &st->u.set.key;
   if (k->n == 0) {
     if (st->kind == SQL_S_RESET) return FL_OK; /* RESET SESSION: nothing kept but these */

@@ -40,12 +40,8 @@ struct ex_ht {
   uint32_t ngroups, hash_cap;
   slot_t *slots;
   uint64_t mask; /* slots - 1 */
-  /* Scratch, sized to the largest batch seen. */
-  uint32_t scratch_cap;
-  uint64_t *h;
-  uint32_t *pending, *slot_of, *cand_k, *cand_g, *new_rows;
-  uint8_t *match;
-  const uint32_t *cur_rows; /* rows of the batch being probed */
+  /* Scratch of the table's own lookups, sized to the largest batch. */
+  ex_ht_scratch_t sc;
 };
 
 #define NULL_HASH 0x5bd1e9955bd1e995ULL
@@ -299,13 +295,7 @@ void ex_ht_free(ex_ht_t *ht) {
   fl_free(ht->widths);
   fl_free(ht->hashes);
   fl_free(ht->slots);
-  fl_free(ht->h);
-  fl_free(ht->pending);
-  fl_free(ht->slot_of);
-  fl_free(ht->cand_k);
-  fl_free(ht->cand_g);
-  fl_free(ht->new_rows);
-  fl_free(ht->match);
+  ex_ht_scratch_free(&ht->sc);
   fl_free(ht);
 }
 
@@ -315,16 +305,27 @@ void ex_ht_clear(ex_ht_t *ht) {
   memset(ht->slots, 0, (ht->mask + 1) * sizeof *ht->slots);
 }
 
-static void reserve_scratch(ex_ht_t *ht, uint32_t n) {
-  if (n <= ht->scratch_cap) return;
-  ht->scratch_cap = n;
-  ht->h = fl_realloc(ht->h, n * sizeof *ht->h);
-  ht->pending = fl_realloc(ht->pending, n * sizeof(uint32_t));
-  ht->slot_of = fl_realloc(ht->slot_of, n * sizeof(uint32_t));
-  ht->cand_k = fl_realloc(ht->cand_k, n * sizeof(uint32_t));
-  ht->cand_g = fl_realloc(ht->cand_g, n * sizeof(uint32_t));
-  ht->new_rows = fl_realloc(ht->new_rows, n * sizeof(uint32_t));
-  ht->match = fl_realloc(ht->match, n);
+static void reserve_scratch(ex_ht_scratch_t *sc, uint32_t n) {
+  if (n <= sc->cap) return;
+  sc->cap = n;
+  sc->h = fl_realloc(sc->h, n * sizeof *sc->h);
+  sc->pending = fl_realloc(sc->pending, n * sizeof(uint32_t));
+  sc->slot_of = fl_realloc(sc->slot_of, n * sizeof(uint32_t));
+  sc->cand_k = fl_realloc(sc->cand_k, n * sizeof(uint32_t));
+  sc->cand_g = fl_realloc(sc->cand_g, n * sizeof(uint32_t));
+  sc->new_rows = fl_realloc(sc->new_rows, n * sizeof(uint32_t));
+  sc->match = fl_realloc(sc->match, n);
+}
+
+void ex_ht_scratch_free(ex_ht_scratch_t *sc) {
+  fl_free(sc->h);
+  fl_free(sc->pending);
+  fl_free(sc->slot_of);
+  fl_free(sc->cand_k);
+  fl_free(sc->cand_g);
+  fl_free(sc->new_rows);
+  fl_free(sc->match);
+  memset(sc, 0, sizeof *sc);
 }
 
 /* Grows the slot array so that `groups` groups keep it at most half full. */
@@ -348,16 +349,17 @@ static void reserve_groups(ex_ht_t *ht, uint64_t groups) {
   }
 }
 
-static uint32_t probe(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, uint32_t n,
-                      const uint64_t *hashes, uint32_t *gids, bool insert) {
+/* Lookups write only sc (and, when inserting, the table). */
+static uint32_t probe(ex_ht_t *ht, ex_ht_scratch_t *sc, ty_vec_t *const *cols, const uint32_t *rows,
+                      uint32_t n, const uint64_t *hashes, uint32_t *gids, bool insert) {
   if (n == 0) return 0;
-  reserve_scratch(ht, n);
+  reserve_scratch(sc, n);
   if (!hashes) {
-    ex_ht_hash(ht, cols, rows, n, ht->h);
-    hashes = ht->h;
+    ex_ht_hash(ht, cols, rows, n, sc->h);
+    hashes = sc->h;
   }
   if (insert) reserve_groups(ht, (uint64_t)ht->ngroups + n);
-  uint32_t *pending = ht->pending, *slot_of = ht->slot_of;
+  uint32_t *pending = sc->pending, *slot_of = sc->slot_of;
   uint32_t npending = n, created = 0;
   /* Touch every row's slot before probing: with large tables each probe
    * is a cache miss, and issuing them together overlaps their latency. */
@@ -384,13 +386,13 @@ static uint32_t probe(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, 
           e->tag = tag;
           ht->hashes[g] = hashes[k];
           gids[k] = g;
-          ht->new_rows[nnew++] = row_at(rows, k);
+          sc->new_rows[nnew++] = row_at(rows, k);
           created++;
           break;
         }
         if (e->tag == tag) {
-          ht->cand_k[ncand] = k;
-          ht->cand_g[ncand++] = e->gid1 - 1;
+          sc->cand_k[ncand] = k;
+          sc->cand_g[ncand++] = e->gid1 - 1;
           for (uint32_t c = 0; c < ht->nkeys; c++)
             if (ht->widths[c])
               __builtin_prefetch(ht->keys[c]->data + (size_t)(e->gid1 - 1) * ht->widths[c]);
@@ -401,15 +403,15 @@ static uint32_t probe(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, 
       }
     }
     for (uint32_t c = 0; c < ht->nkeys && nnew; c++)
-      ex_vec_gather(ht->keys[c], cols[c], ht->new_rows, nnew);
-    memset(ht->match, 1, ncand);
+      ex_vec_gather(ht->keys[c], cols[c], sc->new_rows, nnew);
+    memset(sc->match, 1, ncand);
     for (uint32_t c = 0; c < ht->nkeys && ncand; c++)
-      compare_column(cols[c], ht->keys[c], rows, ht->cand_k, ht->cand_g, ncand, ht->match);
+      compare_column(cols[c], ht->keys[c], rows, sc->cand_k, sc->cand_g, ncand, sc->match);
     npending = 0;
     for (uint32_t x = 0; x < ncand; x++) {
-      uint32_t k = ht->cand_k[x];
-      if (ht->match[x]) {
-        gids[k] = ht->cand_g[x];
+      uint32_t k = sc->cand_k[x];
+      if (sc->match[x]) {
+        gids[k] = sc->cand_g[x];
       } else {
         slot_of[k] = (uint32_t)((slot_of[k] + 1) & ht->mask);
         pending[npending++] = k;
@@ -421,12 +423,18 @@ static uint32_t probe(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, 
 
 uint32_t ex_ht_find_or_insert(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, uint32_t n,
                               const uint64_t *hashes, uint32_t *gids) {
-  return probe(ht, cols, rows, n, hashes, gids, true);
+  return probe(ht, &ht->sc, cols, rows, n, hashes, gids, true);
 }
 
 void ex_ht_find(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, uint32_t n,
                 const uint64_t *hashes, uint32_t *gids) {
-  probe(ht, cols, rows, n, hashes, gids, false);
+  probe(ht, &ht->sc, cols, rows, n, hashes, gids, false);
+}
+
+void ex_ht_find_shared(const ex_ht_t *ht, ex_ht_scratch_t *sc, ty_vec_t *const *cols,
+                       const uint32_t *rows, uint32_t n, const uint64_t *hashes, uint32_t *gids) {
+  /* Without inserting, probe() reads the table and writes only sc. */
+  probe((ex_ht_t *)ht, sc, cols, rows, n, hashes, gids, false);
 }
 
 uint32_t ex_ht_groups(const ex_ht_t *ht) { return ht->ngroups; }
@@ -435,7 +443,7 @@ uint64_t ex_ht_group_hash(const ex_ht_t *ht, uint32_t g) { return ht->hashes[g];
 
 size_t ex_ht_bytes(const ex_ht_t *ht) {
   size_t n = sizeof *ht + (ht->mask + 1) * sizeof(slot_t) + (size_t)ht->hash_cap * 8 +
-             (size_t)ht->scratch_cap * 29;
+             (size_t)ht->sc.cap * 29;
   for (uint32_t c = 0; c < ht->nkeys; c++) n += ex_vec_bytes(ht->keys[c]);
   return n;
 }

@@ -55,6 +55,20 @@ uint32_t ex_ht_find_or_insert(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t
 void ex_ht_find(ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, uint32_t n,
                 const uint64_t *hashes, uint32_t *gids);
 
+/* Scratch of one lookup thread (zero-initialise; free with
+ * ex_ht_scratch_free). */
+typedef struct ex_ht_scratch {
+  uint32_t cap;
+  uint64_t *h;
+  uint32_t *pending, *slot_of, *cand_k, *cand_g, *new_rows;
+  uint8_t *match;
+} ex_ht_scratch_t;
+void ex_ht_scratch_free(ex_ht_scratch_t *sc);
+/* ex_ht_find with the caller's scratch: it only reads the table, so any
+ * number of threads may look up one table at once while none inserts. */
+void ex_ht_find_shared(const ex_ht_t *ht, ex_ht_scratch_t *sc, ty_vec_t *const *cols,
+                       const uint32_t *rows, uint32_t n, const uint64_t *hashes, uint32_t *gids);
+
 uint32_t ex_ht_groups(const ex_ht_t *ht);
 /* Key column c: row g holds group g's value. */
 const ty_vec_t *ex_ht_keys(const ex_ht_t *ht, uint32_t c);

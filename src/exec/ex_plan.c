@@ -7,14 +7,42 @@
  * consumer. Every node's output schema is made from its logical columns
  * (storage types of their SQL types), so the operators agree on the
  * vectors they exchange.
+ *
+ * Parallel pipelines. A query runs with N lanes (the threads setting).
+ * Building passes down not one consumer but one per lane, L[0..N): a
+ * streaming operator (filter, projection, UNION ALL, a join's probe side)
+ * is built once per lane, each copy with its own expression context, so
+ * a source read by N workers runs N copies of its pipeline side by side.
+ * Pipeline breakers take the lanes in as follows:
+ *   aggregation  a PARTIAL hash aggregation per lane, repartitioned by
+ *                key hash (op_exchange.h) into N FINAL aggregations that
+ *                finish in parallel, final p emitting into lane p; a
+ *                global aggregate has one final.
+ *   join         the build side behind a gather (one shared table); the
+ *                probe side is the join plus N - 1 probe lanes over it.
+ *   top-N        a top-N per lane, gathered into a final top-N.
+ *   sort, window, LIMIT, nested loop join: one shared operator behind a
+ *                gather; its output goes to lane 0 through a fanout (so
+ *                ORDER BY output keeps its order).
+ * With N = 1 every exchange is left out and the operators are exactly
+ * those of a single-threaded plan. ex_query_run runs the sources in the
+ * order building registered them (a join's build side before its probe
+ * side, UNION ALL inputs in order); each source that splits (a table
+ * scan: one morsel per data file) is read by N workers that claim morsels
+ * from a shared counter, each finishing its lane at the end.
  */
 #include "exec/ex_plan.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "exec/ex_agg.h"
 #include "exec/op_basic.h"
+#include "exec/op_exchange.h"
 #include "exec/op_hash_agg.h"
 #include "exec/op_hash_join.h"
 #include "exec/op_nested_loop_join.h"
@@ -28,11 +56,28 @@ struct ex_query {
   ex_ctx_t ectx;
   ex_mem_t mem;
   ex_opctx_t qctx;
-  bool stop;
+  bool stop; /* set by LIMIT on any thread: __atomic accesses */
   ex_op_t **ops;
   uint32_t nops, ops_cap;
   ex_source_t **srcs;
+  ex_op_t ***src_lanes; /* per source: its consumers, one per lane */
   uint32_t nsrcs, srcs_cap;
+  /* Lanes: lane 0 uses ectx; lane w > 0 its own context and arena. */
+  uint32_t nlanes;
+  ex_ctx_t *lctx;
+  fl_arena_t **larena;
+  fl_pool_t *pool;
+  ex_repartition_t **reparts;
+  uint32_t nreparts;
+  uint64_t run_us;
+  /* EXPLAIN ANALYZE: a meter per plan node and lane. */
+  bool analyze;
+  struct node_stat **nodes;
+  uint32_t nnodes, nodes_cap, depth;
+  struct node_stat **src_stat; /* per source, with analyze */
+  struct meter **pending;      /* second-phase meters awaiting their node */
+  uint32_t npending;
+  struct node_stat *phase2_dummy; /* what pending meters point at meanwhile */
   ex_sink_t *sink;
   const sql_plan_t *plan;
   ex_type_t *types;
@@ -42,9 +87,129 @@ struct ex_query {
     ex_op_t *op;
     bool hash;
     ex_join_type_t type;
-  } *joins;
+  } * joins;
   uint32_t njoins, joins_cap;
 };
+
+/* ---- meters (EXPLAIN ANALYZE) ----
+ *
+ * A meter sits in front of an operator and counts the rows pushed into
+ * it and the time spent in its push() and finish() calls. Calls nest (an
+ * operator's push runs its consumers'), so each thread keeps the meter
+ * it is inside: a meter's own time is its time minus that of the meters
+ * called from within it. A node's numbers are its meters' summed over
+ * lanes. A source's time is its lane tasks' minus their first meters'. */
+
+typedef struct node_stat {
+  const char *name;
+  uint32_t depth;
+  _Atomic uint64_t rows, ns, child_ns;
+} node_stat_t;
+
+typedef struct meter {
+  ex_op_t op;
+  ex_op_t *inner;
+  node_stat_t *st;
+  bool time_only; /* a second phase of the node: its rows are not input */
+} meter_t;
+
+static _Thread_local node_stat_t *t_current;
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* Runs a call as part of st's time. */
+#define METERED(st, call)                              \
+  do {                                                 \
+    node_stat_t *prev_ = t_current;                    \
+    t_current = (st);                                  \
+    uint64_t t0_ = now_ns();                           \
+    rc = (call);                                       \
+    uint64_t d_ = now_ns() - t0_;                      \
+    atomic_fetch_add(&(st)->ns, d_);                   \
+    if (prev_) atomic_fetch_add(&prev_->child_ns, d_); \
+    t_current = prev_;                                 \
+  } while (0)
+
+static int meter_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
+  meter_t *m = (meter_t *)op;
+  int rc;
+  if (!m->time_only) atomic_fetch_add(&m->st->rows, ty_batch_live(b));
+  METERED(m->st, ex_op_push(m->inner, b, err));
+  return rc;
+}
+static int meter_finish(ex_op_t *op, fl_err_t *err) {
+  meter_t *m = (meter_t *)op;
+  int rc;
+  METERED(m->st, ex_op_finish(m->inner, err));
+  return rc;
+}
+static int meter_watermark(ex_op_t *op, int64_t ts, fl_err_t *err) {
+  return ex_op_watermark(((meter_t *)op)->inner, ts, err);
+}
+static int meter_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
+  return ex_op_checkpoint(((meter_t *)op)->inner, w, err);
+}
+static int meter_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
+  return ex_op_restore(((meter_t *)op)->inner, r, err);
+}
+static void meter_destroy(ex_op_t *op) { fl_free(op); }
+
+static const ex_op_vt_t meter_vt = {
+    .name = "meter",
+    .push = meter_push,
+    .watermark = meter_watermark,
+    .finish = meter_finish,
+    .checkpoint = meter_checkpoint,
+    .restore = meter_restore,
+    .destroy = meter_destroy,
+};
+
+static void keep_op(ex_query_t *q, ex_op_t *op);
+
+/* The statistics slot of plan node p (a new one per call). */
+static node_stat_t *node_of(ex_query_t *q, const char *name) {
+  if (!q->analyze) return NULL;
+  if (q->nnodes == q->nodes_cap) {
+    q->nodes_cap = q->nodes_cap ? q->nodes_cap * 2 : 16;
+    q->nodes = fl_realloc(q->nodes, q->nodes_cap * sizeof *q->nodes);
+  }
+  /* Meters point at the slot: it never moves. */
+  node_stat_t *st = fl_arena_zalloc(q->a, sizeof *st);
+  st->name = name;
+  st->depth = q->depth;
+  q->nodes[q->nnodes++] = st;
+  return st;
+}
+
+/* op behind a meter counting into st (op itself without EXPLAIN ANALYZE). */
+static ex_op_t *metered(ex_query_t *q, node_stat_t *st, ex_op_t *op) {
+  if (!st) return op;
+  meter_t *m = fl_calloc(1, sizeof *m);
+  m->op.vt = &meter_vt;
+  m->op.out_schema = op->out_schema;
+  m->op.next = op;
+  m->inner = op;
+  m->st = st;
+  keep_op(q, &m->op);
+  return &m->op;
+}
+
+/* A meter of a node's second phase (final aggregations, the final
+ * top-N): built before the node's own stat exists, so it is patched in
+ * when build_node makes the stat. */
+static ex_op_t *metered_phase2(ex_query_t *q, ex_op_t *op) {
+  if (!q->analyze) return op;
+  if (!q->phase2_dummy) q->phase2_dummy = fl_arena_zalloc(q->a, sizeof *q->phase2_dummy);
+  ex_op_t *m = metered(q, q->phase2_dummy, op);
+  ((meter_t *)m)->time_only = true;
+  q->pending = fl_realloc(q->pending, (q->npending + 1) * sizeof *q->pending);
+  q->pending[q->npending++] = (meter_t *)m;
+  return m;
+}
 
 static void keep_op(ex_query_t *q, ex_op_t *op) {
   if (q->nops == q->ops_cap) {
@@ -54,12 +219,43 @@ static void keep_op(ex_query_t *q, ex_op_t *op) {
   q->ops[q->nops++] = op;
 }
 
-static void keep_src(ex_query_t *q, ex_source_t *s) {
+static void keep_src(ex_query_t *q, ex_source_t *s, ex_op_t **lanes) {
   if (q->nsrcs == q->srcs_cap) {
     q->srcs_cap = q->srcs_cap ? q->srcs_cap * 2 : 4;
     q->srcs = fl_realloc(q->srcs, q->srcs_cap * sizeof *q->srcs);
+    q->src_lanes = fl_realloc(q->src_lanes, q->srcs_cap * sizeof *q->src_lanes);
+    q->src_stat = fl_realloc(q->src_stat, q->srcs_cap * sizeof *q->src_stat);
   }
+  q->src_lanes[q->nsrcs] = lanes;
+  q->src_stat[q->nsrcs] = node_of(q, s->split ? "SCAN" : "SOURCE");
   q->srcs[q->nsrcs++] = s;
+}
+
+/* Lanes that all lead into one operator (a gather or a shared one). */
+static ex_op_t **same_lanes(ex_query_t *q, ex_op_t *op) {
+  ex_op_t **L = fl_arena_alloc(q->a, q->nlanes * sizeof *L);
+  for (uint32_t w = 0; w < q->nlanes; w++) L[w] = op;
+  return L;
+}
+
+static ex_op_t **new_lanes(ex_query_t *q) {
+  return fl_arena_zalloc(q->a, q->nlanes * sizeof(ex_op_t *));
+}
+
+/* The lanes feeding shared operator op: op itself, or a gather. */
+static ex_op_t **gathered(ex_query_t *q, const ty_schema_t *schema, ex_op_t *op) {
+  if (q->nlanes == 1) return same_lanes(q, op);
+  ex_op_t *g = ex_gather_new(schema, q->nlanes, op);
+  keep_op(q, g);
+  return same_lanes(q, g);
+}
+
+/* The one consumer of a shared operator whose output feeds lanes L. */
+static ex_op_t *fanned(ex_query_t *q, const ty_schema_t *schema, ex_op_t **L) {
+  if (q->nlanes == 1) return L[0];
+  ex_op_t *f = ex_fanout_new(schema, L, q->nlanes);
+  keep_op(q, f);
+  return f;
 }
 
 static const ty_schema_t *schema_of(ex_query_t *q, const sql_plan_t *p) {
@@ -73,7 +269,7 @@ static const ty_schema_t *schema_of(ex_query_t *q, const sql_plan_t *p) {
   return ty_schema_new(q->a, 0, f, p->ncols);
 }
 
-static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err);
+static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
 
 /* Whether vectors of storage type a can stand where b is expected: the
  * same layout, whatever the nested fields' ids and names. */
@@ -86,21 +282,21 @@ static bool same_layout(const ty_type_t *a, const ty_type_t *b) {
   return true;
 }
 
-static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err) {
+static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
   if (p->u.scan.meta) {
     ex_source_t *src;
-    int rc = ex_meta_source_new(q->a, p, schema_of(q, p), next, &q->stop, &src, err);
+    int rc = ex_meta_source_new(q->a, p, schema_of(q, p), L[0], &q->stop, &src, err);
     if (rc) return rc;
-    keep_src(q, src);
+    keep_src(q, src, L);
     return FL_OK;
   }
   if (p->u.scan.files) {
     ex_source_t *fs;
     int rc = ex_file_scan_source_new(p->u.scan.files, p->u.scan.columns, p->ncols, schema_of(q, p),
-                                     p->u.scan.filter, p->u.scan.limit, q->progress, next, &q->stop,
+                                     p->u.scan.filter, p->u.scan.limit, q->progress, L[0], &q->stop,
                                      &fs, err);
     if (rc) return rc;
-    keep_src(q, fs);
+    keep_src(q, fs, L);
     return FL_OK;
   }
   ice_scan_opts_t o = {.snapshot_id = p->u.scan.snapshot_id,
@@ -129,15 +325,22 @@ static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_
       return fl_err_set(err, FL_EUNSUPPORTED, "column %s of %s has a type SQL cannot read yet",
                         p->cols[i].name, p->u.scan.ident);
     }
-  ex_source_t *src = ex_scan_source_new(s, next, &q->stop);
+  ex_source_t *src = ex_scan_source_new(s, L[0], &q->stop);
   ex_scan_source_set_progress(src, q->progress);
-  keep_src(q, src);
+  keep_src(q, src, L);
   return FL_OK;
 }
 
-static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t **out,
+static uint32_t *iota(fl_arena_t *a, uint32_t n) {
+  uint32_t *v = fl_arena_zalloc(a, (n ? n : 1) * sizeof *v);
+  for (uint32_t i = 0; i < n; i++) v[i] = i;
+  return v;
+}
+
+/* Binds the aggregates of node p over input schema in (each operator
+ * gets its own: bound aggregates count their heap). */
+static int bind_aggs(ex_query_t *q, const sql_plan_t *p, const ty_schema_t *in, ex_agg_spec_t **out,
                      fl_err_t *err) {
-  const ty_schema_t *in = schema_of(q, p->in);
   ex_agg_spec_t *specs =
       fl_arena_zalloc(q->a, (p->u.agg.naggs ? p->u.agg.naggs : 1) * sizeof *specs);
   for (uint32_t j = 0; j < p->u.agg.naggs; j++) {
@@ -150,6 +353,22 @@ static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t 
     specs[j].filter_col = g->filter_col;
     specs[j].name = p->cols[p->ncols - p->u.agg.naggs + j].name;
   }
+  *out = specs;
+  return FL_OK;
+}
+
+/*
+ * Aggregation. One lane: one COMPLETE operator. N lanes: a PARTIAL
+ * operator per lane, repartitioned by the table keys into P FINAL ones
+ * (P = N, or 1 without keys), final p feeding lane p; lanes P.. are
+ * finished by the repartition after the finals. out gets the input lanes.
+ */
+static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, ex_op_t ***out,
+                     ex_op_t **shared, fl_err_t *err) {
+  const ty_schema_t *in = schema_of(q, p->in);
+  ex_agg_spec_t *specs;
+  int rc = bind_aggs(q, p, in, &specs, err);
+  if (rc) return rc;
   ex_hash_agg_opts_t o = {.in_schema = in,
                           .key_cols = p->u.agg.keys,
                           .nkeys = p->u.agg.nkeys,
@@ -157,8 +376,51 @@ static int build_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t 
                           .nsets = p->u.agg.nsets,
                           .aggs = specs,
                           .naggs = p->u.agg.naggs};
-  if (p->u.agg.streaming) return ex_stream_agg_new(&q->qctx, q->a, &o, next, out, err);
-  return ex_hash_agg_new(&q->qctx, q->a, &o, next, out, err);
+  if (p->u.agg.streaming) {
+    /* Sorted input arrives in order on one lane (a sort or window feeds
+     * lane 0 only): one shared operator, gathered by the caller. */
+    *out = NULL;
+    return ex_stream_agg_new(&q->qctx, q->a, &o, fanned(q, schema_of(q, p), L), shared, err);
+  }
+  ex_op_t **in_lanes = new_lanes(q);
+  uint32_t N = q->nlanes;
+  if (N == 1) {
+    if ((rc = ex_hash_agg_new(&q->qctx, q->a, &o, L[0], &in_lanes[0], err))) return rc;
+    keep_op(q, in_lanes[0]);
+    *out = in_lanes;
+    return FL_OK;
+  }
+  /* Partials first: their output schema is the finals' input. */
+  o.phase = EX_AGG_PARTIAL;
+  for (uint32_t w = 0; w < N; w++) {
+    if (w && (rc = bind_aggs(q, p, in, &specs, err))) return rc;
+    o.aggs = specs;
+    if ((rc = ex_hash_agg_new(&q->qctx, q->a, &o, NULL, &in_lanes[w], err))) return rc;
+    keep_op(q, in_lanes[w]);
+  }
+  const ty_schema_t *partial = in_lanes[0]->out_schema;
+  uint32_t ntk = p->u.agg.nkeys + (p->u.agg.nsets ? 1 : 0);
+  uint32_t P = ntk ? N : 1;
+  ex_op_t **finals = new_lanes(q);
+  ex_hash_agg_opts_t f = o;
+  f.phase = EX_AGG_FINAL;
+  f.in_schema = partial;
+  f.key_cols = iota(q->a, p->u.agg.nkeys);
+  for (uint32_t i = 0; i < P; i++) {
+    if ((rc = bind_aggs(q, p, in, &specs, err))) return rc;
+    f.aggs = specs;
+    if ((rc = ex_hash_agg_new(&q->qctx, q->a, &f, L[i], &finals[i], err))) return rc;
+    keep_op(q, finals[i]);
+  }
+  /* The finals' time counts to the node (see build_node), not their rows. */
+  for (uint32_t i = 0; i < P; i++) finals[i] = metered_phase2(q, finals[i]);
+  ex_repartition_t *r =
+      ex_repartition_new(partial, iota(q->a, ntk), ntk, finals, P, L + P, N - P, N, q->pool);
+  q->reparts = fl_realloc(q->reparts, (q->nreparts + 1) * sizeof *q->reparts);
+  q->reparts[q->nreparts++] = r;
+  for (uint32_t w = 0; w < N; w++) in_lanes[w]->next = ex_repartition_lane(r, w);
+  *out = in_lanes;
+  return FL_OK;
 }
 
 _Static_assert((int)SQL_JT_INNER == (int)EX_JOIN_INNER && (int)SQL_JT_FULL == (int)EX_JOIN_FULL &&
@@ -201,10 +463,26 @@ static sql_bexpr_t *swap_cols(fl_arena_t *a, const sql_bexpr_t *e, uint32_t nl, 
   return c;
 }
 
-static uint32_t *iota(fl_arena_t *a, uint32_t n) {
-  uint32_t *v = fl_arena_zalloc(a, (n ? n : 1) * sizeof *v);
-  for (uint32_t i = 0; i < n; i++) v[i] = i;
-  return v;
+/* The residual of a join compiled in lane context ctx, over the
+ * probe-then-build columns; swapped when the left input is the build side. */
+static int compile_residual(ex_query_t *q, ex_ctx_t *ctx, const sql_plan_t *p,
+                            const ex_join_spec_t *spec, bool swap, residual_t **out,
+                            fl_err_t *err) {
+  const sql_plan_t *L = p->inputs[0], *R = p->inputs[1];
+  const sql_bexpr_t *e = p->u.join.residual;
+  if (swap) e = swap_cols(q->a, e, L->ncols, R->ncols);
+  const ty_schema_t *ps = spec->probe_schema, *bs = spec->build_schema;
+  uint32_t np = ps->root.nfields, nb = bs->root.nfields;
+  ty_field_t *f = fl_arena_zalloc(q->a, (np + nb ? np + nb : 1) * sizeof *f);
+  for (uint32_t i = 0; i < np; i++) f[i] = ps->root.fields[i];
+  for (uint32_t i = 0; i < nb; i++) f[np + i] = bs->root.fields[i];
+  for (uint32_t i = 0; i < np + nb; i++) f[i].id = (int32_t)i + 1;
+  residual_t *r = fl_arena_zalloc(q->a, sizeof *r);
+  r->ctx = ctx;
+  int rc = ex_expr_compile(ctx, e, ty_schema_new(q->a, 0, f, np + nb), &r->x, err);
+  if (rc) return rc;
+  *out = r;
+  return FL_OK;
 }
 
 /*
@@ -213,12 +491,15 @@ static uint32_t *iota(fl_arena_t *a, uint32_t n) {
  * left one as the (smaller) build side; then the join type is mirrored
  * and a projection restores the left-then-right column order. The build
  * input is built first, so its sources run (to their finish) before the
- * probe side's.
+ * probe side's. With several lanes the build side is gathered into the
+ * one join; a hash join's probe side is the join plus a probe lane per
+ * further lane, a nested loop join's is gathered too.
  */
-static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err) {
+static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t **Lout, fl_err_t *err) {
   const sql_plan_t *L = p->inputs[0], *R = p->inputs[1];
   bool swap = p->u.join.build_left;
   const sql_plan_t *probe = swap ? R : L, *bld = swap ? L : R;
+  uint32_t N = q->nlanes;
   int rc;
   ex_join_spec_t spec = {.type = (ex_join_type_t)p->u.join.type,
                          .probe_schema = schema_of(q, probe),
@@ -239,22 +520,14 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_
     spec.build_out = iota(q->a, nr);
     spec.nbuild_out = nr;
   }
+  residual_t **res = fl_arena_zalloc(q->a, N * sizeof *res);
   if (p->u.join.residual) {
-    const sql_bexpr_t *e = p->u.join.residual;
-    if (swap) e = swap_cols(q->a, e, L->ncols, R->ncols);
-    const ty_schema_t *ps = spec.probe_schema, *bs = spec.build_schema;
-    uint32_t np = ps->root.nfields, nb = bs->root.nfields;
-    ty_field_t *f = fl_arena_zalloc(q->a, (np + nb ? np + nb : 1) * sizeof *f);
-    for (uint32_t i = 0; i < np; i++) f[i] = ps->root.fields[i];
-    for (uint32_t i = 0; i < nb; i++) f[np + i] = bs->root.fields[i];
-    for (uint32_t i = 0; i < np + nb; i++) f[i].id = (int32_t)i + 1;
-    residual_t *r = fl_arena_zalloc(q->a, sizeof *r);
-    r->ctx = &q->ectx;
-    if ((rc = ex_expr_compile(&q->ectx, e, ty_schema_new(q->a, 0, f, np + nb), &r->x, err)))
-      return rc;
+    for (uint32_t w = 0; w < N; w++)
+      if ((rc = compile_residual(q, &q->lctx[w], p, &spec, swap, &res[w], err))) return rc;
     spec.filter = residual_filter;
-    spec.filter_arg = r;
+    spec.filter_arg = res[0];
   }
+  ex_op_t **next = Lout;
   if (swap) {
     /* The join yields right then left columns; put them back in order. */
     uint32_t n = nl + nr;
@@ -270,26 +543,39 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_
       ex[i]->col = i < nl ? nr + i : i - nl;
       ex[i]->type = p->cols[i].type;
     }
-    ex_op_t *proj;
-    if ((rc = ex_project_new(&q->ectx, ty_schema_new(q->a, 0, f, n), want, ex, n, next, &proj,
-                             err)))
-      return rc;
-    keep_op(q, proj);
-    next = proj;
+    const ty_schema_t *in = ty_schema_new(q->a, 0, f, n);
+    next = new_lanes(q);
+    for (uint32_t w = 0; w < N; w++) {
+      if ((rc = ex_project_new(&q->lctx[w], in, want, ex, n, Lout[w], &next[w], err))) return rc;
+      keep_op(q, next[w]);
+    }
   }
   ex_op_t *op, *build_side;
+  ex_op_t **probe_lanes = new_lanes(q);
   if (p->u.join.nkeys) {
     ex_hash_join_opts_t o = {.join = spec,
                              .probe_keys = swap ? p->u.join.rkeys : p->u.join.lkeys,
                              .build_keys = swap ? p->u.join.lkeys : p->u.join.rkeys,
                              .nkeys = p->u.join.nkeys};
-    if ((rc = ex_hash_join_new(&q->qctx, q->a, &o, next, &op, err))) return rc;
+    if ((rc = ex_hash_join_new(&q->qctx, q->a, &o, next[0], &op, err))) return rc;
     build_side = ex_hash_join_build_side(op);
+    probe_lanes[0] = op;
+    for (uint32_t w = 1; w < N; w++)
+      if ((rc = ex_hash_join_probe_lane(op, q->a, res[w] ? residual_filter : NULL, res[w], next[w],
+                                        &probe_lanes[w], err))) {
+        ex_op_destroy(op);
+        return rc;
+      }
   } else {
-    if ((rc = ex_nl_join_new(&q->qctx, q->a, &spec, next, &op, err))) return rc;
+    if ((rc = ex_nl_join_new(&q->qctx, q->a, &spec, fanned(q, schema_of(q, p), next), &op, err)))
+      return rc;
     build_side = ex_nl_join_build_side(op);
   }
   keep_op(q, op);
+  if (!p->u.join.nkeys) {
+    ex_op_t **g = gathered(q, spec.probe_schema, op);
+    for (uint32_t w = 0; w < N; w++) probe_lanes[w] = g[w];
+  }
   if (q->njoins == q->joins_cap) {
     q->joins_cap = q->joins_cap ? q->joins_cap * 2 : 4;
     q->joins = fl_realloc(q->joins, q->joins_cap * sizeof *q->joins);
@@ -298,8 +584,12 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_
   q->joins[q->njoins].hash = p->u.join.nkeys > 0;
   q->joins[q->njoins].type = spec.type;
   q->njoins++;
-  if ((rc = build(q, bld, build_side, err))) return rc;
-  return build(q, probe, op, err);
+  node_stat_t *pst = node_of(q, p->u.join.nkeys ? "JOIN (probe)" : "JOIN (nested loop probe)");
+  for (uint32_t w = 0; w < N; w++) probe_lanes[w] = metered(q, pst, probe_lanes[w]);
+  node_stat_t *bst = node_of(q, "JOIN (build)");
+  if ((rc = build(q, bld, gathered(q, spec.build_schema, metered(q, bst, build_side)), err)))
+    return rc;
+  return build(q, probe, probe_lanes, err);
 }
 
 static ex_sort_key_t *sort_keys(ex_query_t *q, const sql_plan_t *s) {
@@ -401,62 +691,114 @@ static int build_window(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op
   return ex_window_new(&q->qctx, q->a, &o, next, out, err);
 }
 
-static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, fl_err_t *err) {
-  ex_op_t *op = NULL;
-  int rc;
+static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
+
+static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
+  q->depth++;
+  int rc = build_node(q, p, L, err);
+  q->depth--;
+  return rc;
+}
+
+static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
+  uint32_t N = q->nlanes;
+  const char *name = sql_plan_kind_name(p->kind);
+  ex_op_t **ops = NULL; /* the input's consumers, one per lane */
+  ex_op_t *op = NULL;   /* or one shared operator (gathered below) */
+  int rc = FL_OK;
   const sql_plan_t *in = p->in;
   switch (p->kind) {
-    case SQL_P_SCAN: return build_scan(q, p, next, err);
+    case SQL_P_SCAN: return build_scan(q, p, L, err);
     case SQL_P_VALUES: {
       ex_source_t *s;
       if ((rc = ex_values_source_new(&q->ectx, schema_of(q, p), p->u.values.cells,
-                                     p->u.values.nrows, next, &q->stop, &s, err)))
+                                     p->u.values.nrows, L[0], &q->stop, &s, err)))
         return rc;
-      keep_src(q, s);
+      keep_src(q, s, L);
       return FL_OK;
     }
     case SQL_P_FILTER:
-      rc = ex_filter_new(&q->ectx, schema_of(q, in), p->u.filter.pred, next, &op, err);
+      ops = new_lanes(q);
+      for (uint32_t w = 0; w < N && !rc; w++)
+        if (!(rc = ex_filter_new(&q->lctx[w], schema_of(q, in), p->u.filter.pred, L[w], &ops[w],
+                                 err)))
+          keep_op(q, ops[w]);
       break;
     case SQL_P_PROJECT:
-      rc = ex_project_new(&q->ectx, schema_of(q, in), schema_of(q, p), p->u.project.exprs, p->ncols,
-                          next, &op, err);
+      ops = new_lanes(q);
+      for (uint32_t w = 0; w < N && !rc; w++)
+        if (!(rc = ex_project_new(&q->lctx[w], schema_of(q, in), schema_of(q, p),
+                                  p->u.project.exprs, p->ncols, L[w], &ops[w], err)))
+          keep_op(q, ops[w]);
       break;
-    case SQL_P_AGGREGATE: rc = build_agg(q, p, next, &op, err); break;
-    case SQL_P_WINDOW: rc = build_window(q, p, next, &op, err); break;
+    case SQL_P_AGGREGATE: rc = build_agg(q, p, L, &ops, &op, err); break;
+    case SQL_P_WINDOW: rc = build_window(q, p, fanned(q, schema_of(q, p), L), &op, err); break;
     case SQL_P_SORT:
-      rc = ex_sort_new(&q->qctx, schema_of(q, p), sort_keys(q, p), p->u.sort.nkeys, next, &op, err);
+      rc = ex_sort_new(&q->qctx, schema_of(q, p), sort_keys(q, p), p->u.sort.nkeys,
+                       fanned(q, schema_of(q, p), L), &op, err);
       break;
     case SQL_P_LIMIT:
       if (in->kind == SQL_P_SORT && p->u.limit.limit >= 0) {
-        /* ORDER BY ... LIMIT: keep only the first rows while sorting. */
-        rc = ex_topn_new(&q->qctx, schema_of(q, in), sort_keys(q, in), in->u.sort.nkeys,
-                         (uint64_t)p->u.limit.limit, (uint64_t)p->u.limit.offset, next, &op, err);
+        /* ORDER BY ... LIMIT: keep only the first rows while sorting; with
+         * lanes, each keeps its first limit + offset and a final top-N
+         * over their union applies the offset. */
+        const ty_schema_t *sch = schema_of(q, in);
+        uint64_t lim = (uint64_t)p->u.limit.limit, off = (uint64_t)p->u.limit.offset;
+        name = "TOPN";
+        rc = ex_topn_new(&q->qctx, sch, sort_keys(q, in), in->u.sort.nkeys, lim, off,
+                         fanned(q, sch, L), &op, err);
         in = in->in;
+        if (rc || N == 1) break;
+        keep_op(q, op);
+        ex_op_t **g = gathered(q, sch, metered_phase2(q, op));
+        op = NULL;
+        ops = new_lanes(q);
+        for (uint32_t w = 0; w < N && !rc; w++)
+          if (!(rc = ex_topn_new(&q->qctx, sch, sort_keys(q, p->in), p->in->u.sort.nkeys, lim + off,
+                                 0, g[w], &ops[w], err)))
+            keep_op(q, ops[w]);
       } else {
-        op = ex_limit_new(schema_of(q, p), p->u.limit.limit, p->u.limit.offset, &q->stop, next);
+        op = ex_limit_new(schema_of(q, p), p->u.limit.limit, p->u.limit.offset, &q->stop,
+                          fanned(q, schema_of(q, p), L));
         rc = FL_OK;
       }
       break;
-    case SQL_P_UNION:
-      op = ex_union_new(schema_of(q, p), p->ninputs, next);
-      keep_op(q, op);
+    case SQL_P_UNION: {
+      ops = new_lanes(q);
+      node_stat_t *st = node_of(q, name);
+      for (uint32_t w = 0; w < N; w++) {
+        ops[w] = ex_union_new(schema_of(q, p), p->ninputs, L[w]);
+        keep_op(q, ops[w]);
+        ops[w] = metered(q, st, ops[w]);
+      }
       for (uint32_t i = 0; i < p->ninputs; i++)
-        if ((rc = build(q, p->inputs[i], op, err))) return rc;
+        if ((rc = build(q, p->inputs[i], ops, err))) return rc;
       return FL_OK;
-    case SQL_P_JOIN: return build_join(q, p, next, err);
+    }
+    case SQL_P_JOIN: return build_join(q, p, L, err);
     case SQL_P_UNNEST:
-      rc = ex_unnest_new(&q->ectx, schema_of(q, in), schema_of(q, p), p->u.unnest.exprs,
-                         p->u.unnest.nexprs, p->u.unnest.ordinality, p->u.unnest.outer, next, &op,
-                         err);
+      ops = new_lanes(q);
+      for (uint32_t w = 0; w < N && !rc; w++)
+        if (!(rc = ex_unnest_new(&q->lctx[w], schema_of(q, in), schema_of(q, p), p->u.unnest.exprs,
+                                 p->u.unnest.nexprs, p->u.unnest.ordinality, p->u.unnest.outer,
+                                 L[w], &ops[w], err)))
+          keep_op(q, ops[w]);
       break;
     default:
       return fl_err_set(err, FL_EINTERNAL, "no operator for plan node %s",
                         sql_plan_kind_name(p->kind));
   }
   if (rc) return rc;
-  keep_op(q, op);
-  return build(q, in, op, err);
+  node_stat_t *st = node_of(q, name);
+  for (uint32_t i = 0; i < q->npending; i++) q->pending[i]->st = st;
+  q->npending = 0;
+  if (op) {
+    keep_op(q, op);
+    ops = gathered(q, schema_of(q, in), metered(q, st, op));
+  } else {
+    for (uint32_t w = 0; w < N; w++) ops[w] = metered(q, st, ops[w]);
+  }
+  return build(q, in, ops, err);
 }
 
 int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, ex_query_t **out,
@@ -465,13 +807,27 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   q->a = a;
   q->plan = p;
   q->progress = o ? o->progress : NULL;
+  q->analyze = o && o->analyze;
   ex_ctx_init(&q->ectx, a, o ? o->zone : NULL, o ? o->now_us : -1);
   ex_mem_init(&q->mem, o ? o->mem_limit : 0);
   q->qctx = (ex_opctx_t){.mem = &q->mem, .spill_dir = o ? o->spill_dir : NULL};
   q->types = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *q->types);
   for (uint32_t i = 0; i < p->ncols; i++) q->types[i] = ex_type_of(&p->cols[i].type, a);
   q->sink = ex_sink_new(schema_of(q, p));
-  int rc = build(q, p, &q->sink->op, err);
+  uint32_t n = o && o->threads ? o->threads : ex_default_threads();
+  if (n > EX_MAX_THREADS) n = EX_MAX_THREADS;
+  q->nlanes = n;
+  q->lctx = fl_calloc(n, sizeof *q->lctx);
+  q->larena = fl_calloc(n, sizeof *q->larena);
+  q->lctx[0] = q->ectx;
+  for (uint32_t w = 1; w < n; w++) {
+    q->larena[w] = fl_arena_new(0);
+    ex_ctx_init(&q->lctx[w], q->larena[w], q->ectx.zone, q->ectx.now_us);
+    q->lctx[w].random_state = q->ectx.random_state + w * 0x9e3779b97f4a7c15ULL;
+  }
+  int rc = FL_OK;
+  if (n > 1) rc = fl_pool_new(n - 1, &q->pool, err);
+  if (!rc) rc = build(q, p, gathered(q, q->sink->op.out_schema, &q->sink->op), err);
   if (rc) {
     ex_query_free(q);
     return rc;
@@ -480,14 +836,127 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   return FL_OK;
 }
 
-int ex_query_run(ex_query_t *q, fl_err_t *err) {
-  /* Sources run one after the other (UNION ALL inputs in order). */
-  for (uint32_t i = 0; i < q->nsrcs; i++) {
-    q->stop = false;
-    int rc = q->srcs[i]->run(q->srcs[i], err);
-    if (rc) return rc;
+uint32_t ex_default_threads(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > EX_MAX_THREADS ? EX_MAX_THREADS : (uint32_t)n;
+}
+
+uint32_t ex_query_threads(const ex_query_t *q) { return q->nlanes; }
+
+/* One parallel run of a source: the lanes' shared morsel counter and
+ * the first error. */
+typedef struct par_run {
+  ex_query_t *q;
+  ex_source_t *s;
+  node_stat_t *st;
+  ex_op_t **lanes;
+  uint32_t nmorsels;
+  _Atomic uint32_t next;
+  _Atomic bool failed;
+  pthread_mutex_t lock;
+  int rc;
+  fl_err_t err;
+} par_run_t;
+
+typedef struct par_lane {
+  par_run_t *r;
+  uint32_t lane;
+} par_lane_t;
+
+static void run_lane(void *arg, uint32_t worker) {
+  (void)worker;
+  par_lane_t *pl = arg;
+  par_run_t *r = pl->r;
+  fl_err_t e;
+  fl_err_clear(&e);
+  int rc = FL_OK;
+  node_stat_t *prev = t_current;
+  t_current = r->st;
+  uint64_t t0 = r->st ? now_ns() : 0;
+  while (!atomic_load(&r->failed) && !__atomic_load_n(&r->q->stop, __ATOMIC_RELAXED)) {
+    uint32_t m = atomic_fetch_add(&r->next, 1);
+    if (m >= r->nmorsels) break;
+    if ((rc = r->s->run_morsel(r->s, pl->lane, m, r->lanes[pl->lane], &e))) break;
   }
-  return FL_OK;
+  /* A lane finishes whether its morsels ran out or LIMIT stopped it. */
+  if (!rc && !atomic_load(&r->failed)) rc = ex_op_finish(r->lanes[pl->lane], &e);
+  if (r->st) {
+    uint64_t d = now_ns() - t0;
+    atomic_fetch_add(&r->st->ns, d);
+    if (prev) atomic_fetch_add(&prev->child_ns, d);
+  }
+  t_current = prev;
+  if (rc) {
+    pthread_mutex_lock(&r->lock);
+    if (!r->rc) {
+      r->rc = rc;
+      r->err = e;
+    }
+    pthread_mutex_unlock(&r->lock);
+    atomic_store(&r->failed, true);
+    __atomic_store_n(&r->q->stop, true, __ATOMIC_RELAXED);
+  }
+}
+
+/* Runs source i: whole on this thread when it cannot split (then the
+ * other lanes are finished empty), else by one task per lane. */
+static int run_source(ex_query_t *q, uint32_t i, fl_err_t *err) {
+  ex_source_t *s = q->srcs[i];
+  ex_op_t **L = q->src_lanes[i];
+  uint32_t N = q->nlanes;
+  node_stat_t *st = q->src_stat[i];
+  int rc;
+  if (N == 1) {
+    if (!st) return s->run(s, err);
+    METERED(st, s->run(s, err));
+    return rc;
+  }
+  uint32_t nm = 0;
+  if (!s->split || !s->run_morsel || (rc = s->split(s, N, &nm, err)) != FL_OK) {
+    if (s->split && s->run_morsel) return rc;
+    if (st) {
+      METERED(st, s->run(s, err));
+    } else {
+      rc = s->run(s, err);
+    }
+    if (rc) return rc;
+    for (uint32_t w = 1; w < N; w++)
+      if ((rc = ex_op_finish(L[w], err))) return rc;
+    return FL_OK;
+  }
+  par_run_t r = {.q = q, .s = s, .st = st, .lanes = L, .nmorsels = nm};
+  pthread_mutex_init(&r.lock, NULL);
+  fl_err_clear(&r.err);
+  par_lane_t *pl = fl_calloc(N, sizeof *pl);
+  fl_taskgroup_t g;
+  fl_taskgroup_init(&g, q->pool);
+  for (uint32_t w = 0; w < N; w++) {
+    pl[w] = (par_lane_t){.r = &r, .lane = w};
+    fl_pool_submit(&g, run_lane, &pl[w]);
+  }
+  fl_taskgroup_wait(&g);
+  fl_free(pl);
+  pthread_mutex_destroy(&r.lock);
+  if (r.rc) *err = r.err;
+  return r.rc;
+}
+
+int ex_query_run(ex_query_t *q, fl_err_t *err) {
+  /* Sources run one after the other (a join's build side first, UNION ALL
+   * inputs in order), each on all lanes. */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int rc = FL_OK;
+  for (uint32_t i = 0; i < q->nsrcs && !rc; i++) {
+    __atomic_store_n(&q->stop, false, __ATOMIC_RELAXED);
+    rc = run_source(q, i, err);
+    /* A scan's "rows" are those it read out. */
+    const ice_scan_stats_t *ss = q->src_stat[i] ? ex_scan_source_stats(q->srcs[i]) : NULL;
+    if (ss) atomic_store(&q->src_stat[i]->rows, ss->rows_out);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  q->run_us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000);
+  return rc;
 }
 
 const ex_sink_t *ex_query_sink(const ex_query_t *q) { return q->sink; }
@@ -532,13 +1001,32 @@ void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
     }
   }
   fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
+  fl_buf_printf(out, "threads: %u\n", q->nlanes);
+  if (q->nnodes) fl_buf_printf(out, "operators (rows in, own time; summed over threads):\n");
+  for (uint32_t i = 0; i < q->nnodes; i++) {
+    const node_stat_t *st = q->nodes[i];
+    uint64_t ns = atomic_load(&st->ns), child = atomic_load(&st->child_ns);
+    uint64_t self = ns > child ? ns - child : 0;
+    fl_buf_printf(out, "%*s%s: rows %llu, %.3f ms\n", (int)(2 * st->depth), "", st->name,
+                  (unsigned long long)atomic_load(&st->rows), (double)self / 1e6);
+  }
 }
 
 void ex_query_free(ex_query_t *q) {
   if (!q) return;
   for (uint32_t i = 0; i < q->nsrcs; i++) q->srcs[i]->destroy(q->srcs[i]);
   for (uint32_t i = 0; i < q->nops; i++) ex_op_destroy(q->ops[i]);
+  for (uint32_t i = 0; i < q->nreparts; i++) ex_repartition_free(q->reparts[i]);
+  fl_free(q->reparts);
   if (q->sink) ex_op_destroy(&q->sink->op);
+  fl_pool_free(q->pool);
+  for (uint32_t w = 1; w < q->nlanes; w++) fl_arena_free(q->larena[w]);
+  fl_free(q->larena);
+  fl_free(q->lctx);
+  fl_free(q->src_lanes);
+  fl_free(q->src_stat);
+  fl_free(q->pending);
+  fl_free(q->nodes);
   fl_free(q->srcs);
   fl_free(q->ops);
   fl_free(q->joins);

@@ -6,9 +6,10 @@
  * sources, Filter/Project/Limit/Union the streaming operators of
  * op_basic.h, Aggregate the hash aggregation (op_hash_agg.h), Sort the
  * sort, and a Limit directly over a Sort the top-N (op_sort.h).
- * ex_query_run drives the sources in order on the calling thread; the
- * pipeline shape (sources pushing into shared operators) is what morsel
- * parallelism will split across base/pool workers.
+ * ex_query_run drives the sources in order; with threads > 1 each
+ * pipeline runs as that many lanes on a base/pool of workers (morsel-
+ * driven: workers claim a source's morsels from a shared counter), see
+ * ex_plan.c for how pipeline breakers join and split the lanes.
  *
  * ex_sql_resolver fills the binder's function-resolver interface
  * (sql/sql_bind.h) over the function registry and the aggregates, so the
@@ -28,7 +29,14 @@ typedef struct ex_query_opts {
   const fl_tz_t *zone;   /* session time zone; NULL: UTC */
   int64_t now_us;        /* statement time; < 0: the clock */
   ex_progress_t *progress; /* counters the scans update as they read; NULL: none */
+  uint32_t threads;      /* lanes of every pipeline; 0: one per core; 1: single-threaded */
+  bool analyze;          /* meter every operator (EXPLAIN ANALYZE) */
 } ex_query_opts_t;
+
+#define EX_MAX_THREADS 256
+
+/* One per online core (at least 1, at most EX_MAX_THREADS). */
+uint32_t ex_default_threads(void);
 
 typedef struct ex_query ex_query_t;
 
@@ -44,8 +52,12 @@ uint32_t ex_query_ncols(const ex_query_t *q);
 const char *ex_query_col_name(const ex_query_t *q, uint32_t i);
 const ex_type_t *ex_query_col_type(const ex_query_t *q, uint32_t i);
 ex_ctx_t *ex_query_ctx(ex_query_t *q);
+/* The number of lanes (threads) the query runs with. */
+uint32_t ex_query_threads(const ex_query_t *q);
 /* After a run: one line per table scan with what it read and what pruning
- * skipped (EXPLAIN ANALYZE). */
+ * skipped, one per join, and with opts.analyze one per plan node with the
+ * rows pushed into it and its own time, each summed over its threads
+ * (EXPLAIN ANALYZE). */
 void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out);
 void ex_query_free(ex_query_t *q);
 

@@ -7,7 +7,17 @@
  *
  * Operators follow ex_operator.h. A source is not pushed to: run() reads
  * its input and pushes every batch to its consumer, then finishes it. A
- * source stops early when *stop becomes true (a satisfied LIMIT sets it).
+ * source stops early when *stop becomes true (a satisfied LIMIT sets it;
+ * read it with ex_source_stopped, since other threads may set it).
+ *
+ * Parallel sources. A source that can be read in pieces also sets split
+ * and run_morsel: split(s, nlanes, &n) prepares one reader per lane and
+ * says how many morsels the input has (Iceberg scan tasks, say); then
+ * workers call run_morsel(s, lane, m, next) for every m in [0, n), each
+ * morsel once, concurrently for different lanes, each pushing the morsel's
+ * batches into its lane's consumer `next` without finishing it (the
+ * driver finishes every lane after its last morsel). A source that leaves
+ * split NULL runs whole through run() as a single morsel of lane 0.
  */
 #ifndef FL_EXEC_OP_BASIC_H
 #define FL_EXEC_OP_BASIC_H
@@ -23,7 +33,15 @@ struct ex_source {
   void (*destroy)(ex_source_t *s);
   ex_op_t *next;
   const bool *stop;
+  /* Optional: morsel-driven parallel reading (see above). */
+  int (*split)(ex_source_t *s, uint32_t nlanes, uint32_t *nmorsels, fl_err_t *err);
+  int (*run_morsel)(ex_source_t *s, uint32_t lane, uint32_t morsel, ex_op_t *next, fl_err_t *err);
 };
+
+/* Whether the pipeline's stop flag is raised (NULL: never). */
+static inline bool ex_source_stopped(const ex_source_t *s) {
+  return s->stop && __atomic_load_n(s->stop, __ATOMIC_RELAXED);
+}
 
 /* Reads a planned scan (taken over: freed with the source). */
 ex_source_t *ex_scan_source_new(ice_scan_t *scan, ex_op_t *next, const bool *stop);

@@ -33,6 +33,17 @@
  * Every group's states are combined exactly once per spilled fragment, so
  * the results equal those of an in-memory run.
  *
+ * Two phases (parallel aggregation, see op_hash_agg.h). A PARTIAL operator
+ * runs the same table but emits each group as its keys and serialized
+ * states, and where COMPLETE would spill it emits its table downstream
+ * and empties it: partial results need not be unique per key. A FINAL
+ * operator merges such rows exactly as it merges a spilled partition
+ * (merge_batch), so it spills, repartitions and finalizes like COMPLETE.
+ * Every PARTIAL operator emits the groups of empty grouping sets (the
+ * global aggregate's one group) even over no rows, and FINAL operators
+ * never add them: so with P finals the group arrives at exactly one, and
+ * exists even when no lane saw a row.
+ *
  * States.
  *   BUILDING   consuming input; the table holds the groups since the last
  *              spill (every group when nothing spilled).
@@ -62,6 +73,7 @@ typedef struct hash_agg {
   ex_op_t op;
   ex_opctx_t *ctx;
   int state;
+  ex_agg_phase_t phase;
   const ty_schema_t *in;
   uint32_t nkeys, nsets, naggs, ntable_keys;
   uint32_t *key_cols;
@@ -185,6 +197,8 @@ static void set_probe_cols(hash_agg_t *h, const ty_batch_t *b, uint32_t set, uin
 }
 
 static int spill_table(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, fl_err_t *err);
+static int emit_partial(hash_agg_t *h, fl_err_t *err);
+static int merge_batch(hash_agg_t *h, const ty_batch_t *sb, fl_err_t *err);
 
 /* Reserves the current footprint; spills the table when that fails. */
 static int account(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, bool *spilled,
@@ -208,7 +222,17 @@ static int account(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, bool 
     h->reserved = now;
     return FL_OK;
   }
-  int rc = spill_table(h, files, level, err);
+  int rc;
+  if (h->phase == EX_AGG_PARTIAL) {
+    /* Partial states need not be complete: hand them on instead. */
+    if ((rc = emit_partial(h, err))) return rc;
+    now = footprint(h);
+    ex_mem_release(h->ctx->mem, h->reserved);
+    ex_mem_force(h->ctx->mem, now);
+    h->reserved = now;
+    return FL_OK;
+  }
+  rc = spill_table(h, files, level, err);
   if (rc) return rc;
   if (spilled) *spilled = true;
   now = footprint(h);
@@ -224,6 +248,25 @@ static int agg_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
     return fl_err_set(err, FL_EINTERNAL, "hash aggregation: batch pushed after finish");
   uint32_t n = ty_batch_live(b);
   if (!n) return FL_OK;
+  if (h->phase == EX_AGG_FINAL) {
+    /* Partial states: merged like a spilled partition. */
+    const ty_batch_t *in = b;
+    if (b->sel) {
+      ty_batch_reset(h->spill_batch);
+      for (uint32_t c = 0; c <= h->ntable_keys; c++)
+        ex_vec_gather(h->spill_batch->cols[c], b->cols[c], b->sel, n);
+      ty_batch_seal(h->spill_batch);
+      in = h->spill_batch;
+    }
+    h->rows_seen += n;
+    h->stats.rows_in += n;
+    int rc = merge_batch(h, in, err);
+    if (rc) return rc;
+    bool spilled = false;
+    rc = account(h, h->parts, 0, &spilled, err);
+    if (spilled) h->spilled = true;
+    return rc;
+  }
   /* Rows of the selection index the whole batch, and so do the NULL
    * columns standing in for keys outside a grouping set. */
   reserve_scratch(h, b->nrows);
@@ -335,6 +378,40 @@ static int merge_batch(hash_agg_t *h, const ty_batch_t *sb, fl_err_t *err) {
   return FL_OK;
 }
 
+/* PARTIAL: emits every group as keys plus serialized states, then
+ * empties the table and gives its memory back. */
+static int emit_partial(hash_agg_t *h, fl_err_t *err) {
+  uint32_t ngroups = ex_ht_groups(h->ht);
+  ty_batch_t *sb = h->spill_batch;
+  uint32_t *rows = fl_malloc(TY_BATCH_ROWS * sizeof *rows);
+  int rc = FL_OK;
+  for (uint32_t g0 = 0; g0 < ngroups && !rc; g0 += TY_BATCH_ROWS) {
+    uint32_t n = ngroups - g0 < TY_BATCH_ROWS ? ngroups - g0 : TY_BATCH_ROWS;
+    ty_batch_reset(sb);
+    for (uint32_t k = 0; k < n; k++) rows[k] = g0 + k;
+    for (uint32_t c = 0; c < h->ntable_keys; c++)
+      ex_vec_gather(sb->cols[c], ex_ht_keys(h->ht, c), rows, n);
+    for (uint32_t k = 0; k < n; k++) {
+      fl_buf_clear(&h->sbuf);
+      const uint8_t *st = h->states + (size_t)(g0 + k) * h->stride;
+      for (uint32_t i = 0; i < h->naggs; i++)
+        h->aggs[i].agg->fn->serialize(h->aggs[i].agg, st + h->offsets[i], &h->sbuf);
+      ty_vec_append_bytes(sb->cols[h->ntable_keys], h->sbuf.data, h->sbuf.len);
+    }
+    ty_batch_seal(sb);
+    h->stats.groups_out += n;
+    rc = ex_op_emit(&h->op, sb, err);
+  }
+  fl_free(rows);
+  destroy_states(h);
+  fl_free(h->states);
+  h->states = NULL;
+  h->states_cap = 0;
+  ex_ht_free(h->ht);
+  h->ht = ex_ht_new(h->ktypes, h->ntable_keys);
+  return rc;
+}
+
 /* Emits every group of the table, then empties it. */
 static int emit_table(hash_agg_t *h, fl_err_t *err) {
   uint32_t ngroups = ex_ht_groups(h->ht);
@@ -414,8 +491,11 @@ static int agg_finish(ex_op_t *op, fl_err_t *err) {
   if (h->state != ST_BUILDING)
     return fl_err_set(err, FL_EINTERNAL, "hash aggregation: finished twice");
   int rc;
-  if (!h->spilled) {
+  if (h->phase == EX_AGG_PARTIAL) {
     add_empty_set_groups(h);
+    rc = emit_partial(h, err);
+  } else if (!h->spilled) {
+    if (h->phase == EX_AGG_COMPLETE) add_empty_set_groups(h);
     rc = emit_table(h, err);
   } else {
     h->state = ST_MERGING;
@@ -541,7 +621,17 @@ int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t
     if (o->nkeys < 64 && (o->grouping_sets[s] >> o->nkeys))
       return fl_err_set(err, FL_EINVALID, "hash aggregation: grouping set %u names a key beyond %u",
                         s, o->nkeys);
-  for (uint32_t i = 0; i < o->naggs; i++) {
+  if (o->phase == EX_AGG_FINAL) {
+    uint32_t ntk = o->nkeys + (o->nsets ? 1 : 0);
+    for (uint32_t c = 0; c < o->nkeys; c++)
+      if (o->key_cols[c] != c)
+        return fl_err_set(err, FL_EINVALID, "hash aggregation: final keys are columns 0..%u",
+                          o->nkeys);
+    if (ncols != ntk + 1 || in->root.fields[ntk].type->kind != TY_BINARY)
+      return fl_err_set(err, FL_EINVALID,
+                        "hash aggregation: final input is %u keys and a binary states column", ntk);
+  }
+  for (uint32_t i = 0; i < o->naggs && o->phase != EX_AGG_FINAL; i++) {
     const ex_agg_spec_t *s = &o->aggs[i];
     if (s->arg_col >= (int32_t)ncols || (s->arg_col < 0 && s->agg->arg))
       return fl_err_set(err, FL_EINVALID, "hash aggregation: %s has no argument column",
@@ -561,6 +651,7 @@ int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t
   h->op.vt = &hash_agg_vt;
   h->op.next = next;
   h->ctx = ctx;
+  h->phase = o->phase;
   h->in = in;
   h->nkeys = o->nkeys;
   h->nsets = o->nsets;
@@ -612,6 +703,7 @@ int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t
   sf[h->ntable_keys] = (ty_field_t){
       .id = (int32_t)h->ntable_keys + 1, .name = "states", .type = ty_primitive(TY_BINARY)};
   h->spill_schema = ty_schema_new(arena, 0, sf, h->ntable_keys + 1);
+  if (o->phase == EX_AGG_PARTIAL) h->op.out_schema = h->spill_schema;
   h->spill_batch = ty_batch_new(h->spill_schema, TY_BATCH_ROWS);
   h->out_batch = ty_batch_new(h->op.out_schema, TY_BATCH_ROWS);
   h->ht = ex_ht_new(ktypes, h->ntable_keys);

@@ -19,7 +19,23 @@ typedef struct ex_agg_spec {
   const char *name;   /* output column name; NULL: the function's name */
 } ex_agg_spec_t;
 
+/*
+ * The phase of a two-phase (parallel) aggregation. COMPLETE aggregates
+ * input rows into final values. PARTIAL aggregates input rows but emits
+ * partial states: rows of the table keys (with "$grouping_set" when there
+ * are sets) plus one binary column "states" with the serialized states of
+ * all aggregates, the spill format; instead of spilling it emits its table
+ * early and starts afresh, so one key may come out several times; it
+ * always emits the groups of empty grouping sets (a global aggregate's
+ * one group), which FINAL never creates on its own. FINAL
+ * takes such rows (its in_schema is the PARTIAL's output; key_cols are
+ * 0 .. nkeys-1; arg_col and filter_col are not used), combines the states
+ * of equal keys, spills as COMPLETE does, and emits final values.
+ */
+typedef enum ex_agg_phase { EX_AGG_COMPLETE, EX_AGG_PARTIAL, EX_AGG_FINAL } ex_agg_phase_t;
+
 typedef struct ex_hash_agg_opts {
+  ex_agg_phase_t phase;
   const ty_schema_t *in_schema;
   const uint32_t *key_cols; /* GROUP BY columns of the input */
   uint32_t nkeys;

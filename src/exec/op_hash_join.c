@@ -61,6 +61,18 @@
  * partition, which are all the rows that can match it, so the result is
  * that of an in-memory join (in another order).
  *
+ * Parallel probing. ex_hash_join_probe_lane adds probe operators (lanes)
+ * that share the join's build side: once it has finished, each lane
+ * looks up the one table read-only (ex_ht_find_shared with its own
+ * scratch), walks the shared chains and emits through its own output
+ * stage to its own consumer, so N threads probe at once without locks.
+ * What cannot be shared without a lock runs under the join's mutex:
+ * RIGHT and FULL joins mark matched build rows, and a spilled join
+ * writes probe rows to shared partition files. Each lane, the join
+ * included, finishes once; non-last lanes pass finish() on at once, and
+ * the last one drains (unmatched build rows, spilled partitions) through
+ * the join's own consumer, then finishes it.
+ *
  * States.
  *   BUILDING        taking build batches; the table holds them all
  *                   (`spilled` false) or they go to partition files
@@ -78,6 +90,8 @@
 #include "exec/op_hash_join.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "base/alloc.h"
 #include "exec/ex_hash_table.h"
@@ -133,7 +147,17 @@ struct hash_join {
   ex_spill_dir_t *dir;
   ex_spill_file_t *bparts[EX_HASH_JOIN_FANOUT], *pparts[EX_HASH_JOIN_FANOUT];
   ty_batch_t *bread, *pread, *stage_b, *stage_p;
-  ex_hash_join_stats_t stats;
+  ex_hash_join_stats_t stats, total; /* total: the join's and its lanes' */
+  /* Parallel probing: a lane has `base`, the join it probes; the join
+   * keeps its lanes and counts those (itself included) not finished. */
+  hash_join_t *base;
+  bool synced; /* a lane has taken the base's finished table */
+  ex_ht_scratch_t hsc;
+  hash_join_t **lanes;
+  uint32_t nlanes;
+  _Atomic uint32_t open_lanes;
+  _Atomic bool built; /* the build side has finished (read by lanes) */
+  pthread_mutex_t lock;
 };
 
 static bool probe_only(ex_join_type_t t) {
@@ -326,7 +350,7 @@ static int probe_batch(hash_join_t *j, const ty_batch_t *b, fl_err_t *err) {
   if (ex_ht_groups(j->ht)) {
     uint32_t m = matchable(j, j->kcols, j->rows, n, j->keep);
     for (uint32_t x = 0; x < m; x++) j->frows[x] = j->rows[j->keep[x]];
-    ex_ht_find(j->ht, j->kcols, j->frows, m, NULL, j->gids);
+    ex_ht_find_shared(j->ht, &j->hsc, j->kcols, j->frows, m, NULL, j->gids);
     for (uint32_t x = 0; x < m; x++)
       if (j->gids[x] != EX_HT_MISSING) j->cursor[j->keep[x]] = j->head[j->gids[x]];
   }
@@ -479,6 +503,7 @@ static int build_finish(ex_op_t *op, fl_err_t *err) {
       if (rc) return rc;
     }
   j->state = ST_PROBING;
+  atomic_store(&j->built, true);
   return FL_OK;
 }
 
@@ -572,14 +597,41 @@ static int probe_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
     return fl_err_set(err, FL_EINTERNAL, "hash join: probe batch %s",
                       j->state == ST_BUILDING ? "before the build side finished" : "after finish");
   j->stats.probe_rows += ty_batch_live(b);
-  if (!j->spilled) return probe_batch(j, b, err);
-  if (j->type == EX_JOIN_NULL_AWARE_ANTI && j->build_null) return FL_OK;
-  return partition_batch(j, j->pparts, j->stage_p, b, j->probe_keys, 0, err);
+  /* With lanes, shared writes (matched build rows, partition files) take
+   * the lock. */
+  bool lock = j->nlanes && (j->spilled || build_outer(j->type));
+  if (lock) pthread_mutex_lock(&j->lock);
+  int rc;
+  if (!j->spilled)
+    rc = probe_batch(j, b, err);
+  else if (j->type == EX_JOIN_NULL_AWARE_ANTI && j->build_null)
+    rc = FL_OK;
+  else
+    rc = partition_batch(j, j->pparts, j->stage_p, b, j->probe_keys, 0, err);
+  if (lock) pthread_mutex_unlock(&j->lock);
+  return rc;
 }
+
+/* The drain after the last probe batch of every lane. */
+static int drain_finish(hash_join_t *j, fl_err_t *err);
 
 static int probe_finish(ex_op_t *op, fl_err_t *err) {
   hash_join_t *j = (hash_join_t *)op;
-  if (j->state != ST_PROBING)
+  if (j->nlanes) {
+    /* Lanes exist: the last of them (or the join) to finish drains. */
+    if (j->state != ST_PROBING)
+      return fl_err_set(err, FL_EINTERNAL, "hash join: finish %s",
+                        j->state == ST_BUILDING ? "before the build side finished" : "twice");
+    j->state = ST_DRAINING;
+    if (atomic_fetch_sub(&j->open_lanes, 1) != 1) return FL_OK;
+    return drain_finish(j, err);
+  }
+  return drain_finish(j, err);
+}
+
+static int drain_finish(hash_join_t *j, fl_err_t *err) {
+  ex_op_t *op = &j->op;
+  if (j->state != ST_PROBING && !(j->nlanes && j->state == ST_DRAINING))
     return fl_err_set(err, FL_EINTERNAL, "hash join: finish %s",
                       j->state == ST_BUILDING ? "before the build side finished" : "twice");
   j->state = ST_DRAINING;
@@ -604,7 +656,6 @@ static int probe_finish(ex_op_t *op, fl_err_t *err) {
   }
   if (rc) return rc;
   reset_table(j);
-  j->stats.rows_out = j->out.rows_out;
   j->state = ST_FINISHED;
   return ex_op_forward_finish(op, err);
 }
@@ -613,8 +664,34 @@ static int probe_watermark(ex_op_t *op, int64_t ts_us, fl_err_t *err) {
   return ex_op_forward_watermark(op, ts_us, err);
 }
 
+static void free_scratch(hash_join_t *j) {
+  fl_free(j->rows);
+  fl_free(j->keep);
+  fl_free(j->frows);
+  fl_free(j->gids);
+  fl_free(j->cursor);
+  fl_free(j->emit_rows);
+  fl_free(j->pmatched);
+  fl_free(j->hashes);
+  fl_free(j->prow);
+  fl_free(j->pk);
+  fl_free(j->bid);
+  fl_free(j->kcols);
+  ex_ht_scratch_free(&j->hsc);
+}
+
 static void join_destroy(ex_op_t *op) {
   hash_join_t *j = (hash_join_t *)op;
+  for (uint32_t i = 0; i < j->nlanes; i++) {
+    hash_join_t *l = j->lanes[i];
+    ex__join_out_free(&l->out);
+    fl_free(l->store.srcs);
+    fl_free(l->store.idx);
+    free_scratch(l);
+    fl_free(l);
+  }
+  fl_free(j->lanes);
+  pthread_mutex_destroy(&j->lock);
   for (uint32_t p = 0; p < EX_HASH_JOIN_FANOUT; p++) {
     ex_spill_free(j->bparts[p]);
     ex_spill_free(j->pparts[p]);
@@ -631,18 +708,7 @@ static void join_destroy(ex_op_t *op) {
   fl_free(j->head);
   fl_free(j->next);
   fl_free(j->bmatched);
-  fl_free(j->rows);
-  fl_free(j->keep);
-  fl_free(j->frows);
-  fl_free(j->gids);
-  fl_free(j->cursor);
-  fl_free(j->emit_rows);
-  fl_free(j->pmatched);
-  fl_free(j->hashes);
-  fl_free(j->prow);
-  fl_free(j->pk);
-  fl_free(j->bid);
-  fl_free(j->kcols);
+  free_scratch(j);
   fl_free(j->ktypes);
   fl_free(j->key_float);
   fl_free(j->probe_keys);
@@ -660,8 +726,8 @@ static const ex_op_vt_t probe_vt = {
     .destroy = join_destroy,
 };
 
-int ex_hash_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts_t *o, ex_op_t *next,
-                     ex_op_t **out, fl_err_t *err) {
+int ex_hash_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts_t *o,
+                     ex_op_t *next, ex_op_t **out, fl_err_t *err) {
   const ex_join_spec_t *sp = &o->join;
   if (!sp->probe_schema || !sp->build_schema)
     return fl_err_set(err, FL_EINVALID, "hash join: probe and build schemas are required");
@@ -720,7 +786,120 @@ int ex_hash_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts
   j->pread = ty_batch_new(sp->probe_schema, TY_BATCH_ROWS);
   j->stage_b = ty_batch_new(sp->build_schema, TY_BATCH_ROWS);
   j->stage_p = ty_batch_new(sp->probe_schema, TY_BATCH_ROWS);
+  pthread_mutex_init(&j->lock, NULL);
   *out = &j->op;
+  return FL_OK;
+}
+
+/* ---- probe lanes ---- */
+
+/* Takes the base's finished build side (once, at the first batch). */
+static void lane_sync(hash_join_t *l) {
+  hash_join_t *j = l->base;
+  if (l->synced) return;
+  const ty_vec_t **srcs = l->store.srcs;
+  uint32_t *idx = l->store.idx;
+  l->store = j->store;
+  l->store.srcs = srcs;
+  l->store.idx = idx;
+  l->ht = j->ht;
+  l->head = j->head;
+  l->next = j->next;
+  l->build_total = j->build_total;
+  l->build_null = j->build_null;
+  l->spilled = j->spilled;
+  l->synced = true;
+}
+
+static int lane_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
+  hash_join_t *l = (hash_join_t *)op, *j = l->base;
+  if (!atomic_load(&j->built))
+    return fl_err_set(err, FL_EINTERNAL, "hash join: probe batch before the build side finished");
+  if (l->state != ST_PROBING)
+    return fl_err_set(err, FL_EINTERNAL, "hash join: probe batch after finish");
+  lane_sync(l);
+  uint32_t n = ty_batch_live(b);
+  l->stats.probe_rows += n;
+  if (!l->spilled && !build_outer(l->type)) return probe_batch(l, b, err);
+  int rc;
+  pthread_mutex_lock(&j->lock);
+  if (l->spilled) {
+    rc = (j->type == EX_JOIN_NULL_AWARE_ANTI && j->build_null)
+             ? FL_OK
+             : partition_batch(j, j->pparts, j->stage_p, b, j->probe_keys, 0, err);
+  } else {
+    l->bmatched = j->bmatched; /* written only under the lock */
+    rc = probe_batch(l, b, err);
+  }
+  pthread_mutex_unlock(&j->lock);
+  return rc;
+}
+
+static int lane_finish(ex_op_t *op, fl_err_t *err) {
+  hash_join_t *l = (hash_join_t *)op, *j = l->base;
+  if (l->state != ST_PROBING)
+    return fl_err_set(err, FL_EINTERNAL, "hash join: lane finished twice");
+  l->state = ST_FINISHED;
+  int rc = ex_op_forward_finish(op, err);
+  if (rc) return rc;
+  if (atomic_fetch_sub(&j->open_lanes, 1) != 1) return FL_OK;
+  return drain_finish(j, err);
+}
+
+static int lane_checkpoint(ex_op_t *op, fl_buf_t *w, fl_err_t *err) {
+  return fl_err_set(err, FL_EUNSUPPORTED, "hash join: a parallel probe lane does not checkpoint");
+}
+static int lane_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
+  return fl_err_set(err, FL_EUNSUPPORTED, "hash join: a parallel probe lane does not checkpoint");
+}
+static void lane_destroy(ex_op_t *op) {}
+
+static const ex_op_vt_t lane_vt = {
+    .name = "hash_join_probe_lane",
+    .push = lane_push,
+    .watermark = probe_watermark,
+    .finish = lane_finish,
+    .checkpoint = lane_checkpoint,
+    .restore = lane_restore,
+    .destroy = lane_destroy,
+};
+
+int ex_hash_join_probe_lane(ex_op_t *join, fl_arena_t *arena, ex_join_filter_fn filter,
+                            void *filter_arg, ex_op_t *next, ex_op_t **out, fl_err_t *err) {
+  hash_join_t *j = (hash_join_t *)join;
+  if (j->state != ST_BUILDING)
+    return fl_err_set(err, FL_EINTERNAL, "hash join: lanes are added before the build side runs");
+  ex_join_spec_t spec = j->out.spec;
+  spec.filter = filter;
+  spec.filter_arg = filter_arg;
+  hash_join_t *l = fl_calloc(1, sizeof *l);
+  int rc = ex__join_out_init(&l->out, &l->op, arena, &spec, "hash join", err);
+  if (rc) {
+    fl_free(l);
+    return rc;
+  }
+  l->op.vt = &lane_vt;
+  l->op.next = next;
+  l->base = j;
+  l->ctx = j->ctx;
+  l->state = ST_PROBING;
+  l->type = j->type;
+  l->nkeys = j->nkeys;
+  l->probe_keys = j->probe_keys;
+  l->build_keys = j->build_keys;
+  l->ktypes = j->ktypes;
+  l->key_float = j->key_float;
+  l->kcols = fl_calloc(j->nkeys, sizeof *l->kcols);
+  l->store.srcs = fl_malloc(TY_BATCH_ROWS * sizeof *l->store.srcs);
+  l->store.idx = fl_malloc(TY_BATCH_ROWS * sizeof *l->store.idx);
+  l->prow = fl_malloc(TY_BATCH_ROWS * sizeof *l->prow);
+  l->pk = fl_malloc(TY_BATCH_ROWS * sizeof *l->pk);
+  l->bid = fl_malloc(TY_BATCH_ROWS * sizeof *l->bid);
+  if (!j->nlanes) atomic_store(&j->open_lanes, 1);
+  j->lanes = fl_realloc(j->lanes, (j->nlanes + 1) * sizeof *j->lanes);
+  j->lanes[j->nlanes++] = l;
+  atomic_fetch_add(&j->open_lanes, 1);
+  *out = &l->op;
   return FL_OK;
 }
 
@@ -729,5 +908,10 @@ ex_op_t *ex_hash_join_build_side(ex_op_t *join) { return &((hash_join_t *)join)-
 const ex_hash_join_stats_t *ex_hash_join_stats(const ex_op_t *join) {
   hash_join_t *j = (hash_join_t *)join;
   j->stats.rows_out = j->out.rows_out;
-  return &j->stats;
+  j->total = j->stats;
+  for (uint32_t i = 0; i < j->nlanes; i++) {
+    j->total.probe_rows += j->lanes[i]->stats.probe_rows;
+    j->total.rows_out += j->lanes[i]->out.rows_out;
+  }
+  return &j->total;
 }

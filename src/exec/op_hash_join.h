@@ -45,6 +45,21 @@ int ex_hash_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_join_opts
 /* The consumer of the build side, owned by the join (destroying it is a
  * no-op; destroy the join). */
 ex_op_t *ex_hash_join_build_side(ex_op_t *join);
+/* The statistics of the join and its lanes together. */
 const ex_hash_join_stats_t *ex_hash_join_stats(const ex_op_t *join);
+
+/*
+ * Adds a probe lane: an operator that probes the join's build side
+ * concurrently with the join itself and its other lanes, emitting to
+ * `next`. filter/filter_arg are the lane's own residual (the spec's
+ * callback may not be shared across threads; NULL when the join has
+ * none). Call before the build side runs; the join owns and frees its
+ * lanes. Each lane and the join are finished once; the last finish
+ * emits what the whole probe side leaves (unmatched build rows, spilled
+ * partitions) through the join's own consumer.
+ * @locality each lane is driven by one thread at a time.
+ */
+int ex_hash_join_probe_lane(ex_op_t *join, fl_arena_t *arena, ex_join_filter_fn filter,
+                            void *filter_arg, ex_op_t *next, ex_op_t **out, fl_err_t *err);
 
 #endif

@@ -24,7 +24,7 @@ static int limit_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   limit_op_t *l = (limit_op_t *)op;
   uint32_t live = ty_batch_live(b);
   if (l->limit >= 0 && l->passed >= (uint64_t)l->limit) {
-    if (l->stop) *l->stop = true;
+    if (l->stop) __atomic_store_n(l->stop, true, __ATOMIC_RELAXED);
     return FL_OK;
   }
   uint32_t skip = 0;
@@ -38,7 +38,8 @@ static int limit_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
     take = (uint32_t)((uint64_t)l->limit - l->passed);
   if (!take) return FL_OK;
   l->passed += take;
-  if (l->limit >= 0 && l->passed >= (uint64_t)l->limit && l->stop) *l->stop = true;
+  if (l->limit >= 0 && l->passed >= (uint64_t)l->limit && l->stop)
+    __atomic_store_n(l->stop, true, __ATOMIC_RELAXED);
   if (skip == 0 && take == live) return ex_op_emit(op, b, err);
   if (l->cap < take) {
     fl_free(l->sel);

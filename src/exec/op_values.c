@@ -28,7 +28,7 @@ static int values_run(ex_source_t *s, fl_err_t *err) {
   ex_rows_t one = {.nrows = 1, .n = 1};
   int rc;
   for (uint32_t r = 0; r < v->nrows; r++) {
-    if (s->stop && *s->stop) break;
+    if (ex_source_stopped(s)) break;
     for (uint32_t c = 0; c < v->ncols; c++) {
       ex_expr_t *x;
       const ty_vec_t *out;

@@ -99,6 +99,20 @@ int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err);
  * malloc'd array the caller frees (NULL when none).
  */
 int ice_scan_task_positions(ice_scan_t *s, uint32_t index, int64_t **out, size_t *n, fl_err_t *err);
+/*
+ * Parallel reading. ice_scan_fork makes a reader over the same plan (same
+ * tasks, filter and projection; no limit) with its own reading state and
+ * statistics, so several threads can read one planned scan, each through
+ * its own fork. The parent must outlive its forks and is not read while
+ * they are. ice_scan_read_range restarts a scan or fork on tasks [begin,
+ * end) with the filter still applied (unlike ice_scan_read_task), and of
+ * each task's data file only row groups [rg_begin, rg_end) (0, 0: all;
+ * a task's split_offsets give its row groups). A fork's ice_scan_stats
+ * count only what it read.
+ */
+int ice_scan_fork(const ice_scan_t *s, ice_scan_t **out, fl_err_t *err);
+int ice_scan_read_range(ice_scan_t *s, uint32_t begin, uint32_t end, uint32_t rg_begin,
+                        uint32_t rg_end, fl_err_t *err);
 void ice_scan_free(ice_scan_t *s);
 
 #endif

@@ -50,11 +50,18 @@ struct ice_scan {
   /* Reading. */
   ice_eq_set_t *eq_sets; /* one per distinct equality delete file of the tasks */
   uint32_t neq_sets;
-  uint32_t task_i; /* next task to open */
+  uint32_t task_i;   /* next task to open */
   uint32_t task_end; /* one past the last task to read; 0: all (ice_scan_read_task) */
   bool done;
   struct ice_task_state *cur; /* the open task (ice_scan_read.c) */
   ty_batch_t *out;
+  /* A fork (ice_scan_fork) shares its parent's planning and arena, which
+   * it must not free; it owns only its reading state. */
+  bool is_fork;
+  /* Row groups [rg_begin, rg_end) of the next data file opened by a
+   * task (rg_end 0: all); set by ice_scan_read_range. */
+  uint32_t rg_begin, rg_end;
+  bool rg_active; /* while open_task opens the data file itself */
 };
 
 /* ---- planning helpers (ice_scan_plan.c) ---- */

@@ -555,6 +555,10 @@ static void set_consts(ice_file_read_t *f, const ice_data_file_t *df) {
 static bool open_direct(ice_file_read_t *f, shared_io_t *sh, const int32_t *top_ids,
                         uint32_t ntop) {
   pq_read_opts_t opts = {.field_ids = top_ids, .nfield_ids = ntop};
+  if (f->s->rg_active) {
+    opts.rg_begin = f->s->rg_begin;
+    opts.rg_end = f->s->rg_end;
+  }
   pq_reader_t *r;
   fl_err_t ignored;
   if (pq_reader_open_io(shared_reader(sh), &opts, &r, &ignored) != FL_OK) return false;
@@ -624,6 +628,10 @@ int ice__file_open(ice_scan_t *s, const char *path, const ice_data_file_t *df,
   if (npred) translate_terms(f, fs, pred, npred, &terms, &nt);
   opts.pred = terms;
   opts.npred = nt;
+  if (s->rg_active) {
+    opts.rg_begin = s->rg_begin;
+    opts.rg_end = s->rg_end;
+  }
   pq_reader_close(probe);
   rc = pq_reader_open_io(shared_reader(sh), &opts, &f->r, err);
   if (rc) goto fail;
@@ -817,7 +825,9 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   uint32_t nterms = 0;
   if (s->filter) ice_expr_pq_terms(ts->a, s->filter, &terms, &nterms);
   const char *path = ice_table_path(s->t, ts->a, df->path);
+  s->rg_active = true;
   rc = ice__file_open(s, path, df, top, ntop, terms, nterms, &ts->f, err);
+  s->rg_active = false;
   if (rc) return fl_err_prefix(err, "table %s: ", s->t->ident);
   ts->rows = fl_malloc(TY_BATCH_ROWS * sizeof *ts->rows);
   ts->sel = fl_malloc(TY_BATCH_ROWS * sizeof *ts->sel);
@@ -953,11 +963,12 @@ fail:
 
 int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   if (index >= s->ntasks)
-    return fl_err_set(err, FL_EINVALID, "table %s: scan has no task %u (of %u)", s->t->ident,
-                      index, s->ntasks);
+    return fl_err_set(err, FL_EINVALID, "table %s: scan has no task %u (of %u)", s->t->ident, index,
+                      s->ntasks);
   close_task(s);
   s->filter = NULL; /* every live row, no page pruning */
   s->limit = -1;
+  s->rg_begin = s->rg_end = 0;
   s->task_i = index;
   s->task_end = index + 1;
   s->done = false;
@@ -974,12 +985,54 @@ int ice_scan_task_positions(ice_scan_t *s, uint32_t index, int64_t **out, size_t
   return ice__load_positions(s, &s->tasks[index], out, n, err);
 }
 
+int ice_scan_fork(const ice_scan_t *s, ice_scan_t **out, fl_err_t *err) {
+  (void)err;
+  ice_scan_t *f = fl_calloc(1, sizeof *f);
+  *f = *s;
+  f->is_fork = true;
+  f->limit = s->limit; /* each reader stops after the limit; LIMIT cuts the rest */
+  f->cur = NULL;
+  f->out = NULL;
+  f->done = true; /* nothing to read until ice_scan_read_range */
+  f->task_i = f->task_end = 0;
+  /* Reading counters are the fork's own; planning ones stay with s. */
+  ice_scan_stats_t st = {0};
+  f->stats = st;
+  /* Equality delete sets are loaded per reader. */
+  f->eq_sets = fl_calloc(s->neq_sets ? s->neq_sets : 1, sizeof *f->eq_sets);
+  for (uint32_t i = 0; i < s->neq_sets; i++) {
+    f->eq_sets[i] = s->eq_sets[i];
+    f->eq_sets[i].loaded = false;
+    memset(&f->eq_sets[i].keys, 0, sizeof f->eq_sets[i].keys);
+  }
+  *out = f;
+  return FL_OK;
+}
+
+int ice_scan_read_range(ice_scan_t *s, uint32_t begin, uint32_t end, uint32_t rg_begin,
+                        uint32_t rg_end, fl_err_t *err) {
+  if (begin > end || end > s->ntasks)
+    return fl_err_set(err, FL_EINVALID, "table %s: scan has no tasks [%u, %u) (of %u)", s->t->ident,
+                      begin, end, s->ntasks);
+  close_task(s);
+  s->rg_begin = rg_begin;
+  s->rg_end = rg_end;
+  s->task_i = begin;
+  s->task_end = end;
+  s->done = begin == end;
+  return FL_OK;
+}
+
 void ice_scan_free(ice_scan_t *s) {
   if (!s) return;
   close_task(s);
   for (uint32_t i = 0; i < s->neq_sets; i++)
     if (s->eq_sets[i].loaded) fl_strset_free(&s->eq_sets[i].keys);
   ty_batch_free(s->out);
-  fl_arena_free(s->a);
+  if (s->is_fork) {
+    fl_free(s->eq_sets);
+  } else {
+    fl_arena_free(s->a);
+  }
   fl_free(s);
 }

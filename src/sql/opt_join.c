@@ -22,8 +22,24 @@
  *  - `x IN (subquery)` and `x NOT IN (subquery)` conjuncts of a filter
  *    become SEMI and NULL_AWARE_ANTI joins of the filter's input with the
  *    subquery, the filter's other conjuncts below them.
- *  - The smaller input, by row counts known from Iceberg snapshot
- *    summaries (total-records), becomes the build side.
+ *  - Inner joins of three or more relations are reordered by estimated
+ *    cost (below), and the smaller input of every join, by the same
+ *    estimates, becomes the build side.
+ *
+ * Estimates. A table's rows are its snapshot's total-records; a filter
+ * keeps a share by the shape of each conjunct (an equality with a
+ * constant 10%, an inequality 90%, a range 30%, anything else 50%, as System R assumed
+ * without statistics). Manifests give no distinct counts, so an equi-join
+ * of relations with r1 and r2 rows (before their filters) is assumed to
+ * be a key / foreign-key join, whose key has min(r1, r2) distinct values:
+ * |A join B| = |A| |B| / min(r1, r2) for the strongest key pair between
+ * two relations; other join conditions keep 50%. The order is the
+ * left-deep one of least total intermediate rows (C_out), found by
+ * dynamic programming over subsets of relations, extending a prefix only
+ * by a relation that a condition connects to it unless none is connected
+ * (so no cross product where a join predicate exists). Outer, semi and
+ * anti joins are never reordered across: only a tree of inner joins is
+ * flattened.
  * The filters this pushes down land directly over scans, where the next
  * rule (opt_pushdown.c) turns them into pruning filters.
  */
@@ -142,6 +158,32 @@ static sql_plan_t *append_cols(fl_arena_t *a, sql_plan_t *p, sql_bexpr_t *const 
   return q;
 }
 
+static bool is_equality(const sql_bexpr_t *e);
+
+static bool is_const(const sql_bexpr_t *e) {
+  while (e->kind == SQL_BX_CAST) e = e->args[0];
+  return e->kind == SQL_BX_CONST;
+}
+
+/* The share of rows a conjunct keeps (without column statistics). */
+static double conj_sel(const sql_bexpr_t *e) {
+  if (e->kind == SQL_BX_AND) {
+    double s = 1;
+    for (uint32_t i = 0; i < e->nargs; i++) s *= conj_sel(e->args[i]);
+    return s;
+  }
+  if (e->kind == SQL_BX_CALL && e->fn && e->nargs == 2) {
+    bool c = is_const(e->args[0]) || is_const(e->args[1]);
+    if (!strcmp(e->fn, "=")) return c ? 0.1 : 0.5;
+    if (!strcmp(e->fn, "<>") || !strcmp(e->fn, "!=")) return c ? 0.9 : 0.5;
+    if (!strcmp(e->fn, "<") || !strcmp(e->fn, "<=") || !strcmp(e->fn, ">") || !strcmp(e->fn, ">="))
+      return c ? 0.3 : 0.5;
+  }
+  return 0.5;
+}
+
+static double pred_sel(const sql_bexpr_t *e) { return e ? conj_sel(e) : 1; }
+
 /* Rows the plan yields when the metadata says so, else -1. */
 static int64_t est_rows(const sql_plan_t *p) {
   switch (p->kind) {
@@ -167,7 +209,12 @@ static int64_t est_rows(const sql_plan_t *p) {
       return *end || n < 0 ? -1 : (int64_t)n;
     }
     case SQL_P_VALUES: return p->u.values.nrows;
-    case SQL_P_FILTER:
+    case SQL_P_FILTER: {
+      int64_t n = est_rows(p->in);
+      if (n <= 0) return n;
+      double k = (double)n * pred_sel(p->u.filter.pred);
+      return k < 1 ? 1 : (int64_t)k;
+    }
     case SQL_P_PROJECT:
     case SQL_P_SORT: return est_rows(p->in);
     case SQL_P_AGGREGATE: return p->u.agg.nkeys == 0 && !p->u.agg.sets ? 1 : est_rows(p->in);
@@ -186,6 +233,7 @@ static int64_t est_rows(const sql_plan_t *p) {
       return sum;
     }
     case SQL_P_JOIN: {
+      if (p->u.join.est > 0) return p->u.join.est;
       /* Without key statistics: a semi or anti join keeps at most its
        * left side, a join on keys about its larger side (one side's keys
        * unique, the usual case), a cross join the product; a join on
@@ -275,6 +323,10 @@ static void split(fl_arena_t *a, sql_plan_t *j) {
     int64_t ln = est_rows(j->inputs[0]), rn = est_rows(j->inputs[1]);
     j->u.join.build_left = ln >= 0 && rn >= 0 && ln < rn;
   }
+  if (j->u.join.est <= 0) {
+    int64_t e = est_rows(j);
+    j->u.join.est = e > 0 ? e : 0;
+  }
 }
 
 /* `x IN (q)` (SEMI) or `NOT x IN (q)` (NULL_AWARE_ANTI) of a filter
@@ -360,7 +412,8 @@ static void flatten(fl_arena_t *a, sql_plan_t *p, uint32_t base, leaves_t *lv) {
   if (is_inner_tree(p)) {
     conj_list_t c = {0};
     conjuncts(a, p->u.join.cond, &c);
-    for (uint32_t i = 0; i < c.n; i++) conj_add(a, &lv->conds, base ? shift(a, c.v[i], 0, base) : c.v[i]);
+    for (uint32_t i = 0; i < c.n; i++)
+      conj_add(a, &lv->conds, base ? shift(a, c.v[i], 0, base) : c.v[i]);
     flatten(a, p->inputs[0], base, lv);
     flatten(a, p->inputs[1], base + p->inputs[0]->ncols, lv);
     return;
@@ -399,54 +452,165 @@ static sql_plan_t *cross(fl_arena_t *a, sql_plan_t *l, sql_plan_t *r) {
   return j;
 }
 
+/* The column a side of an equality reads, through casts; NULL if not a
+ * plain column. */
+static const sql_bexpr_t *key_col(const sql_bexpr_t *e) {
+  while (e->kind == SQL_BX_CAST) e = e->args[0];
+  return e->kind == SQL_BX_COL ? e : NULL;
+}
+
 /*
- * A tree of inner joins of three or more relations (a comma list) is
- * rebuilt left-deep in an order where each relation joins one before it
- * through a condition when there is one, as Trino eliminates cross
- * joins: `FROM a, b, c WHERE a.x = c.x AND c.y = b.y` joins a with c,
- * then b. The first relation stays first; when no remaining one is
- * connected, the next in written order is taken. The written order is
- * kept when it already works; otherwise a projection restores the
- * output columns' order. Returns the new root, or NULL for no change.
+ * A tree of inner joins of three or more relations (a comma list, JOIN
+ * ... ON chains) is rebuilt left-deep in the order of least estimated
+ * cost (see the top of this file), or, when some relation has no row
+ * estimate, in an order where each relation joins one before it through
+ * a condition when there is one, as Trino eliminates cross joins (the
+ * first relation first; when none is connected, the next in written
+ * order). The written order is kept when it is already the choice;
+ * otherwise a projection restores the output columns' order. Each join
+ * built carries its estimate. Returns the new root, or NULL for no change.
  */
 static sql_plan_t *reorder(fl_arena_t *a, sql_plan_t *p) {
   leaves_t lv = {0};
   flatten(a, p, 0, &lv);
   if (lv.overflow || lv.n < 3) return NULL;
+  uint32_t n = lv.n, full = (1u << n) - 1;
   uint32_t *masks = fl_arena_zalloc(a, (lv.conds.n ? lv.conds.n : 1) * sizeof *masks);
   for (uint32_t i = 0; i < lv.conds.n; i++) masks[i] = leaf_mask(lv.conds.v[i], &lv);
-  uint32_t order[REORDER_MAX], used = 1;
-  order[0] = 0;
-  bool changed = false;
-  for (uint32_t k = 1; k < lv.n; k++) {
-    int pick = -1;
-    for (uint32_t c = 0; c < lv.n && pick < 0; c++) {
-      if (used & (1u << c)) continue;
-      for (uint32_t i = 0; i < lv.conds.n; i++) {
-        uint32_t m = masks[i];
-        if ((m & (1u << c)) && (m & used) && !(m & ~(used | (1u << c)))) {
-          pick = (int)c;
-          break;
+  /* Leaf estimates: rows before and after their own conditions. */
+  double base[REORDER_MAX], card[REORDER_MAX];
+  bool known = true;
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t r = est_rows(lv.rel[i]);
+    if (r < 0) known = false;
+    base[i] = card[i] = r < 1 ? 1 : (double)r;
+  }
+  for (uint32_t c = 0; c < lv.conds.n; c++)
+    for (uint32_t i = 0; i < n; i++)
+      if (masks[c] == 1u << i) card[i] *= conj_sel(lv.conds.v[c]);
+  for (uint32_t i = 0; i < n; i++)
+    if (card[i] < 1) card[i] = 1;
+  /* Pair selectivities: the strongest equi-key between two relations. */
+  double sel[REORDER_MAX][REORDER_MAX];
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t j = 0; j < n; j++) sel[i][j] = 1;
+  double *multi = fl_arena_zalloc(a, (lv.conds.n ? lv.conds.n : 1) * sizeof *multi);
+  for (uint32_t c = 0; c < lv.conds.n; c++) {
+    uint32_t m = masks[c];
+    multi[c] = 1;
+    if (!m || !(m & (m - 1))) continue; /* one relation (or none) */
+    const sql_bexpr_t *e = lv.conds.v[c];
+    uint32_t i = (uint32_t)__builtin_ctz(m), j = (uint32_t)(31 - __builtin_clz(m));
+    if ((m & ~((1u << i) | (1u << j))) == 0 && is_equality(e) && key_col(e->args[0]) &&
+        key_col(e->args[1])) {
+      double s = 1.0 / (base[i] < base[j] ? base[i] : base[j]);
+      if (s < sel[i][j]) sel[i][j] = sel[j][i] = s;
+    } else {
+      multi[c] = 0.5;
+    }
+  }
+  uint32_t order[REORDER_MAX];
+  double *est = fl_arena_zalloc(a, n * sizeof *est);
+  if (known) {
+    /* card(S) is the same whatever the order; cost(S) = least sum of
+     * intermediate rows of a left-deep order of S. */
+    size_t ns = (size_t)full + 1;
+    double *scard = fl_arena_zalloc(a, ns * sizeof *scard);
+    double *cost = fl_arena_zalloc(a, ns * sizeof *cost);
+    int8_t *last = fl_arena_zalloc(a, ns);
+    for (uint32_t S = 1; S <= full; S++) {
+      double c = 1;
+      for (uint32_t i = 0; i < n; i++) {
+        if (!(S >> i & 1)) continue;
+        c *= card[i];
+        for (uint32_t j = i + 1; j < n; j++)
+          if (S >> j & 1) c *= sel[i][j];
+      }
+      for (uint32_t k = 0; k < lv.conds.n; k++)
+        if (multi[k] != 1 && (masks[k] & ~S) == 0) c *= multi[k];
+      scard[S] = c < 1 ? 1 : c;
+      cost[S] = -1;
+      last[S] = -1;
+      if (!(S & (S - 1))) {
+        cost[S] = 0;
+        last[S] = (int8_t)__builtin_ctz(S);
+      }
+    }
+    for (uint32_t S = 1; S <= full; S++) {
+      if (!(S & (S - 1))) continue;
+      for (uint32_t i = 0; i < n; i++) {
+        uint32_t R = S & ~(1u << i);
+        if (!(S >> i & 1) || cost[R] < 0) continue;
+        /* i must be connected to R, unless nothing outside R is. */
+        bool conn = false, any = false;
+        for (uint32_t k = 0; k < lv.conds.n; k++) {
+          uint32_t m = masks[k];
+          if (!(m & R) || !(m & ~R)) continue;
+          if (!(m & ~(R | (1u << i)))) conn = true;
+          if (__builtin_popcount(m & ~R) >= 1) any = true;
+        }
+        if (!conn && any) continue;
+        double c = cost[R] + scard[S];
+        if (cost[S] < 0 || c < cost[S] - 1e-9 * c) {
+          cost[S] = c;
+          last[S] = (int8_t)i;
         }
       }
     }
-    if (pick < 0)
-      for (uint32_t c = 0; c < lv.n && pick < 0; c++)
-        if (!(used & (1u << c))) pick = (int)c;
-    order[k] = (uint32_t)pick;
-    used |= 1u << pick;
-    if ((uint32_t)pick != k) changed = true;
+    if (cost[full] < 0) known = false;
+    for (uint32_t S = full, k = n; known && k-- > 0;) {
+      order[k] = (uint32_t)last[S];
+      est[k] = scard[S];
+      S &= ~(1u << order[k]);
+    }
   }
-  if (!changed) return NULL;
+  if (!known) {
+    uint32_t used = 1;
+    order[0] = 0;
+    for (uint32_t k = 1; k < n; k++) {
+      int pick = -1;
+      for (uint32_t c = 0; c < n && pick < 0; c++) {
+        if (used & (1u << c)) continue;
+        for (uint32_t i = 0; i < lv.conds.n; i++) {
+          uint32_t m = masks[i];
+          if ((m & (1u << c)) && (m & used) && !(m & ~(used | (1u << c)))) {
+            pick = (int)c;
+            break;
+          }
+        }
+      }
+      if (pick < 0)
+        for (uint32_t c = 0; c < n && pick < 0; c++)
+          if (!(used & (1u << c))) pick = (int)c;
+      order[k] = (uint32_t)pick;
+      used |= 1u << pick;
+      est[k] = 0;
+    }
+  }
+  bool changed = false;
+  for (uint32_t k = 0; k < n; k++) changed |= order[k] != k;
+  if (!changed) {
+    /* Same order: only record the estimates on the joins there are. */
+    if (known) {
+      sql_plan_t *j = p;
+      for (uint32_t k = n - 1; k >= 1 && is_inner_tree(j); k--, j = j->inputs[0])
+        if (j->inputs[1] == lv.rel[k])
+          j->u.join.est = est[k] > (double)INT64_MAX ? INT64_MAX : (int64_t)est[k];
+    }
+    return NULL;
+  }
   /* New position of each column of the tree's output. */
   uint32_t *pos = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *pos);
   sql_plan_t *j = lv.rel[order[0]];
   uint32_t at = 0;
-  for (uint32_t k = 0; k < lv.n; k++) {
+  for (uint32_t k = 0; k < n; k++) {
     uint32_t l = order[k];
     for (uint32_t c = 0; c < lv.rel[l]->ncols; c++) pos[lv.base[l] + c] = at + c;
     at += lv.rel[l]->ncols;
-    if (k) j = cross(a, j, lv.rel[l]);
+    if (k) {
+      j = cross(a, j, lv.rel[l]);
+      if (known) j->u.join.est = est[k] > (double)INT64_MAX ? INT64_MAX : (int64_t)est[k];
+    }
   }
   conj_list_t conds = {0};
   for (uint32_t i = 0; i < lv.conds.n; i++) conj_add(a, &conds, remap_cols(a, lv.conds.v[i], pos));

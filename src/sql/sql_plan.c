@@ -201,7 +201,7 @@ const char *sql_plan_kind_name(sql_plan_kind_t k) {
 }
 
 const char *sql_join_type_name(sql_join_type_t t) {
-  static const char *const names[] = {"INNER", "LEFT", "RIGHT", "FULL",
+  static const char *const names[] = {"INNER", "LEFT", "RIGHT",          "FULL",
                                       "SEMI",  "ANTI", "NULL_AWARE_ANTI"};
   return (unsigned)t < sizeof names / sizeof names[0] ? names[t] : "?";
 }
@@ -397,6 +397,11 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
         sql_bexpr_format(p->u.join.residual, o);
       }
       if (p->u.join.build_left) put(o, " build=left");
+      if (p->u.join.est > 0) {
+        char est[40];
+        snprintf(est, sizeof est, " est=%lld", (long long)p->u.join.est);
+        put(o, est);
+      }
       break;
     default: break;
   }

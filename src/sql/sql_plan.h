@@ -325,6 +325,7 @@ struct sql_plan {
       bool split;      /* cond has been split into keys and residual */
       bool build_left; /* the left input is the smaller one: build the hash table on it */
       uint32_t nleft, nright;
+      int64_t est; /* estimated output rows (join ordering); 0: unknown */
     } join;
     struct {
       int64_t limit;  /* -1: none */

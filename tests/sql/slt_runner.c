@@ -27,6 +27,14 @@
  * __TEST_DIR__ in SQL and commands is the test's temporary folder. Every
  * failing record prints file:line and what differed; the exit status is
  * 1 when any record failed.
+ *
+ * `--threads N` (before the paths) runs every query with N threads (0, the
+ * default: one per core); SET SESSION threads = N in a file changes it
+ * for the rest of that file. __THREADS__ in expected rows stands for the
+ * number in effect, so EXPLAIN ANALYZE output compares under any setting;
+ * __ANY__ matches any text (timings).
+ * ctest runs the whole suite with 1 and with 4 threads: every file must
+ * give the same results either way.
  */
 #define _XOPEN_SOURCE 700
 #define _DEFAULT_SOURCE
@@ -45,9 +53,18 @@
 #include "cli/cli.h"
 #include "cli/session.h"
 #include "cli/sql_exec.h"
+#include "exec/ex_plan.h"
 #include "sql/sql_parse.h"
 
+typedef struct strvec {
+  char **v;
+  size_t n;
+} strvec_t;
+
+static uint32_t g_threads; /* --threads; 0: one per core */
+
 typedef struct run {
+  uint32_t threads; /* SET SESSION threads, else g_threads */
   const char *path;
   char dir[512];
   int failures;
@@ -162,11 +179,27 @@ static int run_sql(run_t *r, fl_arena_t *a, const char *sql, sql_result_t *res, 
   int rc = sql_parse_statement(a, sql, strlen(sql), &st, err);
   if (!rc) {
     r->session.catalog = cat;
+    if (!r->session.threads) r->session.threads = r->threads;
     rc = sql_exec_stmt(&r->session, a, sql, strlen(sql), st, res, err);
+    r->threads = r->session.threads;
     r->session.catalog = NULL;
   }
   cat_close(cat);
   return rc;
+}
+
+/* Whether got equals want, where __ANY__ in want matches any text (for
+ * timings in EXPLAIN ANALYZE). */
+static bool matches(const char *got, const char *want) {
+  const char *any = strstr(want, "__ANY__");
+  if (!any) return strcmp(got, want) == 0;
+  size_t pre = (size_t)(any - want);
+  if (strncmp(got, want, pre) != 0) return false;
+  const char *rest = any + 7;
+  for (const char *g = got + pre;; g++) {
+    if (matches(g, rest)) return true;
+    if (!*g) return false;
+  }
 }
 
 static void run_query(run_t *r, int line, const char *types, bool rowsort, const char *sql,
@@ -214,8 +247,15 @@ static void run_query(run_t *r, int line, const char *types, bool rowsort, const
   for (size_t i = 0; i < n; i++) {
     const char *g = i < res.nrows ? got[i] : "<no row>";
     const char *e = i < nexp ? expected[i] : "<no row>";
-    if (strcmp(g, e) != 0) {
+    if (!matches(g, e)) {
       fail(r, line, "row mismatch: got [%s], expected [%s]", g, e);
+      /* FLOE_SLT_DUMP=1 prints every row the query returned, to update a
+       * test's expected rows after a deliberate plan change. */
+      if (getenv("FLOE_SLT_DUMP")) {
+        fprintf(stderr, "--- got at line %d\n", line);
+        for (uint64_t k = 0; k < res.nrows; k++) fprintf(stderr, "%s\n", got[k]);
+        fprintf(stderr, "--- end\n");
+      }
       break;
     }
   }
@@ -268,8 +308,30 @@ static char *collect(char **lines, size_t n, size_t *i, bool *dashes) {
   return s;
 }
 
+/* A copy of line with every `tag` replaced by `with` (kept in keep). */
+static char *subst(const char *line, const char *tag, const char *with, strvec_t *keep) {
+  fl_buf_t b;
+  fl_buf_init(&b);
+  size_t tl = strlen(tag);
+  for (const char *p = line; *p;) {
+    const char *m = strstr(p, tag);
+    if (!m) {
+      fl_buf_append(&b, p, strlen(p));
+      break;
+    }
+    fl_buf_append(&b, p, (size_t)(m - p));
+    fl_buf_append(&b, with, strlen(with));
+    p = m + tl;
+  }
+  fl_buf_append_u8(&b, 0);
+  keep->v = fl_realloc(keep->v, (keep->n + 1) * sizeof *keep->v);
+  keep->v[keep->n++] = (char *)b.data;
+  return (char *)b.data;
+}
+
 static void run_file(const char *path, int *failures, int *records) {
-  run_t r = {.path = path};
+  run_t r = {.path = path, .threads = g_threads};
+  strvec_t keep = {0};
   const char *tmp = getenv("FLOE_TMP");
   if (!tmp || !*tmp) tmp = "/tmp";
   mkdir(tmp, 0777);
@@ -328,13 +390,19 @@ static void run_file(const char *path, int *failures, int *records) {
       char *sql = collect(lines, nl, &i, &dashes);
       char **exp = fl_malloc((nl + 1) * sizeof *exp);
       size_t ne = 0;
-      for (; i < nl && lines[i][0]; i++) exp[ne++] = lines[i];
+      char tn[16];
+      snprintf(tn, sizeof tn, "%u", r.threads ? r.threads : ex_default_threads());
+      for (; i < nl && lines[i][0]; i++)
+        exp[ne++] =
+            strstr(lines[i], "__THREADS__") ? subst(lines[i], "__THREADS__", tn, &keep) : lines[i];
       if (!dashes)
         fail(&r, lineno, "query without a ---- line%s%s", "", "");
       else
         run_query(&r, lineno, types, !strcmp(mode, "rowsort"), sql, exp, ne);
       fl_free(exp);
       fl_free(sql);
+      for (size_t t = 0; t < keep.n; t++) fl_free(keep.v[t]);
+      keep.n = 0;
     } else if (!strncmp(l, "exec ", 5)) {
       run_exec(&r, lineno, l + 5);
       i++;
@@ -361,6 +429,7 @@ static void run_file(const char *path, int *failures, int *records) {
     }
   }
   fl_free(lines);
+  fl_free(keep.v);
   fl_buf_free(&text);
   nftw(r.dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
   *failures += r.failures;
@@ -414,11 +483,16 @@ static void run_path(const char *path, int *failures, int *records, int *files) 
 
 int main(int argc, char **argv) {
   int failures = 0, records = 0, files = 0;
-  if (argc < 2) {
-    fprintf(stderr, "usage: slt_runner FILE_OR_DIR...\n");
+  int first = 1;
+  if (argc > 2 && !strcmp(argv[1], "--threads")) {
+    g_threads = (uint32_t)atoi(argv[2]);
+    first = 3;
+  }
+  if (argc <= first) {
+    fprintf(stderr, "usage: slt_runner [--threads N] FILE_OR_DIR...\n");
     return 2;
   }
-  for (int i = 1; i < argc; i++) run_path(argv[i], &failures, &records, &files);
+  for (int i = first; i < argc; i++) run_path(argv[i], &failures, &records, &files);
   printf("sqllogictest: %d files, %d records, %d failed\n", files, records, failures);
   return failures ? 1 : 0;
 }

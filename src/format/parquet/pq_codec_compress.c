@@ -5,6 +5,7 @@
  * block), each appending to the output buffer.
  */
 #include <lz4.h>
+#include <pthread.h>
 #include <snappy-c.h>
 #include <strings.h>
 #include <zlib.h>
@@ -56,6 +57,22 @@ static int gzip_compress(int level, const uint8_t *in, size_t n, fl_buf_t *out, 
   return FL_OK;
 }
 
+/* The zstd context of this thread, made on first use and freed when the
+ * thread exits (query worker threads come and go). */
+static pthread_key_t g_cctx_key;
+static pthread_once_t g_cctx_once = PTHREAD_ONCE_INIT;
+static void free_cctx(void *p) { ZSTD_freeCCtx(p); }
+static void make_cctx_key(void) { pthread_key_create(&g_cctx_key, free_cctx); }
+
+static ZSTD_CCtx *thread_cctx(void) {
+  static _Thread_local ZSTD_CCtx *cctx;
+  if (cctx) return cctx;
+  pthread_once(&g_cctx_once, make_cctx_key);
+  if (!(cctx = ZSTD_createCCtx())) return NULL;
+  pthread_setspecific(g_cctx_key, cctx);
+  return cctx;
+}
+
 int pq_compress(pq_codec_t codec, int level, const uint8_t *in, size_t n, fl_buf_t *out,
                 fl_err_t *err) {
   switch (codec) {
@@ -72,9 +89,8 @@ int pq_compress(pq_codec_t codec, int level, const uint8_t *in, size_t n, fl_buf
     case PQ_CODEC_ZSTD: {
       /* One context per thread, reused: creating one per page costs more
        * than compressing a small page. */
-      static _Thread_local ZSTD_CCtx *cctx;
-      if (!cctx && !(cctx = ZSTD_createCCtx()))
-        return fl_err_set(err, FL_ENOMEM, "zstd: cannot create a compression context");
+      ZSTD_CCtx *cctx = thread_cctx();
+      if (!cctx) return fl_err_set(err, FL_ENOMEM, "zstd: cannot create a compression context");
       size_t cap = ZSTD_compressBound(n);
       fl_buf_reserve(out, cap);
       size_t r = ZSTD_compressCCtx(cctx, out->data + out->len, cap, in, n, level ? level : 3);

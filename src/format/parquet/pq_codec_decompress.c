@@ -11,6 +11,7 @@
  * parquet-cpp wrote; the framing is tried first.
  */
 #include <lz4.h>
+#include <pthread.h>
 #include <snappy-c.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -89,6 +90,22 @@ static int lz4_hadoop(const uint8_t *in, size_t n, uint8_t *out, size_t out_len)
   return op == out_len ? FL_OK : FL_ECORRUPT;
 }
 
+/* The zstd context of this thread, made on first use and freed when the
+ * thread exits (query worker threads come and go). */
+static pthread_key_t g_dctx_key;
+static pthread_once_t g_dctx_once = PTHREAD_ONCE_INIT;
+static void free_dctx(void *p) { ZSTD_freeDCtx(p); }
+static void make_dctx_key(void) { pthread_key_create(&g_dctx_key, free_dctx); }
+
+static ZSTD_DCtx *thread_dctx(void) {
+  static _Thread_local ZSTD_DCtx *dctx;
+  if (dctx) return dctx;
+  pthread_once(&g_dctx_once, make_dctx_key);
+  if (!(dctx = ZSTD_createDCtx())) return NULL;
+  pthread_setspecific(g_dctx_key, dctx);
+  return dctx;
+}
+
 int pq_decompress(pq_codec_t codec, const uint8_t *in, size_t n, uint8_t *out, size_t out_len,
                   fl_err_t *err) {
   switch (codec) {
@@ -118,9 +135,8 @@ int pq_decompress(pq_codec_t codec, const uint8_t *in, size_t n, uint8_t *out, s
     case PQ_CODEC_ZSTD: {
       /* One context per thread, reused: ZSTD_decompress builds and frees a
        * context (and its ~100 KiB of tables) on every page. */
-      static _Thread_local ZSTD_DCtx *dctx;
-      if (!dctx && !(dctx = ZSTD_createDCtx()))
-        return fl_err_set(err, FL_ENOMEM, "zstd: cannot create a decompression context");
+      ZSTD_DCtx *dctx = thread_dctx();
+      if (!dctx) return fl_err_set(err, FL_ENOMEM, "zstd: cannot create a decompression context");
       size_t got = ZSTD_decompressDCtx(dctx, out, out_len, in, n);
       if (ZSTD_isError(got))
         return fl_err_set(err, FL_ECORRUPT, "zstd page is corrupt (%s)", ZSTD_getErrorName(got));

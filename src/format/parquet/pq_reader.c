@@ -34,10 +34,10 @@ struct pq_reader {
   ty_vec_t **leaf_vecs; /* by leaf index */
   ty_batch_t *batch;
   pq_read_opts_t opts;
-  uint32_t rg;        /* next row group to start */
+  uint32_t rg; /* next row group to start */
   bool in_rg;
-  int64_t rg_pos;     /* next row of the current row group */
-  int64_t *ranges;    /* row ranges of the current row group to read */
+  int64_t rg_pos;  /* next row of the current row group */
+  int64_t *ranges; /* row ranges of the current row group to read */
   uint32_t nranges, range_i;
   pq_read_stats_t stats;
 };
@@ -75,7 +75,8 @@ static int check_row_groups(pq_reader_t *r, fl_err_t *err) {
     for (uint32_t c = 0; c < rg->ncolumns; c++) {
       const pq_column_chunk_t *cc = &rg->columns[c];
       if (cc->is_encrypted)
-        return fl_err_set(err, FL_EUNSUPPORTED, "column '%s' is encrypted (Parquet modular encryption)",
+        return fl_err_set(err, FL_EUNSUPPORTED,
+                          "column '%s' is encrypted (Parquet modular encryption)",
                           r->ps->leaves[c]->path);
       if (!cc->has_meta_data)
         return fl_err_set(err, FL_ECORRUPT, "row group %u column %u has no metadata", g, c);
@@ -133,7 +134,8 @@ static int open_io(io_reader_t *io, const pq_read_opts_t *opts, pq_reader_t **ou
   foot = NULL;
   if (r->meta.has_encryption_algorithm) {
     rc = fl_err_set(err, FL_EUNSUPPORTED,
-                    "file has encrypted columns (plaintext footer): Parquet modular encryption is not supported");
+                    "file has encrypted columns (plaintext footer): Parquet modular encryption is "
+                    "not supported");
     goto err;
   }
   if ((rc = pq__schema_from_file(r->a, &r->meta, &r->ps, err))) goto err;
@@ -217,9 +219,10 @@ static int start_row_group(pq_reader_t *r, uint32_t g, fl_err_t *err) {
     int64_t len = md->total_compressed_size;
     if (start < 4 || len < 0 || (uint64_t)start > r->footer_start ||
         (uint64_t)len > r->footer_start - (uint64_t)start)
-      return fl_err_set(err, FL_ECORRUPT,
-                        "row group %u column '%s': chunk at %lld of %lld bytes lies outside the data",
-                        g, r->ps->leaves[i]->path, (long long)start, (long long)len);
+      return fl_err_set(
+          err, FL_ECORRUPT,
+          "row group %u column '%s': chunk at %lld of %lld bytes lies outside the data", g,
+          r->ps->leaves[i]->path, (long long)start, (long long)len);
     int rc = pq__col_start(r->cols[i], r->io, cc, g, (uint64_t)start, (uint64_t)len, err);
     if (rc) return rc;
   }
@@ -236,10 +239,14 @@ int pq_reader_next(pq_reader_t *r, ty_batch_t **out, fl_err_t *err) {
       r->stats.rows_skipped += (uint64_t)(cur->num_rows - r->rg_pos);
     }
     r->in_rg = false;
-    if (r->rg >= r->meta.nrow_groups) return FL_OK;
+    if (r->rg >= r->meta.nrow_groups || (r->opts.rg_end && r->rg >= r->opts.rg_end)) return FL_OK;
     uint32_t g = r->rg++;
     const pq_row_group_t *rg = &r->meta.row_groups[g];
     if (rg->num_rows == 0) continue;
+    if (g < r->opts.rg_begin) {
+      r->stats.rows_skipped += (uint64_t)rg->num_rows;
+      continue;
+    }
     if (r->opts.npred && pq__prune_row_group(r->ps, rg, r->opts.pred, r->opts.npred)) {
       r->stats.row_groups_skipped++;
       r->stats.rows_skipped += (uint64_t)rg->num_rows;

@@ -48,6 +48,10 @@ typedef struct pq_read_opts {
    * that are read are returned unfiltered). */
   const pq_pred_term_t *pred;
   uint32_t npred;
+  /* Only row groups [rg_begin, rg_end) are read (rg_end 0: to the last);
+   * rows before rg_begin still count as skipped, so row positions stay
+   * those of the file (parallel readers of one file split it so). */
+  uint32_t rg_begin, rg_end;
 } pq_read_opts_t;
 
 typedef struct pq_read_stats {
