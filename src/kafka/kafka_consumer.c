@@ -315,7 +315,9 @@ static int refetch(kf_consumer_t *c, kf_part_t *p, int timeout_ms, fl_err_t *err
     return kf__err(err, code, "seeking %s[%d] to %lld", p->topic, p->partition,
                    (long long)p->next);
   }
-  if (pe) return kf__err(err, pe, "seeking %s[%d] to %lld", p->topic, p->partition, (long long)p->next);
+  /* An asynchronous seek (timeout 0) reports itself as in progress. */
+  if (pe && pe != RD_KAFKA_RESP_ERR__IN_PROGRESS)
+    return kf__err(err, pe, "seeking %s[%d] to %lld", p->topic, p->partition, (long long)p->next);
   return FL_OK;
 }
 
