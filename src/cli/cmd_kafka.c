@@ -24,7 +24,8 @@
 
 extern const cli_command_t cli_cmd_kafka;
 
-#define KAFKA_COMMON_SPECS {"brokers", true}, {"set", true}, {"timeout-ms", true}
+#define KAFKA_COMMON_SPECS \
+  {"brokers", true}, {"set", true}, { "timeout-ms", true }
 
 /* Builds a configuration from --brokers and --set NAME=VALUE (Java client
  * names, as in Flink's 'properties.*'). */
@@ -75,8 +76,9 @@ static const char *need_topic(const cli_args_t *a) {
 /* ---- create-topic, delete-topic ---- */
 
 static int run_topic(int argc, char **argv, bool create) {
-  static const cli_opt_spec_t specs[] = {KAFKA_COMMON_SPECS, {"topic", true}, {"partitions", true},
-                                         {"replication", true}, {"if-not-exists", false}, {0, false}};
+  static const cli_opt_spec_t specs[] = {KAFKA_COMMON_SPECS,       {"topic", true},
+                                         {"partitions", true},     {"replication", true},
+                                         {"if-not-exists", false}, {0, false}};
   cli_args_t a;
   if (cli_args_parse("kafka", argc, argv, specs, &a)) return 2;
   const char *topic = need_topic(&a);
@@ -135,11 +137,13 @@ static int record_from_json(json_t *o, const char *topic, kf_record_t *r, kf_hea
     r->timestamp_ms = json_integer_value(t);
   }
   if (h && !json_is_null(h)) {
-    if (!json_is_array(h)) return snprintf(why, whysz, "\"headers\" must be an array of [name, value]"), -1;
+    if (!json_is_array(h))
+      return snprintf(why, whysz, "\"headers\" must be an array of [name, value]"), -1;
     size_t i;
     json_t *e;
     json_array_foreach(h, i, e) {
-      if (r->nheaders == max_hdrs) return snprintf(why, whysz, "more than %u headers", max_hdrs), -1;
+      if (r->nheaders == max_hdrs)
+        return snprintf(why, whysz, "more than %u headers", max_hdrs), -1;
       json_t *hn = json_array_get(e, 0), *hv = json_array_get(e, 1);
       if (!json_is_array(e) || json_array_size(e) != 2 || !json_is_string(hn) ||
           !(json_is_string(hv) || json_is_null(hv)))
@@ -155,8 +159,8 @@ static int record_from_json(json_t *o, const char *topic, kf_record_t *r, kf_hea
 }
 
 static int run_produce(int argc, char **argv) {
-  static const cli_opt_spec_t specs[] = {KAFKA_COMMON_SPECS, {"topic", true}, {"partition", true},
-                                         {"records", false}, {0, false}};
+  static const cli_opt_spec_t specs[] = {
+      KAFKA_COMMON_SPECS, {"topic", true}, {"partition", true}, {"records", false}, {0, false}};
   cli_args_t a;
   if (cli_args_parse("kafka", argc, argv, specs, &a)) return 2;
   const char *topic = need_topic(&a);
@@ -184,8 +188,8 @@ static int run_produce(int argc, char **argv) {
   while ((len = getline(&line, &cap, stdin)) >= 0) {
     lineno++;
     if (len > 0 && line[len - 1] == '\n') line[--len] = 0;
-    kf_record_t r = {.topic = topic, .partition = (int32_t)part, .value = line,
-                     .value_len = (size_t)len};
+    kf_record_t r = {
+        .topic = topic, .partition = (int32_t)part, .value = line, .value_len = (size_t)len};
     json_t *o = NULL;
     if (records) {
       json_error_t je;
@@ -272,7 +276,8 @@ static bool parse_from(const char *v, kf_position_t *pos) {
   if (strcmp(v, "group") == 0)
     return *pos = (kf_position_t){.kind = KF_POS_GROUP, .fallback = KF_POS_EARLIEST}, true;
   if (strncmp(v, "offset:", 7) == 0)
-    return pos->kind = KF_POS_OFFSET, tp_parse_i64(v + 7, strlen(v + 7), &pos->value) && pos->value >= 0;
+    return pos->kind = KF_POS_OFFSET,
+           tp_parse_i64(v + 7, strlen(v + 7), &pos->value) && pos->value >= 0;
   if (strncmp(v, "timestamp:", 10) == 0)
     return pos->kind = KF_POS_TIMESTAMP, tp_parse_i64(v + 10, strlen(v + 10), &pos->value);
   return false;
@@ -285,11 +290,20 @@ static void on_signal(int sig) {
 }
 
 static int run_consume(int argc, char **argv) {
-  static const cli_opt_spec_t specs[] = {
-      KAFKA_COMMON_SPECS, {"topic", true},    {"partitions", true}, {"from", true},
-      {"group", true},    {"count", true},    {"idle-ms", true},    {"until-end", false},
-      {"commit", false},  {"max-batch", true}, {"startup-mode", true},
-      {"specific-offsets", true}, {"startup-timestamp", true}, {0, false}};
+  static const cli_opt_spec_t specs[] = {KAFKA_COMMON_SPECS,
+                                         {"topic", true},
+                                         {"partitions", true},
+                                         {"from", true},
+                                         {"group", true},
+                                         {"count", true},
+                                         {"idle-ms", true},
+                                         {"until-end", false},
+                                         {"commit", false},
+                                         {"max-batch", true},
+                                         {"startup-mode", true},
+                                         {"specific-offsets", true},
+                                         {"startup-timestamp", true},
+                                         {0, false}};
   cli_args_t a;
   if (cli_args_parse("kafka", argc, argv, specs, &a)) return 2;
   const char *topic = need_topic(&a);
@@ -416,8 +430,8 @@ fail:
 /* ---- offsets ---- */
 
 static int run_offsets(int argc, char **argv) {
-  static const cli_opt_spec_t specs[] = {KAFKA_COMMON_SPECS, {"topic", true}, {"group", true},
-                                         {0, false}};
+  static const cli_opt_spec_t specs[] = {
+      KAFKA_COMMON_SPECS, {"topic", true}, {"group", true}, {0, false}};
   cli_args_t a;
   if (cli_args_parse("kafka", argc, argv, specs, &a)) return 2;
   const char *topic = need_topic(&a);
@@ -455,10 +469,10 @@ fail:
 /* ---- produce-nexmark ---- */
 
 static int run_produce_nexmark(int argc, char **argv) {
-  static const cli_opt_spec_t specs[] = {
-      KAFKA_COMMON_SPECS, {"topic", true},     {"bids", true},      {"auctions", true},
-      {"persons", true},  {"events", true},    {"first-event", true}, {"seed", true},
-      {"rate", true},     {"base-time", true}, {0, false}};
+  static const cli_opt_spec_t specs[] = {KAFKA_COMMON_SPECS,    {"topic", true},   {"bids", true},
+                                         {"auctions", true},    {"persons", true}, {"events", true},
+                                         {"first-event", true}, {"seed", true},    {"rate", true},
+                                         {"base-time", true},   {0, false}};
   cli_args_t a;
   if (cli_args_parse("kafka", argc, argv, specs, &a)) return 2;
   const char *combined = cli_args_get(&a, "topic");
@@ -510,8 +524,8 @@ static int run_produce_nexmark(int argc, char **argv) {
                  : ev.kind == ST_NX_AUCTION ? ev.u.auction.id
                                             : ev.u.bid.auction;
     int klen = snprintf(key, sizeof key, "%lld", (long long)id);
-    kf_record_t r = {.partition = -1, .key = key, .key_len = (size_t)klen,
-                     .timestamp_ms = ev.timestamp_ms};
+    kf_record_t r = {
+        .partition = -1, .key = key, .key_len = (size_t)klen, .timestamp_ms = ev.timestamp_ms};
     if (combined) {
       fl_buf_clear(&comb);
       st_nexmark_json(&ev, false, &comb);
@@ -541,7 +555,8 @@ static int run_produce_nexmark(int argc, char **argv) {
   if (status)
     cli_fail("kafka", "%s", err.msg);
   else
-    fprintf(stderr, "produced %lld nexmark events (%llu persons, %llu auctions, %llu bids) in %.2f s\n",
+    fprintf(stderr,
+            "produced %lld nexmark events (%llu persons, %llu auctions, %llu bids) in %.2f s\n",
             (long long)events, (unsigned long long)per_kind[0], (unsigned long long)per_kind[1],
             (unsigned long long)per_kind[2], secs);
   fl_buf_free(&flat);
@@ -574,8 +589,10 @@ const cli_command_t cli_cmd_kafka = {
         "      one message per stdin line; with --records each line is a JSON object\n"
         "      {\"key\": s|null, \"value\": s|null, \"partition\": p, \"timestamp\": ms,\n"
         "       \"headers\": [[\"name\", \"value\"|null], ...]}\n"
-        "  consume --topic T [--partitions 0,1] [--from earliest|latest|group|offset:N|timestamp:MS]\n"
-        "      [--startup-mode M --specific-offsets 'partition:0,offset:42;...' --startup-timestamp MS]\n"
+        "  consume --topic T [--partitions 0,1] [--from "
+        "earliest|latest|group|offset:N|timestamp:MS]\n"
+        "      [--startup-mode M --specific-offsets 'partition:0,offset:42;...' "
+        "--startup-timestamp MS]\n"
         "      [--group G] [--commit] [--count N] [--until-end] [--idle-ms MS] [--max-batch N]\n"
         "      prints each message as a JSON line (topic, partition, offset, timestamp, key,\n"
         "      value, headers); stops after N messages, at the end of the log (--until-end),\n"
@@ -584,7 +601,8 @@ const cli_command_t cli_cmd_kafka = {
         "  produce-nexmark [--topic T] [--bids T] [--auctions T] [--persons T] [--events N]\n"
         "      [--first-event N] [--seed S] [--rate EVENTS_PER_S] [--base-time MS]\n"
         "      Nexmark events as JSON: --topic gets every event in the combined form\n"
-        "      {\"event_type\": 0|1|2, \"person\", \"auction\", \"bid\"}, the others one kind each\n\n"
+        "      {\"event_type\": 0|1|2, \"person\", \"auction\", \"bid\"}, the others one kind "
+        "each\n\n"
         "common options:\n"
         "  --brokers HOST:PORT   bootstrap servers\n"
         "  --set NAME=VALUE      a Kafka client setting (Java names, as Flink's properties.*)\n"

@@ -73,10 +73,17 @@ static const struct {
 
 /* Java-only settings with no meaning for this client: accepted, ignored. */
 static const char *const java_only[] = {
-    "key.deserializer",    "value.deserializer", "key.serializer",
-    "value.serializer",    "max.poll.records",   "client.dns.lookup",
-    "default.api.timeout.ms", "buffer.memory",   "interceptor.classes",
-    "metric.reporters",    "flink.partition-discovery.interval-millis",
+    "key.deserializer",
+    "value.deserializer",
+    "key.serializer",
+    "value.serializer",
+    "max.poll.records",
+    "client.dns.lookup",
+    "default.api.timeout.ms",
+    "buffer.memory",
+    "interceptor.classes",
+    "metric.reporters",
+    "flink.partition-discovery.interval-millis",
 };
 
 /* Settings that name Java key stores: librdkafka reads PEM files instead. */
@@ -139,8 +146,8 @@ int kf_config_set_flink(kf_config_t *c, const char *option, const char *value, b
   const char *key = option + sizeof prefix - 1;
   for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
     if (strcmp(key, refused[i].java) == 0)
-      return fl_err_set(err, FL_EUNSUPPORTED, "'%s': Java key stores are not supported: %s",
-                        option, refused[i].hint);
+      return fl_err_set(err, FL_EUNSUPPORTED, "'%s': Java key stores are not supported: %s", option,
+                        refused[i].hint);
   for (size_t i = 0; i < sizeof java_only / sizeof java_only[0]; i++)
     if (strcmp(key, java_only[i]) == 0) {
       if (ignored) *ignored = true;
@@ -184,8 +191,8 @@ static int parse_specific_entry(const char *s, size_t n, int64_t *part, int64_t 
       !parse_i64(s + sizeof p1 - 1, (size_t)(comma - s - (sizeof p1 - 1)), part) ||
       !parse_i64(comma + sizeof p2 - 1, (size_t)(s + n - comma - (sizeof p2 - 1)), off))
     return fl_err_set(err, FL_EINVALID,
-                      "scan.startup.specific-offsets: '%.*s' is not 'partition:P,offset:O'",
-                      (int)n, s);
+                      "scan.startup.specific-offsets: '%.*s' is not 'partition:P,offset:O'", (int)n,
+                      s);
   return FL_OK;
 }
 
@@ -262,10 +269,8 @@ bool kf__retriable(rd_kafka_resp_err_t code) {
     case RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH:
     case RD_KAFKA_RESP_ERR_KAFKA_STORAGE_ERROR:
     case RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE:
-    case RD_KAFKA_RESP_ERR_THROTTLING_QUOTA_EXCEEDED:
-      return true;
-    default:
-      return false;
+    case RD_KAFKA_RESP_ERR_THROTTLING_QUOTA_EXCEEDED: return true;
+    default: return false;
   }
 }
 
@@ -279,33 +284,20 @@ int kf__err(fl_err_t *err, rd_kafka_resp_err_t code, const char *fmt, ...) {
   switch (code) {
     case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
     case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
-    case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION:
-      fl = FL_ENOTFOUND;
-      break;
-    case RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS:
-      fl = FL_EEXISTS;
-      break;
+    case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION: fl = FL_ENOTFOUND; break;
+    case RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS: fl = FL_EEXISTS; break;
     case RD_KAFKA_RESP_ERR__INVALID_ARG:
     case RD_KAFKA_RESP_ERR_INVALID_PARTITIONS:
     case RD_KAFKA_RESP_ERR_INVALID_REPLICATION_FACTOR:
     case RD_KAFKA_RESP_ERR_INVALID_CONFIG:
-    case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION:
-      fl = FL_EINVALID;
-      break;
+    case RD_KAFKA_RESP_ERR_TOPIC_EXCEPTION: fl = FL_EINVALID; break;
     case RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE:
-    case RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET:
-      fl = FL_ENOTFOUND;
-      break;
+    case RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET: fl = FL_ENOTFOUND; break;
     case RD_KAFKA_RESP_ERR_INVALID_MSG:
     case RD_KAFKA_RESP_ERR__BAD_MSG:
-    case RD_KAFKA_RESP_ERR__BAD_COMPRESSION:
-      fl = FL_ECORRUPT;
-      break;
-    case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE:
-      fl = FL_ELIMIT;
-      break;
-    default:
-      fl = FL_EIO;
+    case RD_KAFKA_RESP_ERR__BAD_COMPRESSION: fl = FL_ECORRUPT; break;
+    case RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE: fl = FL_ELIMIT; break;
+    default: fl = FL_EIO;
   }
   if (kf__retriable(code))
     return fl_err_set_retriable(err, fl, "%s: %s", what, rd_kafka_err2str(code));

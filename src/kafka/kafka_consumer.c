@@ -17,6 +17,8 @@
  * assignment; without a configured one a private name is used and
  * commits are refused, since no one would read them.
  */
+#include "kafka/kafka_consumer.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,6 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "kafka/kafka_consumer.h"
 #include "kafka/kafka_int.h"
 
 typedef struct kf_part {
@@ -186,8 +187,8 @@ static const kf_part_t *find_part_const(const kf_consumer_t *c, const char *topi
 }
 
 static int not_assigned(fl_err_t *err, const char *topic, int32_t partition) {
-  return fl_err_set(err, FL_EINVALID, "partition %s[%d] is not assigned to this consumer",
-                    topic, partition);
+  return fl_err_set(err, FL_EINVALID, "partition %s[%d] is not assigned to this consumer", topic,
+                    partition);
 }
 
 /* Turns a start position into the offset of the first message to read. */
@@ -215,8 +216,9 @@ static int resolve(kf_consumer_t *c, const char *topic, int32_t partition, kf_po
       if (!e) e = l->elems[0].err;
       int64_t off = l->elems[0].offset;
       rd_kafka_topic_partition_list_destroy(l);
-      if (e) return kf__err(err, e, "offset for timestamp %lld in %s[%d]", (long long)pos.value,
-                            topic, partition);
+      if (e)
+        return kf__err(err, e, "offset for timestamp %lld in %s[%d]", (long long)pos.value, topic,
+                       partition);
       if (off >= 0) {
         *offset = off;
         return FL_OK;
@@ -259,7 +261,8 @@ static int apply_assignment(kf_consumer_t *c, fl_err_t *err) {
   if (e) return kf__err(err, e, "assigning partitions");
   rd_kafka_topic_partition_list_t *p = rd_kafka_topic_partition_list_new(1);
   for (uint32_t i = 0; i < c->nparts; i++)
-    if (c->parts[i].paused) rd_kafka_topic_partition_list_add(p, c->parts[i].topic, c->parts[i].partition);
+    if (c->parts[i].paused)
+      rd_kafka_topic_partition_list_add(p, c->parts[i].topic, c->parts[i].partition);
   if (p->cnt) rd_kafka_pause_partitions(c->rk, p);
   rd_kafka_topic_partition_list_destroy(p);
   return FL_OK;
@@ -312,8 +315,7 @@ static int refetch(kf_consumer_t *c, kf_part_t *p, int timeout_ms, fl_err_t *err
   if (e) {
     rd_kafka_resp_err_t code = rd_kafka_error_code(e);
     rd_kafka_error_destroy(e);
-    return kf__err(err, code, "seeking %s[%d] to %lld", p->topic, p->partition,
-                   (long long)p->next);
+    return kf__err(err, code, "seeking %s[%d] to %lld", p->topic, p->partition, (long long)p->next);
   }
   /* An asynchronous seek (timeout 0) reports itself as in progress. */
   if (pe && pe != RD_KAFKA_RESP_ERR__IN_PROGRESS)
@@ -341,8 +343,8 @@ int kf_consumer_poll(kf_consumer_t *c, kf_msgs_t *out, uint32_t max, int timeout
   pthread_mutex_unlock(&c->mu);
   if (fatal) return kf__err(err, fatal, "kafka consumer: fatal error: %s", c->fatal_reason);
   msgs_reserve(out, max);
-  ssize_t got = rd_kafka_consume_batch_queue(c->queue, timeout_ms,
-                                             (rd_kafka_message_t **)out->rk, max);
+  ssize_t got =
+      rd_kafka_consume_batch_queue(c->queue, timeout_ms, (rd_kafka_message_t **)out->rk, max);
   rd_kafka_poll(c->rk, 0);
   if (got < 0) return kf__err(err, rd_kafka_last_error(), "polling the consumer queue");
   out->nrk = (uint32_t)got;
@@ -379,7 +381,7 @@ int kf_consumer_poll(kf_consumer_t *c, kf_msgs_t *out, uint32_t max, int timeout
     v->offset = m->offset;
     rd_kafka_timestamp_type_t tt;
     v->timestamp_ms = rd_kafka_message_timestamp(m, &tt);
-    v->ts_type = tt == RD_KAFKA_TIMESTAMP_CREATE_TIME      ? KF_TS_CREATE
+    v->ts_type = tt == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? KF_TS_CREATE
                  : tt == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? KF_TS_LOG_APPEND
                                                             : KF_TS_NONE;
     v->key = m->key;
@@ -445,8 +447,7 @@ int kf_consumer_lag(kf_consumer_t *c, const char *topic, int32_t partition, int 
 }
 
 int kf_consumer_commit(kf_consumer_t *c, fl_err_t *err) {
-  if (!c->has_group)
-    return fl_err_set(err, FL_EINVALID, "committing offsets needs a group.id");
+  if (!c->has_group) return fl_err_set(err, FL_EINVALID, "committing offsets needs a group.id");
   if (c->nparts == 0) return FL_OK;
   rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)c->nparts);
   for (uint32_t i = 0; i < c->nparts; i++)
@@ -459,10 +460,9 @@ int kf_consumer_commit(kf_consumer_t *c, fl_err_t *err) {
   return FL_OK;
 }
 
-int kf_consumer_committed(kf_consumer_t *c, const char *topic, int32_t partition,
-                          int timeout_ms, int64_t *offset, fl_err_t *err) {
-  if (!c->has_group)
-    return fl_err_set(err, FL_EINVALID, "committed offsets need a group.id");
+int kf_consumer_committed(kf_consumer_t *c, const char *topic, int32_t partition, int timeout_ms,
+                          int64_t *offset, fl_err_t *err) {
+  if (!c->has_group) return fl_err_set(err, FL_EINVALID, "committed offsets need a group.id");
   rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
   rd_kafka_topic_partition_list_add(l, topic, partition);
   rd_kafka_resp_err_t e = rd_kafka_committed(c->rk, l, timeout_ms);

@@ -34,9 +34,9 @@ typedef struct kf_consumer kf_consumer_t;
 
 /* Message timestamp kinds, as in the RecordBatch attributes. */
 typedef enum kf_ts_type {
-  KF_TS_NONE,        /* no timestamp (very old message format) */
-  KF_TS_CREATE,      /* set by the producer */
-  KF_TS_LOG_APPEND,  /* set by the broker */
+  KF_TS_NONE,       /* no timestamp (very old message format) */
+  KF_TS_CREATE,     /* set by the producer */
+  KF_TS_LOG_APPEND, /* set by the broker */
 } kf_ts_type_t;
 
 typedef struct kf_msg {
@@ -45,11 +45,11 @@ typedef struct kf_msg {
   int64_t offset;
   int64_t timestamp_ms; /* -1 when ts_type is KF_TS_NONE */
   kf_ts_type_t ts_type;
-  const void *key;      /* NULL for a null key */
+  const void *key; /* NULL for a null key */
   size_t key_len;
-  const void *value;    /* NULL for a null value (a tombstone) */
+  const void *value; /* NULL for a null value (a tombstone) */
   size_t value_len;
-  void *rk_msg;         /* the librdkafka message, for the header accessors */
+  void *rk_msg; /* the librdkafka message, for the header accessors */
 } kf_msg_t;
 
 /* A batch of polled messages; reuse one across polls. */
@@ -107,8 +107,7 @@ int kf_consumer_seek(kf_consumer_t *c, const char *topic, int32_t partition, kf_
  * (offset out of range, topic deleted, authorization) is returned, with
  * out holding the messages before it.
  */
-int kf_consumer_poll(kf_consumer_t *c, kf_msgs_t *out, uint32_t max, int timeout_ms,
-                     fl_err_t *err);
+int kf_consumer_poll(kf_consumer_t *c, kf_msgs_t *out, uint32_t max, int timeout_ms, fl_err_t *err);
 
 /* The offset of the next message the consumer hands out for a partition. */
 int kf_consumer_position(const kf_consumer_t *c, const char *topic, int32_t partition,
@@ -134,8 +133,8 @@ int kf_consumer_lag(kf_consumer_t *c, const char *topic, int32_t partition, int 
  * (synchronously); FL_EINVALID without a group.id. */
 int kf_consumer_commit(kf_consumer_t *c, fl_err_t *err);
 /* The offset committed by the group for a partition (-1 when none). */
-int kf_consumer_committed(kf_consumer_t *c, const char *topic, int32_t partition,
-                          int timeout_ms, int64_t *offset, fl_err_t *err);
+int kf_consumer_committed(kf_consumer_t *c, const char *topic, int32_t partition, int timeout_ms,
+                          int64_t *offset, fl_err_t *err);
 
 /* Broker-level errors seen since the last call (reconnects, all brokers
  * down), for logs and metrics; resets the count. */

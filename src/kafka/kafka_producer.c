@@ -7,12 +7,13 @@
  * or flush returns. When librdkafka's queue is full a send polls for
  * delivery reports and tries again, which bounds memory to the queue.
  */
+#include "kafka/kafka_producer.h"
+
 #include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "kafka/kafka_int.h"
-#include "kafka/kafka_producer.h"
 
 struct kf_producer {
   rd_kafka_t *rk;
@@ -102,7 +103,8 @@ int kf_producer_flush(kf_producer_t *p, int timeout_ms, fl_err_t *err) {
   int rc = take_error(p, err);
   if (rc) return rc;
   if (e == RD_KAFKA_RESP_ERR__TIMED_OUT)
-    return fl_err_set_retriable(err, FL_EIO, "kafka producer: %d messages still in flight after %d ms",
+    return fl_err_set_retriable(err, FL_EIO,
+                                "kafka producer: %d messages still in flight after %d ms",
                                 rd_kafka_outq_len(p->rk), timeout_ms);
   if (e) return kf__err(err, e, "flushing the producer");
   return FL_OK;

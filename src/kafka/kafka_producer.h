@@ -28,10 +28,10 @@ typedef struct kf_header {
 
 typedef struct kf_record {
   const char *topic;
-  int32_t partition;    /* -1: chosen from the key (or spread when none) */
-  const void *key;      /* NULL: no key */
+  int32_t partition; /* -1: chosen from the key (or spread when none) */
+  const void *key;   /* NULL: no key */
   size_t key_len;
-  const void *value;    /* NULL: a tombstone */
+  const void *value; /* NULL: a tombstone */
   size_t value_len;
   int64_t timestamp_ms; /* 0: now */
   const kf_header_t *headers;

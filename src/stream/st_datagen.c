@@ -10,6 +10,8 @@
  * (or was sought to p), so bursts and pauses of the consumer do not
  * change the long-run rate.
  */
+#include "stream/st_datagen.h"
+
 #include <errno.h>
 #include <float.h>
 #include <limits.h>
@@ -23,16 +25,15 @@
 #include "base/buf.h"
 #include "base/time.h"
 #include "format/text_parse.h"
-#include "stream/st_datagen.h"
 #include "stream/st_rand.h"
 
 typedef struct dg_col {
   const ty_field_t *field;
   bool sequence;
   bool has_min, has_max;
-  int64_t imin, imax;      /* integer kinds; sequence start and end */
-  double dmin, dmax;       /* float, double */
-  fl_i128 qmin, qmax;      /* decimal (unscaled) */
+  int64_t imin, imax; /* integer kinds; sequence start and end */
+  double dmin, dmax;  /* float, double */
+  fl_i128 qmin, qmax; /* decimal (unscaled) */
   uint32_t length;
   bool var_len;
   int64_t max_past_ms;
@@ -48,9 +49,9 @@ struct st_datagen {
   double rate; /* rows per second; 0: unlimited */
   uint64_t total;
   uint64_t pos;
-  uint64_t sched_pos;    /* position the schedule started at */
-  int64_t sched_t0_ns;   /* -1: not started */
-  fl_buf_t scratch;      /* one generated string or binary value */
+  uint64_t sched_pos;  /* position the schedule started at */
+  int64_t sched_t0_ns; /* -1: not started */
+  fl_buf_t scratch;    /* one generated string or binary value */
 };
 
 static int bad(fl_err_t *err, const char *key, const char *value, const char *why) {
@@ -96,11 +97,14 @@ static int set_col_option(dg_col_t *c, const char *prop, const char *key, const 
     c->end_text = value;
   } else if (strcmp(prop, "length") == 0) {
     uint64_t n;
-    if (!parse_u64(value, &n) || n > (1u << 20)) return bad(err, key, value, "expected a length from 0 to 1048576");
-    if (k != TY_STRING && k != TY_BINARY) return bad(err, key, value, "only string and binary columns have a length");
+    if (!parse_u64(value, &n) || n > (1u << 20))
+      return bad(err, key, value, "expected a length from 0 to 1048576");
+    if (k != TY_STRING && k != TY_BINARY)
+      return bad(err, key, value, "only string and binary columns have a length");
     c->length = (uint32_t)n;
   } else if (strcmp(prop, "var-len") == 0) {
-    if (strcmp(value, "true") && strcmp(value, "false")) return bad(err, key, value, "expected true or false");
+    if (strcmp(value, "true") && strcmp(value, "false"))
+      return bad(err, key, value, "expected true or false");
     c->var_len = strcmp(value, "true") == 0;
   } else if (strcmp(prop, "max-past") == 0) {
     uint64_t n;
@@ -126,52 +130,80 @@ static int finish_col(dg_col_t *c, fl_err_t *err) {
   const char *name = c->field->name;
   if (c->sequence) {
     if (!c->start_text || !c->end_text)
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': a sequence needs fields.%s.start and fields.%s.end", name, name, name);
+      return fl_err_set(err, FL_EINVALID,
+                        "datagen field '%s': a sequence needs fields.%s.start and fields.%s.end",
+                        name, name, name);
     if (!is_int_kind(t->kind) && t->kind != TY_STRING)
-      return fl_err_set(err, FL_EUNSUPPORTED, "datagen field '%s': sequences are for int, long and string columns, not %s", name, ty_kind_name(t->kind));
+      return fl_err_set(
+          err, FL_EUNSUPPORTED,
+          "datagen field '%s': sequences are for int, long and string columns, not %s", name,
+          ty_kind_name(t->kind));
     int64_t lo = t->kind == TY_STRING ? INT64_MIN : int_min(t->kind);
     int64_t hi = t->kind == TY_STRING ? INT64_MAX : int_max(t->kind);
-    if (!tp_parse_i64(c->start_text, strlen(c->start_text), &c->imin) || c->imin < lo || c->imin > hi)
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': start '%s' is not a %s", name, c->start_text, ty_kind_name(t->kind));
+    if (!tp_parse_i64(c->start_text, strlen(c->start_text), &c->imin) || c->imin < lo ||
+        c->imin > hi)
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': start '%s' is not a %s", name,
+                        c->start_text, ty_kind_name(t->kind));
     if (!tp_parse_i64(c->end_text, strlen(c->end_text), &c->imax) || c->imax < lo || c->imax > hi)
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': end '%s' is not a %s", name, c->end_text, ty_kind_name(t->kind));
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': end '%s' is not a %s", name,
+                        c->end_text, ty_kind_name(t->kind));
     if (c->imax < c->imin)
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': end %lld is before start %lld", name, (long long)c->imax, (long long)c->imin);
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': end %lld is before start %lld", name,
+                        (long long)c->imax, (long long)c->imin);
     return FL_OK;
   }
   if (c->start_text || c->end_text)
-    return fl_err_set(err, FL_EINVALID, "datagen field '%s': start and end are for kind 'sequence'", name);
+    return fl_err_set(err, FL_EINVALID, "datagen field '%s': start and end are for kind 'sequence'",
+                      name);
   if (ty_is_nested(t))
-    return fl_err_set(err, FL_EUNSUPPORTED, "datagen field '%s': %s columns cannot be generated yet", name, ty_kind_name(t->kind));
-  bool numeric = is_int_kind(t->kind) || t->kind == TY_FLOAT || t->kind == TY_DOUBLE || t->kind == TY_DECIMAL;
+    return fl_err_set(err, FL_EUNSUPPORTED,
+                      "datagen field '%s': %s columns cannot be generated yet", name,
+                      ty_kind_name(t->kind));
+  bool numeric =
+      is_int_kind(t->kind) || t->kind == TY_FLOAT || t->kind == TY_DOUBLE || t->kind == TY_DECIMAL;
   if ((c->min_text || c->max_text) && !numeric)
-    return fl_err_set(err, FL_EINVALID, "datagen field '%s': min and max are for numeric columns, not %s", name, ty_kind_name(t->kind));
+    return fl_err_set(err, FL_EINVALID,
+                      "datagen field '%s': min and max are for numeric columns, not %s", name,
+                      ty_kind_name(t->kind));
   if (is_int_kind(t->kind)) {
     c->imin = int_min(t->kind);
     c->imax = int_max(t->kind);
-    if (c->min_text && (!tp_parse_i64(c->min_text, strlen(c->min_text), &c->imin) || c->imin < int_min(t->kind)))
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': min '%s' is not a %s", name, c->min_text, ty_kind_name(t->kind));
-    if (c->max_text && (!tp_parse_i64(c->max_text, strlen(c->max_text), &c->imax) || c->imax > int_max(t->kind)))
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': max '%s' is not a %s", name, c->max_text, ty_kind_name(t->kind));
-    if (c->imax < c->imin) return fl_err_set(err, FL_EINVALID, "datagen field '%s': max is below min", name);
+    if (c->min_text &&
+        (!tp_parse_i64(c->min_text, strlen(c->min_text), &c->imin) || c->imin < int_min(t->kind)))
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': min '%s' is not a %s", name,
+                        c->min_text, ty_kind_name(t->kind));
+    if (c->max_text &&
+        (!tp_parse_i64(c->max_text, strlen(c->max_text), &c->imax) || c->imax > int_max(t->kind)))
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': max '%s' is not a %s", name,
+                        c->max_text, ty_kind_name(t->kind));
+    if (c->imax < c->imin)
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': max is below min", name);
   } else if (t->kind == TY_FLOAT || t->kind == TY_DOUBLE) {
     c->dmin = 0;
     c->dmax = 1;
-    if (c->min_text && (!tp_parse_double(c->min_text, strlen(c->min_text), &c->dmin) || !isfinite(c->dmin)))
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': min '%s' is not a number", name, c->min_text);
-    if (c->max_text && (!tp_parse_double(c->max_text, strlen(c->max_text), &c->dmax) || !isfinite(c->dmax)))
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': max '%s' is not a number", name, c->max_text);
-    if (c->dmax < c->dmin) return fl_err_set(err, FL_EINVALID, "datagen field '%s': max is below min", name);
+    if (c->min_text &&
+        (!tp_parse_double(c->min_text, strlen(c->min_text), &c->dmin) || !isfinite(c->dmin)))
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': min '%s' is not a number", name,
+                        c->min_text);
+    if (c->max_text &&
+        (!tp_parse_double(c->max_text, strlen(c->max_text), &c->dmax) || !isfinite(c->dmax)))
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': max '%s' is not a number", name,
+                        c->max_text);
+    if (c->dmax < c->dmin)
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': max is below min", name);
   } else if (t->kind == TY_DECIMAL) {
     fl_i128 lim = 1;
     for (int i = 0; i < t->precision; i++) lim *= 10;
     c->qmin = -(lim - 1);
     c->qmax = lim - 1;
     if (c->min_text && !parse_decimal(t, c->min_text, &c->qmin))
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': min '%s' is not a decimal(%d,%d)", name, c->min_text, t->precision, t->scale);
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': min '%s' is not a decimal(%d,%d)",
+                        name, c->min_text, t->precision, t->scale);
     if (c->max_text && !parse_decimal(t, c->max_text, &c->qmax))
-      return fl_err_set(err, FL_EINVALID, "datagen field '%s': max '%s' is not a decimal(%d,%d)", name, c->max_text, t->precision, t->scale);
-    if (c->qmax < c->qmin) return fl_err_set(err, FL_EINVALID, "datagen field '%s': max is below min", name);
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': max '%s' is not a decimal(%d,%d)",
+                        name, c->max_text, t->precision, t->scale);
+    if (c->qmax < c->qmin)
+      return fl_err_set(err, FL_EINVALID, "datagen field '%s': max is below min", name);
   }
   return FL_OK;
 }
@@ -209,7 +241,8 @@ int st_datagen_open(const ty_schema_t *s, const st_option_t *opts, uint32_t nopt
     } else if (strncmp(key, "fields.", 7) == 0) {
       const char *name = key + 7, *dot = strrchr(name, '.');
       if (!dot || dot == name) {
-        rc = fl_err_set(err, FL_EINVALID, "datagen option '%s': expected fields.<column>.<property>", key);
+        rc = fl_err_set(err, FL_EINVALID,
+                        "datagen option '%s': expected fields.<column>.<property>", key);
         break;
       }
       uint32_t j = 0;
@@ -218,7 +251,8 @@ int st_datagen_open(const ty_schema_t *s, const st_option_t *opts, uint32_t nopt
             memcmp(g->cols[j].field->name, name, (size_t)(dot - name)) == 0)
           break;
       if (j == g->ncols)
-        rc = fl_err_set(err, FL_EINVALID, "datagen option '%s': the table has no column '%.*s'", key, (int)(dot - name), name);
+        rc = fl_err_set(err, FL_EINVALID, "datagen option '%s': the table has no column '%.*s'",
+                        key, (int)(dot - name), name);
       else
         rc = set_col_option(&g->cols[j], dot + 1, key, value, err);
     } else {
@@ -279,9 +313,7 @@ static void gen_value(const dg_col_t *c, uint64_t row, st_rand_t *r, int64_t now
   }
   int64_t past_us;
   switch (t->kind) {
-    case TY_BOOLEAN:
-      ty_vec_append_bool(v, st_rand_next(r) & 1);
-      break;
+    case TY_BOOLEAN: ty_vec_append_bool(v, st_rand_next(r) & 1); break;
     case TY_INT:
     case TY_LONG: {
       uint64_t span = (uint64_t)c->imax - (uint64_t)c->imin;
@@ -314,7 +346,8 @@ static void gen_value(const dg_col_t *c, uint64_t row, st_rand_t *r, int64_t now
     case TY_TIMESTAMPTZ:
     case TY_TIMESTAMP_NS:
     case TY_TIMESTAMPTZ_NS: {
-      past_us = c->max_past_ms > 0 ? (int64_t)st_rand_below(r, (uint64_t)c->max_past_ms * 1000 + 1) : 0;
+      past_us =
+          c->max_past_ms > 0 ? (int64_t)st_rand_below(r, (uint64_t)c->max_past_ms * 1000 + 1) : 0;
       int64_t us = now_us - past_us;
       if (t->kind == TY_DATE)
         ty_vec_append_i32(v, (int32_t)fl_floordiv(us, 86400000000LL));
@@ -328,14 +361,16 @@ static void gen_value(const dg_col_t *c, uint64_t row, st_rand_t *r, int64_t now
     }
     case TY_STRING:
     case TY_BINARY: {
-      uint32_t len = c->var_len && c->length ? 1 + (uint32_t)st_rand_below(r, c->length) : c->length;
+      uint32_t len =
+          c->var_len && c->length ? 1 + (uint32_t)st_rand_below(r, c->length) : c->length;
       fl_buf_clear(scratch);
       fl_buf_reserve(scratch, len);
       uint8_t *dst = scratch->data;
       if (t->kind == TY_STRING) {
         for (uint32_t i = 0; i < len; i += 16) {
           uint64_t x = st_rand_next(r);
-          for (uint32_t j = 0; j < 16 && i + j < len; j++, x >>= 4) dst[i + j] = (uint8_t)hex[x & 15];
+          for (uint32_t j = 0; j < 16 && i + j < len; j++, x >>= 4)
+            dst[i + j] = (uint8_t)hex[x & 15];
         }
       } else {
         for (uint32_t i = 0; i < len; i += 8) {
@@ -363,9 +398,7 @@ static void gen_value(const dg_col_t *c, uint64_t row, st_rand_t *r, int64_t now
       if (p != buf) fl_free(p);
       break;
     }
-    default:
-      ty_vec_append_null(v);
-      break;
+    default: ty_vec_append_null(v); break;
   }
 }
 
@@ -375,8 +408,8 @@ static void sleep_ns(int64_t ns) {
   }
 }
 
-int st_datagen_next(st_datagen_t *g, ty_batch_t *b, uint32_t max, int timeout_ms,
-                    uint32_t *rows, bool *end, fl_err_t *err) {
+int st_datagen_next(st_datagen_t *g, ty_batch_t *b, uint32_t max, int timeout_ms, uint32_t *rows,
+                    bool *end, fl_err_t *err) {
   (void)err;
   *rows = 0;
   *end = g->pos >= g->total;
@@ -398,7 +431,8 @@ int st_datagen_next(st_datagen_t *g, ty_batch_t *b, uint32_t max, int timeout_ms
         if (due - g->pos < want) want = due - g->pos;
         break;
       }
-      int64_t next_due = g->sched_t0_ns + (int64_t)ceil((double)(g->pos - g->sched_pos) / g->rate * 1e9);
+      int64_t next_due =
+          g->sched_t0_ns + (int64_t)ceil((double)(g->pos - g->sched_pos) / g->rate * 1e9);
       if (now >= deadline) return FL_OK;
       int64_t wait = (next_due < deadline ? next_due : deadline) - now;
       sleep_ns(wait > 0 ? wait : 1000);

@@ -49,8 +49,8 @@ void st_datagen_free(st_datagen_t *g);
  * first row that is due. *end is set when a bounded source has produced
  * all of its rows. Returns the rows appended through *rows.
  */
-int st_datagen_next(st_datagen_t *g, ty_batch_t *b, uint32_t max, int timeout_ms,
-                    uint32_t *rows, bool *end, fl_err_t *err);
+int st_datagen_next(st_datagen_t *g, ty_batch_t *b, uint32_t max, int timeout_ms, uint32_t *rows,
+                    bool *end, fl_err_t *err);
 
 /* The number of the next row (rows produced so far), which a checkpoint
  * records; st_datagen_seek continues from such a number. */

@@ -8,12 +8,13 @@
  * columns get the message's fields; a value that fails leaves no partial
  * row behind (js_decode_record takes it back).
  */
+#include "stream/st_kafka_decode.h"
+
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/arena.h"
 #include "format/json/json_decoder.h"
-#include "stream/st_kafka_decode.h"
 
 struct st_kafka_decoder {
   const ty_schema_t *table;
@@ -32,9 +33,12 @@ static const struct {
   const char *key;
   st_kafka_meta_t kind;
 } meta_keys[] = {
-    {"topic", ST_META_TOPIC},         {"partition", ST_META_PARTITION},
-    {"offset", ST_META_OFFSET},       {"timestamp", ST_META_TIMESTAMP},
-    {"timestamp-type", ST_META_TIMESTAMP_TYPE}, {"headers", ST_META_HEADERS},
+    {"topic", ST_META_TOPIC},
+    {"partition", ST_META_PARTITION},
+    {"offset", ST_META_OFFSET},
+    {"timestamp", ST_META_TIMESTAMP},
+    {"timestamp-type", ST_META_TIMESTAMP_TYPE},
+    {"headers", ST_META_HEADERS},
 };
 
 bool st_kafka_meta_parse(const char *key, st_kafka_meta_t *out) {
@@ -55,19 +59,14 @@ static const char *meta_name(st_kafka_meta_t m) {
 static bool meta_type_ok(st_kafka_meta_t m, const ty_type_t *t) {
   switch (m) {
     case ST_META_TOPIC:
-    case ST_META_TIMESTAMP_TYPE:
-      return t->kind == TY_STRING;
-    case ST_META_PARTITION:
-      return t->kind == TY_INT;
-    case ST_META_OFFSET:
-      return t->kind == TY_LONG;
-    case ST_META_TIMESTAMP:
-      return t->kind == TY_TIMESTAMP || t->kind == TY_TIMESTAMPTZ;
+    case ST_META_TIMESTAMP_TYPE: return t->kind == TY_STRING;
+    case ST_META_PARTITION: return t->kind == TY_INT;
+    case ST_META_OFFSET: return t->kind == TY_LONG;
+    case ST_META_TIMESTAMP: return t->kind == TY_TIMESTAMP || t->kind == TY_TIMESTAMPTZ;
     case ST_META_HEADERS:
       return t->kind == TY_MAP && t->fields[0].type->kind == TY_STRING &&
              (t->fields[1].type->kind == TY_BINARY || t->fields[1].type->kind == TY_STRING);
-    case ST_META_NONE:
-      return true;
+    case ST_META_NONE: return true;
   }
   return false;
 }
@@ -78,9 +77,8 @@ int st_kafka_decoder_new(const ty_schema_t *table, const st_kafka_meta_t *meta,
   uint32_t n = table->root.nfields;
   for (uint32_t i = 0; meta && i < n; i++)
     if (!meta_type_ok(meta[i], table->root.fields[i].type))
-      return fl_err_set(err, FL_EINVALID,
-                        "column '%s': metadata '%s' needs type %s", table->root.fields[i].name,
-                        meta_name(meta[i]),
+      return fl_err_set(err, FL_EINVALID, "column '%s': metadata '%s' needs type %s",
+                        table->root.fields[i].name, meta_name(meta[i]),
                         meta[i] == ST_META_PARTITION   ? "int"
                         : meta[i] == ST_META_OFFSET    ? "long"
                         : meta[i] == ST_META_TIMESTAMP ? "timestamp or timestamptz"
@@ -121,15 +119,9 @@ uint64_t st_kafka_decoder_skipped(const st_kafka_decoder_t *d) { return d->skipp
 static void append_meta(st_kafka_meta_t m, const kf_msg_t *msg, ty_vec_t *v) {
   static const char *const ts_names[] = {"NoTimestampType", "CreateTime", "LogAppendTime"};
   switch (m) {
-    case ST_META_TOPIC:
-      ty_vec_append_bytes(v, msg->topic, strlen(msg->topic));
-      break;
-    case ST_META_PARTITION:
-      ty_vec_append_i32(v, msg->partition);
-      break;
-    case ST_META_OFFSET:
-      ty_vec_append_i64(v, msg->offset);
-      break;
+    case ST_META_TOPIC: ty_vec_append_bytes(v, msg->topic, strlen(msg->topic)); break;
+    case ST_META_PARTITION: ty_vec_append_i32(v, msg->partition); break;
+    case ST_META_OFFSET: ty_vec_append_i64(v, msg->offset); break;
     case ST_META_TIMESTAMP:
       if (msg->ts_type == KF_TS_NONE)
         ty_vec_append_null(v);
@@ -155,8 +147,7 @@ static void append_meta(st_kafka_meta_t m, const kf_msg_t *msg, ty_vec_t *v) {
       ty_vec_append_list_end(v);
       break;
     }
-    case ST_META_NONE:
-      break;
+    case ST_META_NONE: break;
   }
 }
 

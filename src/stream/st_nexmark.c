@@ -11,12 +11,13 @@
  * few ids ahead of the latest, so a bid can name an auction that appears a
  * moment later, as in the reference generator.
  */
+#include "stream/st_nexmark.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/time.h"
-#include "stream/st_nexmark.h"
 #include "stream/st_rand.h"
 
 enum {
@@ -24,8 +25,8 @@ enum {
   FIRST_AUCTION_ID = 1000,
   FIRST_CATEGORY_ID = 10,
   NUM_CATEGORIES = 5,
-  ID_LEAD = 10,      /* ids ahead of the latest a reference may name */
-  HOT_BLOCK = 100,   /* a hot item is the first of the latest block of 100 */
+  ID_LEAD = 10,    /* ids ahead of the latest a reference may name */
+  HOT_BLOCK = 100, /* a hot item is the first of the latest block of 100 */
   MIN_STRING = 3,
 };
 
@@ -50,12 +51,15 @@ void st_nexmark_config_default(st_nexmark_config_t *c) {
 
 int st_nexmark_config_check(const st_nexmark_config_t *c, fl_err_t *err) {
   if (!c->person_proportion || !c->auction_proportion || !c->bid_proportion)
-    return fl_err_set(err, FL_EINVALID, "nexmark: the person, auction and bid proportions must be at least 1");
-  if (!c->event_rate) return fl_err_set(err, FL_EINVALID, "nexmark: the event rate must be at least 1");
+    return fl_err_set(err, FL_EINVALID,
+                      "nexmark: the person, auction and bid proportions must be at least 1");
+  if (!c->event_rate)
+    return fl_err_set(err, FL_EINVALID, "nexmark: the event rate must be at least 1");
   if (!c->hot_auction_ratio || !c->hot_sellers_ratio || !c->hot_bidders_ratio)
     return fl_err_set(err, FL_EINVALID, "nexmark: hot ratios must be at least 1");
   if (!c->num_in_flight_auctions || !c->num_active_people)
-    return fl_err_set(err, FL_EINVALID, "nexmark: in-flight auctions and active people must be at least 1");
+    return fl_err_set(err, FL_EINVALID,
+                      "nexmark: in-flight auctions and active people must be at least 1");
   return FL_OK;
 }
 
@@ -140,10 +144,10 @@ static void next_extra(st_rand_t *r, size_t current, uint32_t avg, char *out, si
 }
 
 static const char *const states[] = {"AZ", "CA", "ID", "OR", "WA", "WY"};
-static const char *const cities[] = {"Phoenix", "Los Angeles", "San Francisco", "Boise",
-                                     "Portland", "Bend", "Redmond", "Seattle", "Kent",
-                                     "Cheyenne"};
-static const char *const first_names[] = {"Peter", "Paul", "Luke",  "John",   "Saul", "Vicky",
+static const char *const cities[] = {"Phoenix",  "Los Angeles", "San Francisco", "Boise",
+                                     "Portland", "Bend",        "Redmond",       "Seattle",
+                                     "Kent",     "Cheyenne"};
+static const char *const first_names[] = {"Peter", "Paul",  "Luke",  "John",   "Saul",  "Vicky",
                                           "Kate",  "Julie", "Sarah", "Deiter", "Walter"};
 static const char *const last_names[] = {"Shultz", "Abrams", "Spencer", "White", "Bartels",
                                          "Walton", "Smith",  "Jones",   "Noris"};
@@ -165,8 +169,8 @@ static void gen_person(const st_nexmark_config_t *c, uint64_t n, st_rand_t *r, i
   snprintf(p->city, sizeof p->city, "%s", cities[st_rand_below(r, NELEM(cities))]);
   snprintf(p->state, sizeof p->state, "%s", states[st_rand_below(r, NELEM(states))]);
   p->date_time_ms = ts;
-  size_t cur = 8 + strlen(p->name) + strlen(p->email) + strlen(p->credit_card) +
-               strlen(p->city) + strlen(p->state);
+  size_t cur = 8 + strlen(p->name) + strlen(p->email) + strlen(p->credit_card) + strlen(p->city) +
+               strlen(p->state);
   next_extra(r, cur, c->avg_person_bytes, p->extra, sizeof p->extra);
 }
 
@@ -233,15 +237,9 @@ void st_nexmark_event(const st_nexmark_config_t *c, uint64_t n, st_nx_event_t *e
   ev->kind = st_nexmark_kind(c, n);
   ev->timestamp_ms = st_nexmark_timestamp(c, n);
   switch (ev->kind) {
-    case ST_NX_PERSON:
-      gen_person(c, n, &r, ev->timestamp_ms, &ev->u.person);
-      break;
-    case ST_NX_AUCTION:
-      gen_auction(c, n, &r, ev->timestamp_ms, &ev->u.auction);
-      break;
-    case ST_NX_BID:
-      gen_bid(c, n, &r, ev->timestamp_ms, &ev->u.bid);
-      break;
+    case ST_NX_PERSON: gen_person(c, n, &r, ev->timestamp_ms, &ev->u.person); break;
+    case ST_NX_AUCTION: gen_auction(c, n, &r, ev->timestamp_ms, &ev->u.auction); break;
+    case ST_NX_BID: gen_bid(c, n, &r, ev->timestamp_ms, &ev->u.bid); break;
   }
 }
 

@@ -43,13 +43,13 @@
 
 typedef struct st_nexmark_config {
   uint64_t seed;
-  int64_t base_time_ms;    /* event time of event 0 */
-  uint32_t event_rate;     /* events per second of event time (10000) */
-  uint32_t person_proportion, auction_proportion, bid_proportion; /* 1, 3, 46 */
+  int64_t base_time_ms; /* event time of event 0 */
+  uint32_t event_rate;  /* events per second of event time (10000) */
+  uint32_t person_proportion, auction_proportion, bid_proportion;   /* 1, 3, 46 */
   uint32_t hot_auction_ratio, hot_sellers_ratio, hot_bidders_ratio; /* 2, 4, 4 */
-  uint32_t num_in_flight_auctions; /* 100 */
-  uint32_t num_active_people;      /* 1000 */
-  uint32_t avg_person_bytes, avg_auction_bytes, avg_bid_bytes; /* 200, 500, 100 */
+  uint32_t num_in_flight_auctions;                                  /* 100 */
+  uint32_t num_active_people;                                       /* 1000 */
+  uint32_t avg_person_bytes, avg_auction_bytes, avg_bid_bytes;      /* 200, 500, 100 */
 } st_nexmark_config_t;
 
 /* The reference defaults, seed 0 and base time 2024-01-01T00:00:00Z. */

@@ -1,9 +1,9 @@
 /*
  * st_options.c - looking up connector options (layer 10, stream).
  */
-#include <string.h>
-
 #include "stream/st_options.h"
+
+#include <string.h>
 
 const char *st_option_get(const st_option_t *opts, uint32_t n, const char *key) {
   const char *v = NULL;

@@ -46,7 +46,8 @@ TEST(json_record_full_batch) {
   CHECK_OK(ty_schema_parse(a, "id long", &s, &err), &err);
   js_decoder_t *d = js_decoder_new(s, NULL);
   ty_batch_t *b = ty_batch_new(s, TY_BATCH_ROWS);
-  for (int i = 0; i < TY_BATCH_ROWS - 1; i++) CHECK_OK(js_decode_record(d, "{\"id\":1}", 8, b, &err), &err);
+  for (int i = 0; i < TY_BATCH_ROWS - 1; i++)
+    CHECK_OK(js_decode_record(d, "{\"id\":1}", 8, b, &err), &err);
   /* Room for one: a second object must still be refused. */
   const char *two = "{\"id\": 2}{\"id\": 3}";
   CHECK_ERR(js_decode_record(d, two, strlen(two), b, &err), FL_EPARSE);

@@ -55,9 +55,15 @@ static int produce_n(kf_config_t *cfg, const char *topic, int32_t part, int from
     snprintf(v, sizeof v, "v%d", i);
     snprintf(h, sizeof h, "%d", i);
     kf_header_t hd[2] = {{"i", h, strlen(h)}, {"nul", NULL, 0}};
-    kf_record_t r = {.topic = topic, .partition = part, .key = k, .key_len = strlen(k),
-                     .value = v, .value_len = strlen(v), .timestamp_ms = base_ts + i,
-                     .headers = hd, .nheaders = 2};
+    kf_record_t r = {.topic = topic,
+                     .partition = part,
+                     .key = k,
+                     .key_len = strlen(k),
+                     .value = v,
+                     .value_len = strlen(v),
+                     .timestamp_ms = base_ts + i,
+                     .headers = hd,
+                     .nheaders = 2};
     rc = kf_producer_send(p, &r, err);
   }
   if (!rc) rc = kf_producer_flush(p, 10000, err);
@@ -119,8 +125,8 @@ TEST(kafka_config_settings) {
            &err);
   CHECK(kf_config_get(c, "sasl.username", buf, sizeof buf));
   CHECK_STR(buf, "alice");
-  CHECK_ERR(kf_config_set_flink(c, "properties.sasl.jaas.config", "Krb5LoginModule required;",
-                                NULL, &err),
+  CHECK_ERR(kf_config_set_flink(c, "properties.sasl.jaas.config", "Krb5LoginModule required;", NULL,
+                                &err),
             FL_EUNSUPPORTED);
   CHECK_ERR(kf_config_set_flink(c, "properties.isolation.level", "sometimes", NULL, &err),
             FL_EINVALID);
@@ -209,9 +215,9 @@ TEST(kafka_produce_consume_exact) {
   CHECK_OK(kf_consumer_lag(c, "t", 0, 5000, &lag, &err), &err);
   CHECK_EQ(lag, 0);
   /* Seek back, then lag counts what is left. */
-  CHECK_OK(kf_consumer_seek(c, "t", 0, (kf_position_t){.kind = KF_POS_OFFSET, .value = 45}, 5000,
-                            &err),
-           &err);
+  CHECK_OK(
+      kf_consumer_seek(c, "t", 0, (kf_position_t){.kind = KF_POS_OFFSET, .value = 45}, 5000, &err),
+      &err);
   CHECK_OK(kf_consumer_lag(c, "t", 0, 5000, &lag, &err), &err);
   CHECK_EQ(lag, 5);
   int seen[50] = {0};

@@ -32,15 +32,14 @@ static void fx_close(fx_t *f) {
 }
 
 TEST(datagen_sequence_and_bounds) {
-  st_option_t o[] = {{"connector", "datagen"},      {"rows-per-second", "unlimited"},
-                     {"fields.id.kind", "sequence"}, {"fields.id.start", "5"},
-                     {"fields.id.end", "3004"},      {"fields.v.min", "-3"},
-                     {"fields.v.max", "3"},          {"fields.s.length", "12"},
-                     {"fields.d.min", "1.50"},       {"fields.d.max", "2.25"},
-                     {"fields.x.min", "10"},         {"fields.x.max", "20"}};
+  st_option_t o[] = {
+      {"connector", "datagen"}, {"rows-per-second", "unlimited"}, {"fields.id.kind", "sequence"},
+      {"fields.id.start", "5"}, {"fields.id.end", "3004"},        {"fields.v.min", "-3"},
+      {"fields.v.max", "3"},    {"fields.s.length", "12"},        {"fields.d.min", "1.50"},
+      {"fields.d.max", "2.25"}, {"fields.x.min", "10"},           {"fields.x.max", "20"}};
   fx_t f;
-  CHECK_OK(fx_open(&f, "id long not null, v int, s string, d decimal(5,2), x double, b boolean",
-                   o, sizeof o / sizeof o[0]),
+  CHECK_OK(fx_open(&f, "id long not null, v int, s string, d decimal(5,2), x double, b boolean", o,
+                   sizeof o / sizeof o[0]),
            &f.err);
   CHECK_EQ(st_datagen_total(f.g), 3000);
   uint64_t total = 0;
@@ -58,7 +57,8 @@ TEST(datagen_sequence_and_bounds) {
       size_t n;
       const uint8_t *p = ty_vec_get_bytes(f.b->cols[2], r, &n);
       CHECK_EQ(n, 12);
-      for (size_t i = 0; i < n; i++) CHECK((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f'));
+      for (size_t i = 0; i < n; i++)
+        CHECK((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f'));
       fl_i128 d = ty_vec_get_i128(f.b->cols[3], r);
       CHECK(d >= 150 && d <= 225);
       double x = TY_VEC_DATA(f.b->cols[4], double)[r];
@@ -72,9 +72,9 @@ TEST(datagen_sequence_and_bounds) {
 }
 
 TEST(datagen_seek_reproduces_rows) {
-  st_option_t o[] = {{"rows-per-second", "0"}, {"number-of-rows", "500"}, {"seed", "42"},
-                     {"fields.s.var-len", "true"}, {"fields.s.length", "30"},
-                     {"fields.n.null-rate", "0.5"}};
+  st_option_t o[] = {
+      {"rows-per-second", "0"},     {"number-of-rows", "500"}, {"seed", "42"},
+      {"fields.s.var-len", "true"}, {"fields.s.length", "30"}, {"fields.n.null-rate", "0.5"}};
   fx_t f;
   CHECK_OK(fx_open(&f, "a long, s string, n int, u uuid", o, sizeof o / sizeof o[0]), &f.err);
   uint32_t rows;
@@ -128,8 +128,8 @@ TEST(datagen_rate_limit) {
 }
 
 TEST(datagen_timestamps_within_max_past) {
-  st_option_t o[] = {{"rows-per-second", "0"}, {"number-of-rows", "100"},
-                     {"fields.ts.max-past", "60000"}};
+  st_option_t o[] = {
+      {"rows-per-second", "0"}, {"number-of-rows", "100"}, {"fields.ts.max-past", "60000"}};
   fx_t f;
   CHECK_OK(fx_open(&f, "ts timestamptz, d date", o, 3), &f.err);
   int64_t now = fl_now_micros();
@@ -168,8 +168,8 @@ TEST(datagen_bad_options) {
       t_fail(__FILE__, __LINE__, "case %zu: '%s' lacks '%s'", i, f.err.msg, cases[i].needle);
     fx_close(&f);
   }
-  st_option_t seq[] = {{"fields.a.kind", "sequence"}, {"fields.a.start", "9"},
-                       {"fields.a.end", "3"}};
+  st_option_t seq[] = {
+      {"fields.a.kind", "sequence"}, {"fields.a.start", "9"}, {"fields.a.end", "3"}};
   fx_t f;
   CHECK_ERR(fx_open(&f, "a int", seq, 3), FL_EINVALID);
   CHECK(strstr(f.err.msg, "before start") != NULL);

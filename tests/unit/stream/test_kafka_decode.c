@@ -16,8 +16,11 @@
 #include "test.h"
 
 static const char *const values[] = {
-    "{\"id\": 1, \"name\": \"a\"}", NULL, "{\"id\": 2, \"name\": \"b\", \"other\": [1]}",
-    "not json", "{\"id\": 3}",
+    "{\"id\": 1, \"name\": \"a\"}",
+    NULL,
+    "{\"id\": 2, \"name\": \"b\", \"other\": [1]}",
+    "not json",
+    "{\"id\": 3}",
 };
 #define NVALUES 5
 
@@ -30,9 +33,13 @@ static int fetch(rd_kafka_mock_cluster_t *mc, kf_msgs_t *ms, kf_consumer_t **cou
   int rc = kf_producer_open(cfg, &p, err);
   for (int i = 0; !rc && i < NVALUES; i++) {
     kf_header_t h = {"trace", "t1", 2};
-    kf_record_t r = {.topic = "events", .partition = 0, .value = values[i],
+    kf_record_t r = {.topic = "events",
+                     .partition = 0,
+                     .value = values[i],
                      .value_len = values[i] ? strlen(values[i]) : 0,
-                     .timestamp_ms = 1700000000000LL + i, .headers = &h, .nheaders = 1};
+                     .timestamp_ms = 1700000000000LL + i,
+                     .headers = &h,
+                     .nheaders = 1};
     rc = kf_producer_send(p, &r, err);
   }
   if (!rc) rc = kf_producer_flush(p, 10000, err);
@@ -42,7 +49,8 @@ static int fetch(rd_kafka_mock_cluster_t *mc, kf_msgs_t *ms, kf_consumer_t **cou
   int32_t p0 = 0;
   kf_position_t at = {.kind = KF_POS_OFFSET, .value = 0};
   if (!rc) rc = kf_consumer_assign(c, "events", &p0, &at, 1, 5000, err);
-  for (int i = 0; !rc && i < 100 && ms->n < NVALUES; i++) rc = kf_consumer_poll(c, ms, NVALUES, 50, err);
+  for (int i = 0; !rc && i < 100 && ms->n < NVALUES; i++)
+    rc = kf_consumer_poll(c, ms, NVALUES, 50, err);
   kf_config_free(cfg);
   *cout = c;
   if (!rc && ms->n != NVALUES) rc = fl_err_set(err, FL_EIO, "polled %u messages", ms->n);
@@ -70,9 +78,8 @@ TEST(kafka_decode_values_and_metadata) {
                              &s, &err))
     rc = 1;
   if (!rc) {
-    st_kafka_meta_t meta[] = {ST_META_NONE,      ST_META_PARTITION, ST_META_NONE,
-                              ST_META_OFFSET,    ST_META_TIMESTAMP, ST_META_TOPIC,
-                              ST_META_HEADERS};
+    st_kafka_meta_t meta[] = {ST_META_NONE,      ST_META_PARTITION, ST_META_NONE,   ST_META_OFFSET,
+                              ST_META_TIMESTAMP, ST_META_TOPIC,     ST_META_HEADERS};
     st_kafka_decoder_t *d;
     CHECK_OK(st_kafka_decoder_new(s, meta, false, &d, &err), &err);
     ty_batch_t *b = ty_batch_new(s, 8);
