@@ -114,6 +114,11 @@ def test_errors_name_the_problem(kafka_broker):
     proc = kafka_broker.floe("consume", "--topic", "small", "--set",
                              "ssl.truststore.location=/x.jks", check=False)
     assert proc.returncode != 0 and "ssl.ca.location" in proc.stderr
+    # Past the end of the log: an error, not a silent jump.
+    kafka_broker.floe("produce", "--topic", "small", input="a\nb\n")
+    proc = kafka_broker.floe("consume", "--topic", "small", "--from", "offset:100", "--count", 1,
+                             "--idle-ms", 5000, check=False)
+    assert proc.returncode != 0 and "out of range" in proc.stderr.lower()
     proc = kafka_broker.floe("create-topic", "--topic", "small", check=False)
     assert proc.returncode != 0 and "already exists" in proc.stderr
 

@@ -381,3 +381,34 @@ TEST(kafka_produce_to_missing_partition_fails) {
   kf_config_free(pc);
   mock_close(&m);
 }
+
+TEST(kafka_unreachable_broker_is_retriable) {
+  fl_err_t err;
+  kf_config_t *c = kf_config_new();
+  /* A port nothing listens on: every request fails as a broker hiccup. */
+  CHECK_OK(kf_config_set(c, "bootstrap.servers", "127.0.0.1:1", &err), &err);
+  CHECK_OK(kf_config_set(c, "log_level", "0", &err), &err);
+  kf_consumer_t *k;
+  CHECK_OK(kf_consumer_open(c, &k, &err), &err);
+  int32_t n;
+  int rc = kf_consumer_partitions(k, "t", 500, &n, &err);
+  CHECK(rc != FL_OK);
+  CHECK(err.retriable);
+  int64_t low, high;
+  fl_err_clear(&err);
+  CHECK(kf_consumer_watermarks(k, "t", 0, true, 500, &low, &high, &err) != FL_OK);
+  CHECK(err.retriable);
+  kf_consumer_close(k);
+  /* Messages give up after a second, so closing does not wait long. */
+  CHECK_OK(kf_config_set(c, "message.timeout.ms", "1000", &err), &err);
+  kf_producer_t *p;
+  CHECK_OK(kf_producer_open(c, &p, &err), &err);
+  kf_record_t r = {.topic = "t", .partition = 0, .value = "x", .value_len = 1};
+  CHECK_OK(kf_producer_send(p, &r, &err), &err);
+  fl_err_clear(&err);
+  CHECK_ERR(kf_producer_flush(p, 300, &err), FL_EIO);
+  CHECK(err.retriable);
+  CHECK(strstr(err.msg, "in flight") != NULL);
+  kf_producer_close(p);
+  kf_config_free(c);
+}
