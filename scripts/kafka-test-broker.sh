@@ -17,7 +17,8 @@
 # The broker's jars (org.apache.kafka:kafka_2.13, version in
 # tests/kafka/pom.xml) come from Maven Central through mvn on first use and
 # are cached under build/kafka/libs ($FLOE_KAFKA_LIBS overrides the folder).
-# Topics are never created implicitly (auto.create.topics.enable=false).
+# Topics are never created implicitly (auto.create.topics.enable=false), and
+# nothing is deleted by retention (messages may carry old timestamps).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,7 +83,10 @@ transaction.state.log.num.partitions=1
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
-log.flush.interval.messages=1
+# Keep everything: test and benchmark data carry event times far in the
+# past (Nexmark's fixed base time), which time-based retention would delete.
+log.retention.ms=-1
+log.retention.bytes=-1
 PROPS
   cat >"$DIR/log4j2.properties" <<PROPS
 rootLogger.level=INFO

@@ -5,7 +5,7 @@
  * State: a table of assigned partitions, each with the offset of the next
  * message to hand out (`next`) and a paused flag. librdkafka fetches ahead
  * into the consumer queue; a poll takes up to max messages off that queue
- * in one call (rd_kafka_consume_batch_queue) and keeps them as views.
+ * (rd_kafka_consume_batch_queue) and keeps them as views.
  * A message is handed out only when its partition is assigned and not
  * paused and its offset is at or past `next`; then `next` moves past it.
  * That filter is what makes positions exact across reconnects, seeks and
@@ -343,8 +343,18 @@ int kf_consumer_poll(kf_consumer_t *c, kf_msgs_t *out, uint32_t max, int timeout
   pthread_mutex_unlock(&c->mu);
   if (fatal) return kf__err(err, fatal, "kafka consumer: fatal error: %s", c->fatal_reason);
   msgs_reserve(out, max);
-  ssize_t got =
-      rd_kafka_consume_batch_queue(c->queue, timeout_ms, (rd_kafka_message_t **)out->rk, max);
+  /* librdkafka's batch call waits for the whole batch or the timeout:
+   * take what is queued, else wait for one message and take what came
+   * with it, so a poll returns as soon as anything is there. */
+  rd_kafka_message_t **rk = (rd_kafka_message_t **)out->rk;
+  ssize_t got = rd_kafka_consume_batch_queue(c->queue, 0, rk, max);
+  if (got == 0 && timeout_ms != 0) {
+    got = rd_kafka_consume_batch_queue(c->queue, timeout_ms, rk, 1);
+    if (got == 1 && max > 1) {
+      ssize_t more = rd_kafka_consume_batch_queue(c->queue, 0, rk + 1, max - 1);
+      if (more > 0) got += more;
+    }
+  }
   rd_kafka_poll(c->rk, 0);
   if (got < 0) return kf__err(err, rd_kafka_last_error(), "polling the consumer queue");
   out->nrk = (uint32_t)got;

@@ -139,7 +139,11 @@ static void next_extra(st_rand_t *r, size_t current, uint32_t avg, char *out, si
   int64_t delta = llround((double)want * 0.2);
   int64_t len = want - delta + (delta ? (int64_t)st_rand_below(r, (uint64_t)(2 * delta)) : 0);
   if (len >= (int64_t)size) len = (int64_t)size - 1;
-  for (int64_t i = 0; i < len; i++) out[i] = (char)('a' + st_rand_below(r, 26));
+  /* 13 letters from each 64-bit draw (26^13 < 2^64). */
+  for (int64_t i = 0; i < len; i += 13) {
+    uint64_t x = st_rand_next(r);
+    for (int64_t j = i; j < i + 13 && j < len; j++, x /= 26) out[j] = (char)('a' + x % 26);
+  }
   out[len] = 0;
 }
 
@@ -245,25 +249,64 @@ void st_nexmark_event(const st_nexmark_config_t *c, uint64_t n, st_nx_event_t *e
 
 /* ---- JSON ---- */
 
+/* Plain appends: printf-style formatting would cost more than making the
+ * event. */
+static void put_digits(fl_buf_t *out, uint64_t v, int width) {
+  char tmp[24];
+  int n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v || n < width);
+  char rev[24];
+  for (int i = 0; i < n; i++) rev[i] = tmp[n - 1 - i];
+  fl_buf_append(out, rev, (size_t)n);
+}
+
+static void put_name(fl_buf_t *out, const char *name) {
+  fl_buf_append_u8(out, '"');
+  fl_buf_append_str(out, name);
+  fl_buf_append(out, "\":", 2);
+}
+
+/* "YYYY-MM-DD HH:MM:SS.mmm" in UTC (Flink's SQL timestamp text). */
 static void json_time(fl_buf_t *out, const char *name, int64_t ms) {
-  char buf[48];
-  size_t n = fl_format_timestamp(ms * 1000, 6, false, buf);
-  /* "YYYY-MM-DD HH:MM:SS.ffffff" or with T: keep milliseconds, space form. */
-  for (size_t i = 0; i < n; i++)
-    if (buf[i] == 'T') buf[i] = ' ';
-  char *dot = memchr(buf, '.', n);
-  if (dot && (size_t)(dot - buf) + 4 <= n) n = (size_t)(dot - buf) + 4;
-  fl_buf_printf(out, "\"%s\":\"%.*s\"", name, (int)n, buf);
+  put_name(out, name);
+  int64_t days = fl_floordiv(ms, 86400000), rem = fl_floormod(ms, 86400000);
+  int64_t y;
+  unsigned mo, d;
+  fl_civil_from_days(days, &y, &mo, &d);
+  fl_buf_append_u8(out, '"');
+  if (y < 0) fl_buf_append_u8(out, '-');
+  put_digits(out, (uint64_t)(y < 0 ? -y : y), 4);
+  fl_buf_append_u8(out, '-');
+  put_digits(out, mo, 2);
+  fl_buf_append_u8(out, '-');
+  put_digits(out, d, 2);
+  fl_buf_append_u8(out, ' ');
+  put_digits(out, (uint64_t)(rem / 3600000), 2);
+  fl_buf_append_u8(out, ':');
+  put_digits(out, (uint64_t)(rem / 60000 % 60), 2);
+  fl_buf_append_u8(out, ':');
+  put_digits(out, (uint64_t)(rem / 1000 % 60), 2);
+  fl_buf_append_u8(out, '.');
+  put_digits(out, (uint64_t)(rem % 1000), 3);
+  fl_buf_append_u8(out, '"');
 }
 
 /* Generated strings hold only letters, digits, spaces and url characters:
  * none needs escaping. */
 static void json_str(fl_buf_t *out, const char *name, const char *v) {
-  fl_buf_printf(out, "\"%s\":\"%s\"", name, v);
+  put_name(out, name);
+  fl_buf_append_u8(out, '"');
+  fl_buf_append_str(out, v);
+  fl_buf_append_u8(out, '"');
 }
 
 static void json_i64(fl_buf_t *out, const char *name, int64_t v) {
-  fl_buf_printf(out, "\"%s\":%lld", name, (long long)v);
+  put_name(out, name);
+  if (v < 0) fl_buf_append_u8(out, '-');
+  put_digits(out, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, 1);
 }
 
 static void json_record(const st_nx_event_t *ev, fl_buf_t *out) {
