@@ -16,10 +16,12 @@
 #include "base/time.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/rows_out.h"
 #include "format/text_parse.h"
 #include "kafka/kafka_config.h"
 #include "kafka/kafka_consumer.h"
 #include "kafka/kafka_producer.h"
+#include "stream/st_kafka_decode.h"
 #include "stream/st_nexmark.h"
 
 extern const cli_command_t cli_cmd_kafka;
@@ -268,6 +270,72 @@ static void print_msg(const kf_msg_t *m) {
   json_decref(o);
 }
 
+/* consume --schema: message values decoded into rows of a table. */
+typedef struct rows {
+  fl_arena_t *arena;
+  ty_schema_t *schema;
+  st_kafka_decoder_t *dec;
+  ty_batch_t *batch;
+  cli_out_t *out;
+} rows_t;
+
+/* --metadata 'col:key,col:key' names the columns filled from message
+ * metadata (keys as Flink's METADATA FROM: offset, partition, ...). */
+static int rows_open(rows_t *r, const char *schema, const char *metadata, const char *format,
+                     bool ignore_errors, fl_err_t *err) {
+  cli_fmt_t fmt = CLI_FMT_JSONL;
+  if (format && !cli_fmt_parse(format, &fmt))
+    return fl_err_set(err, FL_EINVALID, "--format '%s': expected table, csv or jsonl", format);
+  r->arena = fl_arena_new(0);
+  if (ty_schema_parse(r->arena, schema, &r->schema, err)) return fl_err_prefix(err, "--schema: ");
+  uint32_t n = r->schema->root.nfields;
+  st_kafka_meta_t *meta = fl_arena_zalloc(r->arena, (n ? n : 1) * sizeof *meta);
+  for (const char *s = metadata; s && *s;) {
+    const char *comma = strchr(s, ',');
+    size_t len = comma ? (size_t)(comma - s) : strlen(s);
+    const char *colon = memchr(s, ':', len);
+    if (!colon)
+      return fl_err_set(err, FL_EINVALID, "--metadata: '%.*s' is not COLUMN:KEY", (int)len, s);
+    char *col = fl_arena_strndup(r->arena, s, (size_t)(colon - s));
+    char *key = fl_arena_strndup(r->arena, colon + 1, len - (size_t)(colon - s) - 1);
+    int idx = ty_schema_find_name(r->schema, col);
+    if (idx < 0) return fl_err_set(err, FL_EINVALID, "--metadata: no column '%s' in --schema", col);
+    if (!st_kafka_meta_parse(key, &meta[idx]))
+      return fl_err_set(err, FL_EINVALID,
+                        "--metadata: '%s' is not a metadata key (topic, partition, offset, "
+                        "timestamp, timestamp-type, headers)",
+                        key);
+    s += len + (comma ? 1 : 0);
+  }
+  if (st_kafka_decoder_new(r->schema, meta, ignore_errors, &r->dec, err)) return err->code;
+  r->batch = ty_batch_new(r->schema, TY_BATCH_ROWS);
+  const char **names = fl_arena_zalloc(r->arena, (n ? n : 1) * sizeof *names);
+  for (uint32_t i = 0; i < n; i++) names[i] = r->schema->root.fields[i].name;
+  r->out = cli_out_new(fmt, stdout, names, n);
+  return FL_OK;
+}
+
+static int rows_print(rows_t *r, const kf_msgs_t *msgs, fl_err_t *err) {
+  uint32_t next = 0;
+  while (next < msgs->n) {
+    ty_batch_reset(r->batch);
+    int rc = st_kafka_decode(r->dec, msgs, &next, r->batch, err);
+    cli_out_batch(r->out, r->batch);
+    if (rc) return rc;
+  }
+  return FL_OK;
+}
+
+static void rows_close(rows_t *r) {
+  if (r->out) cli_out_finish(r->out);
+  if (r->dec && st_kafka_decoder_skipped(r->dec))
+    fprintf(stderr, "skipped %llu messages (null or not decodable)\n",
+            (unsigned long long)st_kafka_decoder_skipped(r->dec));
+  st_kafka_decoder_free(r->dec);
+  ty_batch_free(r->batch);
+  fl_arena_free(r->arena);
+}
+
 /* --from: earliest | latest | group | offset:N | timestamp:MS. */
 static bool parse_from(const char *v, kf_position_t *pos) {
   *pos = (kf_position_t){.kind = KF_POS_EARLIEST};
@@ -303,6 +371,10 @@ static int run_consume(int argc, char **argv) {
                                          {"startup-mode", true},
                                          {"specific-offsets", true},
                                          {"startup-timestamp", true},
+                                         {"schema", true},
+                                         {"metadata", true},
+                                         {"format", true},
+                                         {"ignore-parse-errors", false},
                                          {0, false}};
   cli_args_t a;
   if (cli_args_parse("kafka", argc, argv, specs, &a)) return 2;
@@ -337,6 +409,7 @@ static int run_consume(int argc, char **argv) {
   int64_t *ends = NULL;
   kf_msgs_t msgs;
   kf_msgs_init(&msgs);
+  rows_t rows = {0};
   int timeout = timeout_of(&a);
   if (kf_consumer_open(c, &k, &err)) goto fail;
   if (kf_consumer_partitions(k, topic, timeout, &nparts, &err)) goto fail;
@@ -376,6 +449,10 @@ static int run_consume(int argc, char **argv) {
     for (int32_t i = 0; i < nsel; i++) pos[i] = from;
   }
   if (kf_consumer_assign(k, topic, parts, pos, (uint32_t)nsel, timeout, &err)) goto fail;
+  if (cli_args_get(&a, "schema") &&
+      rows_open(&rows, cli_args_get(&a, "schema"), cli_args_get(&a, "metadata"),
+                cli_args_get(&a, "format"), cli_args_flag(&a, "ignore-parse-errors"), &err))
+    goto fail;
   bool until_end = cli_args_flag(&a, "until-end");
   for (int32_t i = 0; until_end && i < nsel; i++) {
     int64_t low;
@@ -397,7 +474,11 @@ static int run_consume(int argc, char **argv) {
     uint32_t want = (uint32_t)max_batch;
     if (count >= 0 && count - got < want) want = (uint32_t)(count - got);
     if (kf_consumer_poll(k, &msgs, want, 200, &err)) goto fail;
-    for (uint32_t i = 0; i < msgs.n; i++) print_msg(&msgs.msgs[i]);
+    if (rows.dec) {
+      if (rows_print(&rows, &msgs, &err)) goto fail;
+    } else {
+      for (uint32_t i = 0; i < msgs.n; i++) print_msg(&msgs.msgs[i]);
+    }
     fflush(stdout);
     got += msgs.n;
     int64_t now = fl_monotonic_ns();
@@ -418,6 +499,7 @@ static int run_consume(int argc, char **argv) {
   status = 0;
 fail:
   if (status) cli_fail("kafka", "%s", err.msg);
+  rows_close(&rows);
   kf_msgs_free(&msgs);
   kf_consumer_close(k);
   kf_config_free(c);
@@ -597,6 +679,8 @@ const cli_command_t cli_cmd_kafka = {
         "      prints each message as a JSON line (topic, partition, offset, timestamp, key,\n"
         "      value, headers); stops after N messages, at the end of the log (--until-end),\n"
         "      or after MS without messages (default 10000; with --count an error)\n"
+        "      [--schema S [--metadata 'col:offset,col:timestamp,...'] [--format jsonl|csv|table]\n"
+        "       [--ignore-parse-errors]]  decode JSON values into rows of schema S instead\n"
         "  offsets --topic T [--group G]   low and high watermarks, committed offset and lag\n"
         "  produce-nexmark [--topic T] [--bids T] [--auctions T] [--persons T] [--events N]\n"
         "      [--first-event N] [--seed S] [--rate EVENTS_PER_S] [--base-time MS]\n"

@@ -191,3 +191,32 @@ def test_nexmark_feed_deterministic_and_distributed(kafka_broker):
     assert t[0] == 1704067200000 and t[-1] == 1704067200000 + 9999 // 10
     first = next(e for e in events if e["event_type"] == 0 and e["person"]["id"] == 1000)
     assert first["person"]["dateTime"] == "2024-01-01 00:00:00.000"
+
+
+def test_consume_decodes_json_values_into_rows(kafka_broker):
+    kafka_broker.create_topic("nx-rows", partitions=2)
+    kafka_broker.floe("produce-nexmark", "--bids", "nx-rows", "--events", 2000, "--seed", 9)
+    raw = kafka_broker.consume("--topic", "nx-rows", "--until-end")
+    rows = kafka_broker.consume("--topic", "nx-rows", "--until-end", "--schema",
+                                "auction long, bidder long, price long, dateTime timestamp, "
+                                "off long, part int, ts timestamptz",
+                                "--metadata", "off:offset,part:partition,ts:timestamp")
+    assert len(rows) == len(raw) == 1840
+    want = {(m["partition"], m["offset"]): (json.loads(m["value"]), m["timestamp"]) for m in raw}
+    for r in rows:
+        bid, ts = want[(r["part"], r["off"])]
+        assert (r["auction"], r["bidder"], r["price"]) == (bid["auction"], bid["bidder"],
+                                                           bid["price"])
+        assert r["dateTime"].replace("T", " ")[:23] == bid["dateTime"]
+        assert r["ts"].startswith(r["dateTime"][:23])
+    # A value that is not JSON of the schema: an error naming the message,
+    # or skipped with --ignore-parse-errors.
+    kafka_broker.create_topic("mixed")
+    kafka_broker.floe("produce", "--topic", "mixed",
+                      input='{"a": 1}\nnot json\n{"a": 3}\n{"a": "x"}\n')
+    proc = kafka_broker.floe("consume", "--topic", "mixed", "--until-end", "--schema", "a long",
+                             check=False)
+    assert proc.returncode != 0 and "mixed[0] offset 1" in proc.stderr
+    got = kafka_broker.consume("--topic", "mixed", "--until-end", "--schema", "a long",
+                               "--ignore-parse-errors")
+    assert got == [{"a": 1}, {"a": 3}]
