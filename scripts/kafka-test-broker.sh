@@ -45,7 +45,7 @@ ensure_libs() {
   echo "kafka-test-broker: fetching the Kafka broker jars into $LIBS" >&2
   rm -rf "$LIBS"
   mkdir -p "$LIBS"
-  mvn -q -B -f "$POM" dependency:copy-dependencies -DincludeScope=runtime \
+  mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies -DincludeScope=runtime \
     -DoutputDirectory="$LIBS" >&2 || die "mvn could not fetch the Kafka jars (see above)"
   ls "$LIBS"/kafka_2.13-*.jar >/dev/null 2>&1 || die "mvn left no kafka_2.13 jar in $LIBS"
   echo "$want" >"$stamp"
