@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/buf.h"
 #include "base/time.h"
@@ -551,10 +552,10 @@ fail:
 /* ---- produce-nexmark ---- */
 
 static int run_produce_nexmark(int argc, char **argv) {
-  static const cli_opt_spec_t specs[] = {KAFKA_COMMON_SPECS,    {"topic", true},   {"bids", true},
-                                         {"auctions", true},    {"persons", true}, {"events", true},
-                                         {"first-event", true}, {"seed", true},    {"rate", true},
-                                         {"base-time", true},   {0, false}};
+  static const cli_opt_spec_t specs[] = {
+      KAFKA_COMMON_SPECS, {"topic", true},     {"bids", true},        {"auctions", true},
+      {"persons", true},  {"events", true},    {"first-event", true}, {"seed", true},
+      {"rate", true},     {"base-time", true}, {"realtime", false},   {0, false}};
   cli_args_t a;
   if (cli_args_parse("kafka", argc, argv, specs, &a)) return 2;
   const char *combined = cli_args_get(&a, "topic");
@@ -576,6 +577,10 @@ static int run_produce_nexmark(int argc, char **argv) {
     return cli_usage_error(&cli_cmd_kafka, "--rate needs events per second of event time");
   if (!get_i64(&a, "base-time", &base))
     return cli_usage_error(&cli_cmd_kafka, "--base-time needs milliseconds since the epoch");
+  /* --realtime: events are sent when their event time comes, starting now
+   * (unless --base-time says otherwise), as a live feed for a running job. */
+  bool realtime = cli_args_flag(&a, "realtime");
+  if (realtime && !cli_args_get(&a, "base-time")) base = fl_now_micros() / 1000;
   nc.seed = (uint64_t)seed;
   nc.event_rate = (uint32_t)rate;
   nc.base_time_ms = base;
@@ -601,6 +606,13 @@ static int run_produce_nexmark(int argc, char **argv) {
   int64_t t0 = fl_monotonic_ns();
   for (uint64_t n = (uint64_t)first; n < (uint64_t)(first + events); n++) {
     st_nexmark_event(&nc, n, &ev);
+    if (realtime) {
+      int64_t wait_us = ev.timestamp_ms * 1000 - fl_now_micros();
+      if (wait_us > 0) {
+        struct timespec ts = {(time_t)(wait_us / 1000000), (long)(wait_us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+      }
+    }
     char key[24];
     int64_t id = ev.kind == ST_NX_PERSON    ? ev.u.person.id
                  : ev.kind == ST_NX_AUCTION ? ev.u.auction.id
@@ -683,7 +695,7 @@ const cli_command_t cli_cmd_kafka = {
         "       [--ignore-parse-errors]]  decode JSON values into rows of schema S instead\n"
         "  offsets --topic T [--group G]   low and high watermarks, committed offset and lag\n"
         "  produce-nexmark [--topic T] [--bids T] [--auctions T] [--persons T] [--events N]\n"
-        "      [--first-event N] [--seed S] [--rate EVENTS_PER_S] [--base-time MS]\n"
+        "      [--first-event N] [--seed S] [--rate EVENTS_PER_S] [--base-time MS] [--realtime]\n"
         "      Nexmark events as JSON: --topic gets every event in the combined form\n"
         "      {\"event_type\": 0|1|2, \"person\", \"auction\", \"bid\"}, the others one kind "
         "each\n\n"

@@ -411,6 +411,17 @@ int kf_consumer_position(const kf_consumer_t *c, const char *topic, int32_t part
   return FL_OK;
 }
 
+uint32_t kf_consumer_assigned_count(const kf_consumer_t *c) { return c->nparts; }
+
+void kf_consumer_assigned(const kf_consumer_t *c, uint32_t i, const char **topic,
+                          int32_t *partition, int64_t *next_offset, bool *paused) {
+  const kf_part_t *p = &c->parts[i];
+  if (topic) *topic = p->topic;
+  if (partition) *partition = p->partition;
+  if (next_offset) *next_offset = p->next;
+  if (paused) *paused = p->paused;
+}
+
 static int pause_resume(kf_consumer_t *c, const char *topic, int32_t partition, bool pause,
                         fl_err_t *err) {
   kf_part_t *p = find_part(c, topic, partition);

@@ -113,6 +113,13 @@ int kf_consumer_poll(kf_consumer_t *c, kf_msgs_t *out, uint32_t max, int timeout
 int kf_consumer_position(const kf_consumer_t *c, const char *topic, int32_t partition,
                          int64_t *offset, fl_err_t *err);
 
+/* The assignment, for a checkpoint: the number of assigned partitions,
+ * and the i-th with its position and paused state (in assignment order;
+ * topic is valid until the partition is unassigned). */
+uint32_t kf_consumer_assigned_count(const kf_consumer_t *c);
+void kf_consumer_assigned(const kf_consumer_t *c, uint32_t i, const char **topic,
+                          int32_t *partition, int64_t *next_offset, bool *paused);
+
 /* Stops and restarts fetching a partition; a resumed partition continues
  * at its position, nothing is skipped or repeated. */
 int kf_consumer_pause(kf_consumer_t *c, const char *topic, int32_t partition, fl_err_t *err);

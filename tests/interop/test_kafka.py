@@ -220,3 +220,17 @@ def test_consume_decodes_json_values_into_rows(kafka_broker):
     got = kafka_broker.consume("--topic", "mixed", "--until-end", "--schema", "a long",
                                "--ignore-parse-errors")
     assert got == [{"a": 1}, {"a": 3}]
+
+
+def test_nexmark_realtime_feed(kafka_broker):
+    kafka_broker.create_topic("nx-live")
+    t0 = time.time()
+    kafka_broker.floe("produce-nexmark", "--topic", "nx-live", "--events", 400, "--rate", 1000,
+                      "--realtime")
+    took = time.time() - t0
+    assert took >= 0.35  # 400 events at 1000 per second of event time
+    msgs = kafka_broker.consume("--topic", "nx-live", "--until-end")
+    ts = [m["timestamp"] for m in msgs]
+    assert len(ts) == 400 and ts == sorted(ts)
+    assert ts[-1] - ts[0] == 399
+    assert t0 * 1000 - 1000 <= ts[0] <= t0 * 1000 + 5000

@@ -275,6 +275,16 @@ TEST(kafka_pause_resume_no_gap) {
   int64_t last = -1;
   CHECK_OK(consume_n(c, 30, seen, 200, &last, &err), &err);
   CHECK_OK(kf_consumer_pause(c, "t", 0, &err), &err);
+  CHECK_EQ(kf_consumer_assigned_count(c), 1);
+  const char *at_topic;
+  int32_t at_part;
+  int64_t at_next;
+  bool at_paused;
+  kf_consumer_assigned(c, 0, &at_topic, &at_part, &at_next, &at_paused);
+  CHECK_STR(at_topic, "t");
+  CHECK_EQ(at_part, 0);
+  CHECK_EQ(at_next, 30);
+  CHECK(at_paused);
   kf_msgs_t ms;
   kf_msgs_init(&ms);
   for (int i = 0; i < 5; i++) {
