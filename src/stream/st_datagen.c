@@ -39,6 +39,8 @@ typedef struct dg_col {
   int64_t max_past_ms;
   double null_rate;
   const char *start_text, *end_text, *min_text, *max_text;
+  struct dg_col *kids; /* struct fields, list element, map key and value */
+  uint32_t nkids;
 } dg_col_t;
 
 struct st_datagen {
@@ -121,6 +123,11 @@ static int set_col_option(dg_col_t *c, const char *prop, const char *key, const 
   return FL_OK;
 }
 
+static void free_kids(dg_col_t *c) {
+  for (uint32_t i = 0; i < c->nkids; i++) free_kids(&c->kids[i]);
+  fl_free(c->kids);
+}
+
 static int64_t int_min(ty_kind_t k) { return k == TY_INT ? INT32_MIN : INT64_MIN; }
 static int64_t int_max(ty_kind_t k) { return k == TY_INT ? INT32_MAX : INT64_MAX; }
 
@@ -155,10 +162,17 @@ static int finish_col(dg_col_t *c, fl_err_t *err) {
   if (c->start_text || c->end_text)
     return fl_err_set(err, FL_EINVALID, "datagen field '%s': start and end are for kind 'sequence'",
                       name);
-  if (ty_is_nested(t))
-    return fl_err_set(err, FL_EUNSUPPORTED,
-                      "datagen field '%s': %s columns cannot be generated yet", name,
-                      ty_kind_name(t->kind));
+  if (ty_is_nested(t)) {
+    /* Nested values use default generators: short strings, 0-3 elements. */
+    c->nkids = t->nfields;
+    c->kids = fl_calloc(t->nfields ? t->nfields : 1, sizeof *c->kids);
+    for (uint32_t i = 0; i < t->nfields; i++) {
+      c->kids[i].field = &t->fields[i];
+      c->kids[i].length = 8;
+      int rc = finish_col(&c->kids[i], err);
+      if (rc) return rc;
+    }
+  }
   bool numeric =
       is_int_kind(t->kind) || t->kind == TY_FLOAT || t->kind == TY_DOUBLE || t->kind == TY_DECIMAL;
   if ((c->min_text || c->max_text) && !numeric)
@@ -276,6 +290,7 @@ int st_datagen_open(const ty_schema_t *s, const st_option_t *opts, uint32_t nopt
 
 void st_datagen_free(st_datagen_t *g) {
   if (!g) return;
+  for (uint32_t i = 0; i < g->ncols; i++) free_kids(&g->cols[i]);
   fl_free(g->cols);
   fl_buf_free(&g->scratch);
   fl_free(g);
@@ -383,19 +398,35 @@ static void gen_value(const dg_col_t *c, uint64_t row, st_rand_t *r, int64_t now
     }
     case TY_UUID:
     case TY_FIXED: {
-      uint8_t buf[64];
       size_t n = (size_t)t->length;
-      uint8_t *p = n <= sizeof buf ? buf : fl_malloc(n);
+      fl_buf_clear(scratch);
+      fl_buf_reserve(scratch, n + 16);
+      uint8_t *p = scratch->data;
       for (size_t i = 0; i < n; i += 8) {
         uint64_t x = st_rand_next(r);
         for (size_t j = 0; j < 8 && i + j < n; j++, x >>= 8) p[i + j] = (uint8_t)x;
       }
-      if (t->kind == TY_UUID) {
+      if (t->kind == TY_UUID && n == 16) {
         p[6] = (uint8_t)((p[6] & 0x0f) | 0x40); /* version 4 */
         p[8] = (uint8_t)((p[8] & 0x3f) | 0x80); /* RFC 4122 variant */
       }
       ty_vec_append_bytes(v, p, n);
-      if (p != buf) fl_free(p);
+      break;
+    }
+    case TY_STRUCT:
+      for (uint32_t i = 0; i < c->nkids; i++)
+        gen_value(&c->kids[i], row, r, now_us, scratch, v->children[i]);
+      ty_vec_append_struct(v);
+      break;
+    case TY_LIST:
+    case TY_MAP: {
+      /* One map entry when the key type has too few values to stay unique. */
+      bool narrow_key = t->kind == TY_MAP && t->fields[0].type->kind == TY_BOOLEAN;
+      uint64_t n = narrow_key ? st_rand_below(r, 2) : st_rand_below(r, 4);
+      for (uint64_t i = 0; i < n; i++)
+        for (uint32_t k = 0; k < c->nkids; k++)
+          gen_value(&c->kids[k], row, r, now_us, scratch, v->children[k]);
+      ty_vec_append_list_end(v);
       break;
     }
     default: ty_vec_append_null(v); break;

@@ -19,7 +19,9 @@
  *   'fields.<f>.null-rate' share of nulls (default 0)
  *   'seed'              floe's addition: the random seed (default 0)
  * 'connector' is accepted and ignored; any other option is an error that
- * names it. Random strings are lower-case hex, as Flink's.
+ * names it. Random strings are lower-case hex, as Flink's. Nested columns
+ * (list, map, struct) get 0 to 3 elements of default random values
+ * (8-character strings); the options apply to top-level columns.
  *
  * Row n's values depend only on (seed, n) - and the clock for fields
  * relative to now - so a source restored at a checkpointed position goes

@@ -144,6 +144,44 @@ TEST(datagen_timestamps_within_max_past) {
   fx_close(&f);
 }
 
+TEST(datagen_nested_columns) {
+  st_option_t o[] = {{"rows-per-second", "0"}, {"number-of-rows", "200"}};
+  fx_t f;
+  CHECK_OK(fx_open(&f, "l list<int>, m map<string, long>, s struct<x: double, y: string>", o, 2),
+           &f.err);
+  uint32_t rows;
+  bool end;
+  CHECK_OK(st_datagen_next(f.g, f.b, 0, 0, &rows, &end, &f.err), &f.err);
+  CHECK_EQ(rows, 200);
+  CHECK(end);
+  ty_vec_t *l = f.b->cols[0], *m = f.b->cols[1], *s = f.b->cols[2];
+  CHECK_EQ(l->len, 200);
+  CHECK_EQ(m->len, 200);
+  CHECK_EQ(s->len, 200);
+  uint32_t elems = 0;
+  for (uint32_t r = 0; r < 200; r++) {
+    int32_t n = l->offsets[r + 1] - l->offsets[r];
+    CHECK(n >= 0 && n <= 3);
+    elems += (uint32_t)n;
+    /* Map keys of one row are distinct. */
+    for (int32_t i = m->offsets[r]; i < m->offsets[r + 1]; i++)
+      for (int32_t j = i + 1; j < m->offsets[r + 1]; j++) {
+        size_t n1, n2;
+        const uint8_t *k1 = ty_vec_get_bytes(m->children[0], (uint32_t)i, &n1);
+        const uint8_t *k2 = ty_vec_get_bytes(m->children[0], (uint32_t)j, &n2);
+        CHECK(n1 != n2 || memcmp(k1, k2, n1) != 0);
+      }
+    double x = TY_VEC_DATA(s->children[0], double)[r];
+    CHECK(x >= 0 && x < 1);
+    size_t n2;
+    ty_vec_get_bytes(s->children[1], r, &n2);
+    CHECK_EQ(n2, 8);
+  }
+  CHECK_EQ(l->children[0]->len, elems);
+  CHECK(elems > 150 && elems < 450); /* 1.5 per row on average */
+  fx_close(&f);
+}
+
 TEST(datagen_bad_options) {
   static const struct {
     const char *schema, *key, *value, *needle;
@@ -156,7 +194,7 @@ TEST(datagen_bad_options) {
       {"a int", "fields.a.kind", "sequence", "start"},
       {"a string", "fields.a.min", "1", "numeric"},
       {"a int", "scan.mode", "x", "scan.mode"},
-      {"a list<int>", "number-of-rows", "1", "cannot be generated"},
+      {"a list<int>", "fields.a.min", "1", "numeric"},
       {"a int", "fields.a.null-rate", "2", "null-rate"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
