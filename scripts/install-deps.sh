@@ -13,6 +13,7 @@ packages=(
   libsqlite3-dev libpq-dev                # the embedded SQLite catalog and the PostgreSQL one
   libpcre2-dev                            # regexp_like, regexp_extract, regexp_replace in SQL
   libssl-dev                              # md5, sha1, sha256, sha512 in SQL (OpenSSL's libcrypto)
+  librdkafka-dev                          # the Kafka client (consumer, producer, admin)
   libedit-dev                             # line editing and history in the interactive `floe sql` shell
   tzdata                                  # IANA time zones for timestamp with time zone
   postgresql                              # a real server the catalog tests start on loopback

@@ -6,6 +6,9 @@ import subprocess
 
 import pytest
 
+# The Kafka broker fixture (kafka_broker) lives in its own module.
+pytest_plugins = ["kafka_fixture"]
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FLOE = ROOT / "build" / "floe"
 TESTDATA = (ROOT / ".." / "shared" / "testdata").resolve()

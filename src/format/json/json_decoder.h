@@ -80,6 +80,15 @@ size_t js_decoder_consumed(const js_decoder_t *d);
 int js_decode_chunk(js_decoder_t *d, const char *p, size_t n, bool more, ty_batch_t *b,
                     size_t *consumed, fl_err_t *err);
 
+/*
+ * Appends exactly one row from p[0,n), which must hold one JSON object
+ * (whitespace around it is fine): the value of one Kafka message, one
+ * HTTP body. Empty text, anything but an object, or text after the object
+ * is FL_EPARSE and leaves b as it was; so does a full batch (FL_ELIMIT).
+ * Positions in errors count from the start of p (line 1).
+ */
+int js_decode_record(js_decoder_t *d, const char *p, size_t n, ty_batch_t *b, fl_err_t *err);
+
 /* Sets the line number the next text starts on (1 restarts counting). */
 void js_decoder_set_line(js_decoder_t *d, uint64_t line);
 

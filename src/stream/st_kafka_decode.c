@@ -1,0 +1,182 @@
+/*
+ * st_kafka_decode.c - JSON message values and message metadata into table
+ * batches (layer 10, stream).
+ *
+ * The JSON decoder works on a batch view whose column array points at the
+ * table batch's value columns, so decoding a message appends straight to
+ * the vectors the operators read. After a value is decoded the metadata
+ * columns get the message's fields; a value that fails leaves no partial
+ * row behind (js_decode_record takes it back).
+ */
+#include "stream/st_kafka_decode.h"
+
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/arena.h"
+#include "format/json/json_decoder.h"
+
+struct st_kafka_decoder {
+  const ty_schema_t *table;
+  st_kafka_meta_t *meta;
+  uint32_t *value_cols; /* table column of each value column */
+  uint32_t nvalue;
+  fl_arena_t *arena;
+  ty_schema_t *value_schema;
+  js_decoder_t *js;
+  ty_vec_t **view_cols;
+  bool ignore_errors;
+  uint64_t skipped;
+};
+
+static const struct {
+  const char *key;
+  st_kafka_meta_t kind;
+} meta_keys[] = {
+    {"topic", ST_META_TOPIC},
+    {"partition", ST_META_PARTITION},
+    {"offset", ST_META_OFFSET},
+    {"timestamp", ST_META_TIMESTAMP},
+    {"timestamp-type", ST_META_TIMESTAMP_TYPE},
+    {"headers", ST_META_HEADERS},
+};
+
+bool st_kafka_meta_parse(const char *key, st_kafka_meta_t *out) {
+  for (size_t i = 0; i < sizeof meta_keys / sizeof meta_keys[0]; i++)
+    if (strcmp(key, meta_keys[i].key) == 0) {
+      *out = meta_keys[i].kind;
+      return true;
+    }
+  return false;
+}
+
+static const char *meta_name(st_kafka_meta_t m) {
+  for (size_t i = 0; i < sizeof meta_keys / sizeof meta_keys[0]; i++)
+    if (meta_keys[i].kind == m) return meta_keys[i].key;
+  return "?";
+}
+
+static bool meta_type_ok(st_kafka_meta_t m, const ty_type_t *t) {
+  switch (m) {
+    case ST_META_TOPIC:
+    case ST_META_TIMESTAMP_TYPE: return t->kind == TY_STRING;
+    case ST_META_PARTITION: return t->kind == TY_INT;
+    case ST_META_OFFSET: return t->kind == TY_LONG;
+    case ST_META_TIMESTAMP: return t->kind == TY_TIMESTAMP || t->kind == TY_TIMESTAMPTZ;
+    case ST_META_HEADERS:
+      return t->kind == TY_MAP && t->fields[0].type->kind == TY_STRING &&
+             (t->fields[1].type->kind == TY_BINARY || t->fields[1].type->kind == TY_STRING);
+    case ST_META_NONE: return true;
+  }
+  return false;
+}
+
+int st_kafka_decoder_new(const ty_schema_t *table, const st_kafka_meta_t *meta,
+                         bool ignore_parse_errors, st_kafka_decoder_t **out, fl_err_t *err) {
+  *out = NULL;
+  uint32_t n = table->root.nfields;
+  for (uint32_t i = 0; meta && i < n; i++)
+    if (!meta_type_ok(meta[i], table->root.fields[i].type))
+      return fl_err_set(err, FL_EINVALID, "column '%s': metadata '%s' needs type %s",
+                        table->root.fields[i].name, meta_name(meta[i]),
+                        meta[i] == ST_META_PARTITION   ? "int"
+                        : meta[i] == ST_META_OFFSET    ? "long"
+                        : meta[i] == ST_META_TIMESTAMP ? "timestamp or timestamptz"
+                        : meta[i] == ST_META_HEADERS   ? "map<string, binary>"
+                                                       : "string");
+  st_kafka_decoder_t *d = fl_calloc(1, sizeof *d);
+  d->table = table;
+  d->meta = fl_calloc(n ? n : 1, sizeof *d->meta);
+  if (meta) memcpy(d->meta, meta, n * sizeof *meta);
+  d->value_cols = fl_calloc(n ? n : 1, sizeof *d->value_cols);
+  d->view_cols = fl_calloc(n ? n : 1, sizeof *d->view_cols);
+  d->arena = fl_arena_new(0);
+  ty_field_t *fields = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *fields);
+  for (uint32_t i = 0; i < n; i++)
+    if (d->meta[i] == ST_META_NONE) {
+      fields[d->nvalue] = table->root.fields[i];
+      d->value_cols[d->nvalue++] = i;
+    }
+  d->value_schema = ty_schema_new(d->arena, 0, fields, d->nvalue);
+  d->js = js_decoder_new(d->value_schema, NULL);
+  d->ignore_errors = ignore_parse_errors;
+  *out = d;
+  return FL_OK;
+}
+
+void st_kafka_decoder_free(st_kafka_decoder_t *d) {
+  if (!d) return;
+  js_decoder_free(d->js);
+  fl_arena_free(d->arena);
+  fl_free(d->meta);
+  fl_free(d->value_cols);
+  fl_free(d->view_cols);
+  fl_free(d);
+}
+
+uint64_t st_kafka_decoder_skipped(const st_kafka_decoder_t *d) { return d->skipped; }
+
+static void append_meta(st_kafka_meta_t m, const kf_msg_t *msg, ty_vec_t *v) {
+  static const char *const ts_names[] = {"NoTimestampType", "CreateTime", "LogAppendTime"};
+  switch (m) {
+    case ST_META_TOPIC: ty_vec_append_bytes(v, msg->topic, strlen(msg->topic)); break;
+    case ST_META_PARTITION: ty_vec_append_i32(v, msg->partition); break;
+    case ST_META_OFFSET: ty_vec_append_i64(v, msg->offset); break;
+    case ST_META_TIMESTAMP:
+      if (msg->ts_type == KF_TS_NONE)
+        ty_vec_append_null(v);
+      else
+        ty_vec_append_i64(v, msg->timestamp_ms * 1000);
+      break;
+    case ST_META_TIMESTAMP_TYPE:
+      ty_vec_append_bytes(v, ts_names[msg->ts_type], strlen(ts_names[msg->ts_type]));
+      break;
+    case ST_META_HEADERS: {
+      uint32_t nh = kf_msg_header_count(msg);
+      for (uint32_t i = 0; i < nh; i++) {
+        const char *name;
+        const void *val;
+        size_t len;
+        if (!kf_msg_header(msg, i, &name, &val, &len)) continue;
+        ty_vec_append_bytes(v->children[0], name, strlen(name));
+        if (val)
+          ty_vec_append_bytes(v->children[1], val, len);
+        else
+          ty_vec_append_null(v->children[1]);
+      }
+      ty_vec_append_list_end(v);
+      break;
+    }
+    case ST_META_NONE: break;
+  }
+}
+
+int st_kafka_decode(st_kafka_decoder_t *d, const kf_msgs_t *msgs, uint32_t *next, ty_batch_t *b,
+                    fl_err_t *err) {
+  ty_batch_t view = {.schema = d->value_schema, .ncols = d->nvalue, .cols = d->view_cols};
+  for (uint32_t j = 0; j < d->nvalue; j++) view.cols[j] = b->cols[d->value_cols[j]];
+  while (*next < msgs->n && b->nrows < TY_BATCH_ROWS) {
+    const kf_msg_t *m = &msgs->msgs[*next];
+    if (!m->value) {
+      d->skipped++;
+      (*next)++;
+      continue;
+    }
+    view.nrows = b->nrows;
+    int rc = js_decode_record(d->js, m->value, m->value_len, &view, err);
+    if (rc) {
+      if (d->ignore_errors && rc != FL_ELIMIT) {
+        d->skipped++;
+        (*next)++;
+        continue;
+      }
+      return fl_err_prefix(err, "%s[%d] offset %lld: ", m->topic, m->partition,
+                           (long long)m->offset);
+    }
+    for (uint32_t i = 0; i < b->ncols; i++)
+      if (d->meta[i] != ST_META_NONE) append_meta(d->meta[i], m, b->cols[i]);
+    b->nrows++;
+    (*next)++;
+  }
+  return FL_OK;
+}

@@ -1,0 +1,63 @@
+/*
+ * st_kafka_decode.h - Kafka messages to rows of a table (layer 10,
+ * stream).
+ *
+ * A Kafka table's columns are either read from the message value (JSON,
+ * format 'json') or are metadata of the message, as Flink's
+ * `METADATA FROM 'offset'` columns:
+ *   topic         string
+ *   partition     int
+ *   offset        long
+ *   timestamp     timestamp or timestamptz (Flink: TIMESTAMP_LTZ(3))
+ *   timestamp-type string: NoTimestampType, CreateTime or LogAppendTime
+ *   headers       map<string, binary>
+ * Value columns are decoded straight into the table batch's vectors (no
+ * intermediate rows). A message whose value is null (a tombstone) gives
+ * no row, as in Flink's JSON format. A value that is not one JSON object
+ * of the schema is an error naming the topic, partition and offset, or is
+ * skipped and counted with ignore_parse_errors ('json.ignore-parse-errors').
+ */
+#ifndef FL_STREAM_KAFKA_DECODE_H
+#define FL_STREAM_KAFKA_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "kafka/kafka_consumer.h"
+#include "types/type.h"
+#include "types/vec.h"
+
+typedef enum st_kafka_meta {
+  ST_META_NONE = 0, /* a column of the value */
+  ST_META_TOPIC,
+  ST_META_PARTITION,
+  ST_META_OFFSET,
+  ST_META_TIMESTAMP,
+  ST_META_TIMESTAMP_TYPE,
+  ST_META_HEADERS,
+} st_kafka_meta_t;
+
+/* The metadata key Flink uses ("offset", "timestamp-type", ...) to a kind;
+ * false when it is not one. */
+bool st_kafka_meta_parse(const char *key, st_kafka_meta_t *out);
+
+typedef struct st_kafka_decoder st_kafka_decoder_t;
+
+/* meta[i] for each column of table (NULL: all from the value); checks
+ * metadata column types. table must outlive the decoder. */
+int st_kafka_decoder_new(const ty_schema_t *table, const st_kafka_meta_t *meta,
+                         bool ignore_parse_errors, st_kafka_decoder_t **out, fl_err_t *err);
+void st_kafka_decoder_free(st_kafka_decoder_t *d);
+
+/*
+ * Appends rows for msgs->msgs[*next ...] to b (a batch of the table) until
+ * the batch is full or the messages end; *next moves past the messages
+ * used. Each message is at most one row.
+ */
+int st_kafka_decode(st_kafka_decoder_t *d, const kf_msgs_t *msgs, uint32_t *next, ty_batch_t *b,
+                    fl_err_t *err);
+/* Messages skipped: bad values (with ignore_parse_errors) and tombstones. */
+uint64_t st_kafka_decoder_skipped(const st_kafka_decoder_t *d);
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * st_options.h - the WITH ('key' = 'value', ...) options of a streaming
+ * table, as connectors receive them (layer 10, stream).
+ */
+#ifndef FL_STREAM_OPTIONS_H
+#define FL_STREAM_OPTIONS_H
+
+#include <stdint.h>
+
+typedef struct st_option {
+  const char *key;
+  const char *value;
+} st_option_t;
+
+/* The value of key (the last one given), or NULL. */
+const char *st_option_get(const st_option_t *opts, uint32_t n, const char *key);
+
+#endif
