@@ -290,46 +290,16 @@ static void lower_plan(dc_t *c, sql_plan_t *p) {
 
 /* ---- plan nodes ---- */
 
-static sql_plan_t *project(dc_t *c, sql_plan_t *in, sql_bexpr_t **e, const char **names,
-                           uint32_t n) {
-  sql_plan_t *p = sql_plan_new(c->a, SQL_P_PROJECT, in);
-  p->ncols = n;
-  p->cols = fl_arena_zalloc(c->a, (n ? n : 1) * sizeof *p->cols);
-  p->u.project.exprs = e;
-  for (uint32_t i = 0; i < n; i++) p->cols[i] = (sql_col_t){.name = names[i], .type = e[i]->type};
-  return p;
-}
-
 /* A projection builder: columns copied from the input, then new ones. */
-typedef struct pb {
-  sql_bexpr_t **e;
-  const char **names;
-  uint32_t n, cap;
-} pb_t;
-
-static void pb_add(dc_t *c, pb_t *b, sql_bexpr_t *e, const char *name) {
-  if (b->n == b->cap) {
-    uint32_t cap = b->cap ? b->cap * 2 : 16;
-    sql_bexpr_t **ne = fl_arena_alloc(c->a, cap * sizeof *ne);
-    const char **nn = fl_arena_alloc(c->a, cap * sizeof *nn);
-    if (b->n) {
-      memcpy(ne, b->e, b->n * sizeof *ne);
-      memcpy(nn, b->names, b->n * sizeof *nn);
-    }
-    b->e = ne;
-    b->names = nn;
-    b->cap = cap;
-  }
-  b->e[b->n] = e;
-  b->names[b->n++] = name;
-}
+typedef sql_named_exprs_t pb_t;
 
 static void pb_copy(dc_t *c, pb_t *b, const sql_plan_t *in, uint32_t from, uint32_t n) {
-  for (uint32_t i = from; i < from + n; i++) pb_add(c, b, col_of(c, in, i), in->cols[i].name);
+  for (uint32_t i = from; i < from + n; i++)
+    sql_named_exprs_add(c->a, b, col_of(c, in, i), in->cols[i].name);
 }
 
 static sql_plan_t *pb_plan(dc_t *c, pb_t *b, sql_plan_t *in) {
-  return project(c, in, b->e, b->names, b->n);
+  return sql_plan_project(c->a, in, b->e, b->names, b->n);
 }
 
 static sql_plan_t *join(dc_t *c, sql_plan_t *l, sql_plan_t *r, sql_join_type_t type,
@@ -354,7 +324,7 @@ static sql_plan_t *join(dc_t *c, sql_plan_t *l, sql_plan_t *r, sql_join_type_t t
 static sql_plan_t *with_marker(dc_t *c, sql_plan_t *x) {
   pb_t b = {0};
   pb_copy(c, &b, x, 0, x->ncols);
-  pb_add(c, &b, bool_const(c, true), "$marker");
+  sql_named_exprs_add(c->a, &b, bool_const(c, true), "$marker");
   return pb_plan(c, &b, x);
 }
 
@@ -425,7 +395,8 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
       uint32_t mk = d + x->ncols;
       pb_t b = {0};
       pb_copy(c, &b, r0, 0, mk);
-      pb_add(c, &b, and2(c, col_of(c, r0, mk), shifted(c, q->u.filter.pred, d)), "$marker");
+      sql_named_exprs_add(c->a, &b, and2(c, col_of(c, r0, mk), shifted(c, q->u.filter.pred, d)),
+                          "$marker");
       *out = pb_plan(c, &b, r0);
       return FL_OK;
     }
@@ -435,8 +406,8 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
       pb_t b = {0};
       pb_copy(c, &b, r0, 0, d);
       for (uint32_t i = 0; i < q->ncols; i++)
-        pb_add(c, &b, shifted(c, q->u.project.exprs[i], d), q->cols[i].name);
-      pb_add(c, &b, col_of(c, r0, d + x->ncols), "$marker");
+        sql_named_exprs_add(c->a, &b, shifted(c, q->u.project.exprs[i], d), q->cols[i].name);
+      sql_named_exprs_add(c->a, &b, col_of(c, r0, d + x->ncols), "$marker");
       *out = pb_plan(c, &b, r0);
       return FL_OK;
     }
@@ -458,7 +429,7 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
         aggs[j] = *g;
         aggs[j].arg_col = g->arg_col >= 0 ? (int32_t)d + g->arg_col : -1;
         aggs[j].filter_col = (int32_t)b.n;
-        pb_add(c, &b, f, "$filter");
+        sql_named_exprs_add(c->a, &b, f, "$filter");
       }
       sql_plan_t *pm = pb_plan(c, &b, r0);
       uint32_t *keys = fl_arena_zalloc(c->a, (d + nk) * sizeof *keys);
@@ -469,12 +440,12 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
       pb_t o = {0};
       pb_copy(c, &o, a, 0, d + nk + na);
       if (!nk) {
-        pb_add(c, &o, bool_const(c, true), "$marker");
+        sql_named_exprs_add(c->a, &o, bool_const(c, true), "$marker");
         *one = true;
       } else {
         sql_bexpr_t *gt;
         if ((rc = call2(c, ">", col_of(c, a, d + nk + na), bigint_const(c, 0), &gt))) return rc;
-        pb_add(c, &o, gt, "$marker");
+        sql_named_exprs_add(c->a, &o, gt, "$marker");
       }
       *out = pb_plan(c, &o, a);
       return FL_OK;
@@ -522,7 +493,7 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
       }
       pb_t b = {0};
       pb_copy(c, &b, w, 0, mk);
-      pb_add(c, &b, keep, "$marker");
+      sql_named_exprs_add(c->a, &b, keep, "$marker");
       *out = pb_plan(c, &b, w);
       return FL_OK;
     }
@@ -552,7 +523,7 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
       pb_t b = {0};
       pb_copy(c, &b, u, 0, mk);
       pb_copy(c, &b, u, r0->ncols, ne + (q->u.unnest.ordinality ? 1 : 0));
-      pb_add(c, &b, and2(c, col_of(c, u, mk), has), "$marker");
+      sql_named_exprs_add(c->a, &b, and2(c, col_of(c, u, mk), has), "$marker");
       *out = pb_plan(c, &b, u);
       return FL_OK;
     }
@@ -602,7 +573,7 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
           return rc;
         pb_t b = {0};
         pb_copy(c, &b, a, 0, ma);
-        pb_add(c, &b, and2(c, col_of(c, a, ma), has), "$marker");
+        sql_named_exprs_add(c->a, &b, and2(c, col_of(c, a, ma), has), "$marker");
         *out = pb_plan(c, &b, a);
         return FL_OK;
       }
@@ -610,7 +581,7 @@ static int dl(dc_t *c, sql_plan_t *D, sql_plan_t *q, sql_plan_t **out, bool *one
       pb_copy(c, &b, j, 0, d);
       pb_copy(c, &b, j, d, q->u.join.nleft);
       pb_copy(c, &b, j, lw + boff, q->u.join.nright);
-      pb_add(c, &b, col_of(c, j, jt == SQL_JT_INNER ? lw + mb : ma), "$marker");
+      sql_named_exprs_add(c->a, &b, col_of(c, j, jt == SQL_JT_INNER ? lw + mb : ma), "$marker");
       *out = pb_plan(c, &b, j);
       return FL_OK;
     }
@@ -629,7 +600,7 @@ static sql_plan_t *finish(dc_t *c, const sql_plan_t *ap, sql_plan_t *p, sql_bexp
   }
   e[n] = res;
   names[n] = ap->cols[n].name;
-  sql_plan_t *pr = project(c, p, e, names, n + 1);
+  sql_plan_t *pr = sql_plan_project(c->a, p, e, names, n + 1);
   pr->cols[n].type = ap->cols[n].type;
   return pr;
 }
@@ -711,11 +682,11 @@ static int scalar_agg_join(dc_t *c, sql_plan_t *ap, sql_plan_t *q, sql_plan_t **
   /* The aggregate's arguments, then the correlation keys. */
   pb_t b = {0};
   for (uint32_t i = 0; i < args->ncols; i++)
-    pb_add(c, &b, args->u.project.exprs[i], args->cols[i].name);
+    sql_named_exprs_add(c->a, &b, args->u.project.exprs[i], args->cols[i].name);
   uint32_t *keys = fl_arena_zalloc(c->a, neq * sizeof *keys);
   for (uint32_t i = 0; i < neq; i++) {
     keys[i] = b.n;
-    pb_add(c, &b, inner_side[i], fl_arena_sprintf(c->a, "$corr%u", i));
+    sql_named_exprs_add(c->a, &b, inner_side[i], fl_arena_sprintf(c->a, "$corr%u", i));
   }
   sql_plan_t *pa = pb_plan(c, &b, x);
   uint32_t na = a->u.agg.naggs;
@@ -747,7 +718,7 @@ static int scalar_agg_join(dc_t *c, sql_plan_t *ap, sql_plan_t *q, sql_plan_t **
       co->args[1] = bigint_const(c, 0);
       v2 = co;
     }
-    pb_add(c, &o, v2, a->cols[i].name);
+    sql_named_exprs_add(c->a, &o, v2, a->cols[i].name);
   }
   sql_plan_t *pc = pb_plan(c, &o, j);
   sql_bexpr_t *res = top ? shifted(c, top->u.project.exprs[0], nl) : col_of(c, pc, nl);
@@ -834,7 +805,8 @@ static int left_lateral(dc_t *c, const sql_plan_t *ap, const sql_plan_t *q, sql_
   pb_t b = {0};
   pb_copy(c, &b, r, 0, mk);
   sql_bexpr_t *wt[2] = {match, bigint_const(c, 1)};
-  pb_add(c, &b, case_of(c, wt, 1, bigint_const(c, 0), sql_dtype(SQL_DT_BIGINT)), "$match");
+  sql_named_exprs_add(c->a, &b, case_of(c, wt, 1, bigint_const(c, 0), sql_dtype(SQL_DT_BIGINT)),
+                      "$match");
   sql_plan_t *pm = pb_plan(c, &b, r);
   sql_dtype_t bt = sql_dtype(SQL_DT_BIGINT);
   sql_plan_t *w = sql_plan_new(c->a, SQL_P_WINDOW, pm);
@@ -881,7 +853,8 @@ static int left_lateral(dc_t *c, const sql_plan_t *ap, const sql_plan_t *q, sql_
   pb_copy(c, &o, f, 0, n);
   for (uint32_t i = 0; i < m; i++) {
     sql_bexpr_t *v = col_of(c, f, d + i), *t[2] = {is_match, v};
-    pb_add(c, &o, case_of(c, t, 1, null_of(c, v->type), v->type), ap->cols[n + i].name);
+    sql_named_exprs_add(c->a, &o, case_of(c, t, 1, null_of(c, v->type), v->type),
+                        ap->cols[n + i].name);
   }
   *out = pb_plan(c, &o, f);
   return FL_OK;
@@ -911,7 +884,7 @@ static int rewrite_apply(dc_t *c, sql_plan_t *ap, sql_plan_t **out) {
       pb_t b = {0};
       pb_copy(c, &b, j, 0, n);
       for (uint32_t i = 0; i < top->ncols; i++)
-        pb_add(c, &b, shifted(c, top->u.project.exprs[i], n), top->cols[i].name);
+        sql_named_exprs_add(c->a, &b, shifted(c, top->u.project.exprs[i], n), top->cols[i].name);
       *out = pb_plan(c, &b, j);
       return FL_OK;
     }
@@ -964,9 +937,9 @@ static int rewrite_apply(dc_t *c, sql_plan_t *ap, sql_plan_t **out) {
         return rc;
       pb_t b = {0};
       pb_copy(c, &b, r, 0, d);
-      pb_add(c, &b, and2(c, mk, cmp), "$true");
-      pb_add(c, &b, and2(c, col_of(c, r, d + q->ncols), ncmp), "$false");
-      pb_add(c, &b, col_of(c, r, d + q->ncols), "$marker");
+      sql_named_exprs_add(c->a, &b, and2(c, mk, cmp), "$true");
+      sql_named_exprs_add(c->a, &b, and2(c, col_of(c, r, d + q->ncols), ncmp), "$false");
+      sql_named_exprs_add(c->a, &b, col_of(c, r, d + q->ncols), "$marker");
       sql_plan_t *pm = pb_plan(c, &b, r);
       sql_agg_call_t *aggs = fl_arena_zalloc(c->a, 3 * sizeof *aggs);
       for (uint32_t i = 0; i < 3; i++) aggs[i] = agg_call("count", -1, (int32_t)(d + i), bt);

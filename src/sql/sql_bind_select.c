@@ -19,43 +19,6 @@
 
 #include "sql/sql_bind_int.h"
 
-static sql_plan_t *project_new(sql_binder_t *b, sql_plan_t *in, sql_bexpr_t **exprs,
-                               const char *const *names, uint32_t n) {
-  sql_plan_t *p = sql_plan_new(b->a, SQL_P_PROJECT, in);
-  p->ncols = n;
-  p->cols = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof *p->cols);
-  p->u.project.exprs = fl_arena_zalloc(b->a, (n ? n : 1) * sizeof *p->u.project.exprs);
-  for (uint32_t i = 0; i < n; i++) {
-    p->u.project.exprs[i] = exprs[i];
-    p->cols[i] = (sql_col_t){.name = names[i], .type = exprs[i]->type};
-  }
-  return p;
-}
-
-/* A growable list of expressions with names. */
-typedef struct items {
-  sql_bexpr_t **e;
-  const char **names;
-  uint32_t n, cap;
-} items_t;
-
-static void items_add(sql_binder_t *b, items_t *l, sql_bexpr_t *e, const char *name) {
-  if (l->n == l->cap) {
-    uint32_t cap = l->cap ? l->cap * 2 : 16;
-    sql_bexpr_t **ne = fl_arena_alloc(b->a, cap * sizeof *ne);
-    const char **nn = fl_arena_alloc(b->a, cap * sizeof *nn);
-    if (l->n) {
-      memcpy(ne, l->e, l->n * sizeof *ne);
-      memcpy(nn, l->names, l->n * sizeof *nn);
-    }
-    l->e = ne;
-    l->names = nn;
-    l->cap = cap;
-  }
-  l->e[l->n] = e;
-  l->names[l->n++] = name;
-}
-
 static bool star_matches(const sql_scope_col_t *c, const sql_qname_t *q) {
   if (q->n == 0) return true;
   if (!c->qual) return false;
@@ -65,7 +28,7 @@ static bool star_matches(const sql_scope_col_t *c, const sql_qname_t *q) {
 }
 
 static int expand_star(sql_binder_t *b, const sql_select_item_t *it, const sql_scope_t *sc,
-                       sql_aggctx_t *ag, items_t *out) {
+                       sql_aggctx_t *ag, sql_named_exprs_t *out) {
   uint32_t found = 0;
   for (uint32_t i = 0; i < sc->n; i++) {
     if (sc->cols[i].hidden || !star_matches(&sc->cols[i], &it->qualifier)) continue;
@@ -80,7 +43,7 @@ static int expand_star(sql_binder_t *b, const sql_select_item_t *it, const sql_s
                          sc->cols[i].name);
       e = sql__col_ref(b, k, &sc->cols[i].type, it->pos);
     }
-    items_add(b, out, e, sc->cols[i].name);
+    sql_named_exprs_add(b->a, out, e, sc->cols[i].name);
   }
   if (!found && it->qualifier.n)
     return sql__errf(b, it->pos, FL_EINVALID, "Table '%s' not found",
@@ -247,8 +210,8 @@ void sql__sort_key(const sql_sort_item_t *it, uint32_t col, sql_sort_key_t *k) {
 }
 
 /* The output column ORDER BY item x names by alias, if any. */
-static int order_by_name(sql_binder_t *b, const sql_expr_t *x, const items_t *sel, uint32_t nvis,
-                         int *col) {
+static int order_by_name(sql_binder_t *b, const sql_expr_t *x, const sql_named_exprs_t *sel,
+                         uint32_t nvis, int *col) {
   *col = -1;
   if (x->kind != SQL_E_COLUMN || x->u.column.n != 1) return FL_OK;
   const char *name = x->u.column.parts[0].name;
@@ -316,7 +279,7 @@ static sql_plan_t *filter_applied(sql_binder_t *b, sql_subq_t *sq, sql_plan_t *p
     e[i] = sql__col_ref(b, i, &in->cols[i].type, (sql_pos_t){0});
     names[i] = in->cols[i].name;
   }
-  return project_new(b, f, e, names, n);
+  return sql_plan_project(b->a, f, e, names, n);
 }
 
 static bool has_exists(const sql_expr_t *x) {
@@ -446,7 +409,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
   sql_subq_t psq = {0};
   post.subq = &psq;
 
-  items_t sel = {0};
+  sql_named_exprs_t sel = {0};
   for (size_t i = 0; i < s->nitems; i++) {
     const sql_select_item_t *it = &s->items[i];
     if (it->kind == SQL_ITEM_STAR) {
@@ -455,7 +418,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
     }
     sql_bexpr_t *e;
     if ((rc = sql__bind_expr(b, &post, it->expr, &e))) return rc;
-    items_add(b, &sel, e, item_name(b, it, (uint32_t)i));
+    sql_named_exprs_add(b->a, &sel, e, item_name(b, it, (uint32_t)i));
   }
   uint32_t nvis = sel.n;
 
@@ -494,7 +457,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
                 b, x->pos, FL_EINVALID,
                 "For SELECT DISTINCT, ORDER BY expressions must appear in select list");
           col = (int)sel.n;
-          items_add(b, &sel, e, fl_arena_sprintf(b->a, "$order%u", k));
+          sql_named_exprs_add(b->a, &sel, e, fl_arena_sprintf(b->a, "$order%u", k));
         }
       }
     }
@@ -504,7 +467,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
   if (aggregating) {
     const char **names = fl_arena_zalloc(b->a, (ag.nproj ? ag.nproj : 1) * sizeof *names);
     for (uint32_t i = 0; i < ag.nproj; i++) names[i] = fl_arena_sprintf(b->a, "$g%u", i);
-    p = project_new(b, p, ag.proj, names, ag.nproj);
+    p = sql_plan_project(b->a, p, ag.proj, names, ag.nproj);
     sql_plan_t *a = sql_plan_new(b->a, SQL_P_AGGREGATE, p);
     a->u.agg.nkeys = ag.nkeys;
     a->u.agg.keys = fl_arena_zalloc(b->a, (ag.nkeys ? ag.nkeys : 1) * sizeof(uint32_t));
@@ -542,7 +505,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
     sql__plan_applies(b, &psq, &p, fix, sel.n + wc.nextra);
   }
   if ((rc = sql__plan_windows(b, &wc, &p, sel.e, sel.n))) return rc;
-  p = project_new(b, p, sel.e, sel.names, sel.n);
+  p = sql_plan_project(b->a, p, sel.e, sel.names, sel.n);
   if (s->distinct) {
     sql_plan_t *d = sql_plan_new(b->a, SQL_P_AGGREGATE, p);
     d->u.agg.nkeys = p->ncols;
@@ -563,7 +526,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
   if (sel.n > nvis) {
     sql_bexpr_t **e = fl_arena_zalloc(b->a, nvis * sizeof *e);
     for (uint32_t i = 0; i < nvis; i++) e[i] = sql__col_ref(b, i, &p->cols[i].type, (sql_pos_t){0});
-    p = project_new(b, p, e, sel.names, nvis);
+    p = sql_plan_project(b->a, p, e, sel.names, nvis);
   }
   *out = p;
   return FL_OK;

@@ -218,6 +218,36 @@ sql_plan_t *sql_plan_new(fl_arena_t *a, sql_plan_kind_t kind, sql_plan_t *in) {
   return p;
 }
 
+sql_plan_t *sql_plan_project(fl_arena_t *a, sql_plan_t *in, sql_bexpr_t *const *exprs,
+                             const char *const *names, uint32_t n) {
+  sql_plan_t *p = sql_plan_new(a, SQL_P_PROJECT, in);
+  p->ncols = n;
+  p->cols = fl_arena_zalloc(a, (n ? n : 1) * sizeof *p->cols);
+  p->u.project.exprs = fl_arena_zalloc(a, (n ? n : 1) * sizeof *p->u.project.exprs);
+  for (uint32_t i = 0; i < n; i++) {
+    p->u.project.exprs[i] = exprs[i];
+    p->cols[i] = (sql_col_t){.name = names[i], .type = exprs[i]->type};
+  }
+  return p;
+}
+
+void sql_named_exprs_add(fl_arena_t *a, sql_named_exprs_t *l, sql_bexpr_t *e, const char *name) {
+  if (l->n == l->cap) {
+    uint32_t cap = l->cap ? l->cap * 2 : 16;
+    sql_bexpr_t **ne = fl_arena_alloc(a, cap * sizeof *ne);
+    const char **nn = fl_arena_alloc(a, cap * sizeof *nn);
+    if (l->n) {
+      memcpy(ne, l->e, l->n * sizeof *ne);
+      memcpy(nn, l->names, l->n * sizeof *nn);
+    }
+    l->e = ne;
+    l->names = nn;
+    l->cap = cap;
+  }
+  l->e[l->n] = e;
+  l->names[l->n++] = name;
+}
+
 static void format_bound(const sql_win_bound_t *b, fl_buf_t *o) {
   char tmp[64];
   switch (b->kind) {

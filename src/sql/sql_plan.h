@@ -371,15 +371,25 @@ struct sql_plan {
 
 const char *sql_plan_kind_name(sql_plan_kind_t k);
 sql_plan_t *sql_plan_new(fl_arena_t *a, sql_plan_kind_t kind, sql_plan_t *in);
+/* A projection of in onto n named expressions (the arrays are copied). */
+sql_plan_t *sql_plan_project(fl_arena_t *a, sql_plan_t *in, sql_bexpr_t *const *exprs,
+                             const char *const *names, uint32_t n);
+/* A growable list of named expressions: a projection being built. */
+typedef struct sql_named_exprs {
+  sql_bexpr_t **e;
+  const char **names;
+  uint32_t n, cap;
+} sql_named_exprs_t;
+void sql_named_exprs_add(fl_arena_t *a, sql_named_exprs_t *l, sql_bexpr_t *e, const char *name);
 /* Appends an indented tree, one node a line (EXPLAIN). */
 void sql_plan_format(const sql_plan_t *p, fl_buf_t *out);
 
 /* Optimizer rules (one per opt_*.c file) and the driver that runs them in
  * order: constant folding (through the resolver's evaluator; skipped when
- * r is NULL), common conjuncts out of OR (also skipped without r), join planning (WHERE conjuncts into joins and below them,
- * equi-keys and residuals, build side by row counts), predicate pushdown into the scan, projection pruning, limit
- * pushdown. Each rule rewrites the plan in place and keeps its meaning;
- * folding may replace the root, so the driver returns it in *p. */
+ * r is NULL), common conjuncts out of OR (also skipped without r), join planning (WHERE conjuncts
+ * into joins and below them, equi-keys and residuals, build side by row counts), predicate pushdown
+ * into the scan, projection pruning, limit pushdown. Each rule rewrites the plan in place and keeps
+ * its meaning; folding may replace the root, so the driver returns it in *p. */
 struct sql_resolver;
 int sql_opt_decorrelate(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 int sql_opt_join(fl_arena_t *a, sql_plan_t **p, fl_err_t *err);
