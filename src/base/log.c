@@ -1,10 +1,9 @@
 /*
  * log.c - JSON-lines structured log (layer 1, base).
  *
- * A line is built in a buffer of the calling thread and handed to the kernel with one write(2) while the
- * log's mutex is held, so concurrent lines come out whole and in some
- * order. A partial write (a full pipe, a signal) is continued under the
- * same lock.
+ * A line is built in a buffer of the calling thread and handed to the kernel with one write(2)
+ * while the log's mutex is held, so concurrent lines come out whole and in some order. A partial
+ * write (a full pipe, a signal) is continued under the same lock.
  */
 #include "base/log.h"
 

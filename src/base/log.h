@@ -74,10 +74,9 @@ void fl_log_write(fl_log_t *l, fl_log_level_t level, const char *msg, const fl_l
 
 /* fl_log_write with a literal list of fields:
  * FL_LOG(l, FL_LOG_INFO, "assigned", FL_LF_STR("topic", t), FL_LF_INT("partition", p)). */
-#define FL_LOG(l, level, msg, ...)                                              \
-  fl_log_write((l), (level), (msg), (const fl_log_field_t[]){__VA_ARGS__},      \
-               (uint32_t)(sizeof((const fl_log_field_t[]){__VA_ARGS__}) /       \
-                          sizeof(fl_log_field_t)))
+#define FL_LOG(l, level, msg, ...)                                         \
+  fl_log_write((l), (level), (msg), (const fl_log_field_t[]){__VA_ARGS__}, \
+               (uint32_t)(sizeof((const fl_log_field_t[]){__VA_ARGS__}) / sizeof(fl_log_field_t)))
 
 /* "debug", "info", "warn", "error"; parse accepts those (and "warning"). */
 const char *fl_log_level_name(fl_log_level_t level);

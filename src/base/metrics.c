@@ -113,7 +113,8 @@ static bool name_ok(const char *s, bool colon) {
   if (!s || !*s) return false;
   for (const char *p = s; *p; p++) {
     char c = *p;
-    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (colon && c == ':');
+    bool alpha =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (colon && c == ':');
     if (!alpha && !(p > s && c >= '0' && c <= '9')) return false;
   }
   return true;
@@ -246,8 +247,8 @@ static int reg(fl_metrics_t *r, const char *name, const char *help, fl_metric_ty
   return rc;
 }
 
-int fl_metrics_counter(fl_metrics_t *r, const char *name, const char *help, const fl_label_t *labels,
-                       uint32_t n, fl_counter_t **out, fl_err_t *err) {
+int fl_metrics_counter(fl_metrics_t *r, const char *name, const char *help,
+                       const fl_label_t *labels, uint32_t n, fl_counter_t **out, fl_err_t *err) {
   return fl_metrics_counter_scaled(r, name, help, 1.0, labels, n, out, err);
 }
 

@@ -82,8 +82,8 @@ void fl_metrics_free(fl_metrics_t *r);
  * [a-zA-Z_:][a-zA-Z0-9_:]* or a label name that is not [a-zA-Z_][a-zA-Z0-9_]*
  * (or starts with "__"). Label values may be any UTF-8 text.
  */
-int fl_metrics_counter(fl_metrics_t *r, const char *name, const char *help, const fl_label_t *labels,
-                       uint32_t n, fl_counter_t **out, fl_err_t *err);
+int fl_metrics_counter(fl_metrics_t *r, const char *name, const char *help,
+                       const fl_label_t *labels, uint32_t n, fl_counter_t **out, fl_err_t *err);
 /*
  * A counter counted in integer units of scale but shown as count * scale:
  * CPU time counted in microseconds with scale 1e-6 is shown in seconds

@@ -107,9 +107,9 @@ int fl_metrics_process_register(fl_metrics_t *r, fl_err_t *err) {
   proc_metrics_t *m = fl_calloc(1, sizeof *m);
   m->page_size = sysconf(_SC_PAGESIZE);
   if (m->page_size <= 0) m->page_size = 4096;
-  int rc = fl_metrics_gauge(r, "floe_process_resident_memory_bytes",
-                            "Resident set size of the floe process in bytes.", NULL, 0, &m->rss,
-                            err);
+  int rc =
+      fl_metrics_gauge(r, "floe_process_resident_memory_bytes",
+                       "Resident set size of the floe process in bytes.", NULL, 0, &m->rss, err);
   if (!rc)
     rc = fl_metrics_gauge(r, "floe_process_virtual_memory_bytes",
                           "Virtual memory size of the floe process in bytes.", NULL, 0, &m->vsize,

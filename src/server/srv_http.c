@@ -72,8 +72,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
   srv_reply_t reply = {.status = MHD_HTTP_OK, .content_type = "text/plain; charset=utf-8"};
   fl_buf_init(&reply.body);
   route->fn(route->arg, &reply);
-  enum MHD_Result ok = send_reply(conn, reply.status, reply.content_type, reply.body.data,
-                                  reply.body.len, NULL);
+  enum MHD_Result ok =
+      send_reply(conn, reply.status, reply.content_type, reply.body.data, reply.body.len, NULL);
   fl_buf_free(&reply.body);
   return ok;
 }

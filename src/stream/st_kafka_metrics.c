@@ -32,9 +32,9 @@ static int add_part(st_kafka_metrics_t *m, const char *topic, int32_t partition,
   snprintf(pbuf, sizeof pbuf, "%d", partition);
   fl_label_t l[] = {{"topic", topic}, {"partition", pbuf}};
   part_metrics_t p = {.partition = partition};
-  int rc = fl_metrics_counter(m->reg, "floe_kafka_records_consumed_total",
-                              "Kafka records consumed, per topic and partition.", l, 2, &p.records,
-                              err);
+  int rc =
+      fl_metrics_counter(m->reg, "floe_kafka_records_consumed_total",
+                         "Kafka records consumed, per topic and partition.", l, 2, &p.records, err);
   if (!rc)
     rc = fl_metrics_counter(m->reg, "floe_kafka_bytes_consumed_total",
                             "Bytes of Kafka record keys and values consumed, per topic and "
