@@ -472,7 +472,7 @@ static int run_consume(int argc, char **argv) {
   kf_msgs_init(&msgs);
   rows_t rows = {0};
   watch_t w = {0};
-  const char *stop_reason = "error";
+  const char *stop_reason = "count"; /* why the loop ended; an error overrides it */
   int timeout = timeout_of(&a);
   if (watch_open(&w, &a, &err)) goto fail;
   FL_LOG(w.log, FL_LOG_INFO, "consumer starting", FL_LF_STR("topic", topic),
@@ -538,7 +538,6 @@ static int run_consume(int argc, char **argv) {
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   int64_t got = 0, idle_since = fl_monotonic_ns();
-  stop_reason = "count";
   while (!stop_requested && (count < 0 || got < count)) {
     if (until_end) {
       bool done = true;
@@ -555,9 +554,7 @@ static int run_consume(int argc, char **argv) {
     uint32_t want = (uint32_t)max_batch;
     if (count >= 0 && count - got < want) want = (uint32_t)(count - got);
     int64_t poll_start = fl_monotonic_ns();
-    stop_reason = "error";
     if (kf_consumer_poll(k, &msgs, want, 200, &err)) goto fail;
-    stop_reason = "count";
     st_kafka_metrics_poll(w.km, &msgs, (double)(fl_monotonic_ns() - poll_start) / 1e9);
     st_kafka_metrics_lag(w.km, k, false, 0, NULL);
     st_progress_tick(w.progress, fl_monotonic_ns());
@@ -574,7 +571,6 @@ static int run_consume(int argc, char **argv) {
       if (cli_args_flag(&a, "commit") && kf_consumer_commit(k, &err)) goto fail;
     } else if (idle_ms > 0 && (now - idle_since) / 1000000 >= idle_ms) {
       if (count >= 0) {
-        stop_reason = "error";
         fl_err_set_retriable(&err, FL_EIO, "got %lld of %lld messages, then none for %lld ms",
                              (long long)got, (long long)count, (long long)idle_ms);
         goto fail;
@@ -585,13 +581,11 @@ static int run_consume(int argc, char **argv) {
   }
   if (stop_requested) stop_reason = "signal";
   kf_msgs_clear(&msgs);
-  if (cli_args_flag(&a, "commit") && group && kf_consumer_commit(k, &err)) {
-    stop_reason = "error";
-    goto fail;
-  }
+  if (cli_args_flag(&a, "commit") && group && kf_consumer_commit(k, &err)) goto fail;
   status = 0;
 fail:
   if (status) cli_fail("kafka", "%s", err.msg);
+  if (status) stop_reason = "error";
   if (status && w.log)
     FL_LOG(w.log, FL_LOG_ERROR, "consumer failed", FL_LF_STR("topic", topic),
            FL_LF_STR("error", err.msg));
