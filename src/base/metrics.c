@@ -211,7 +211,8 @@ static series_t *get_series(family_t *f, const fl_label_t *labels) {
     if (same) return s;
   }
   series_t *s = fl_calloc(1, sizeof *s);
-  s->label_values = fl_calloc(f->nlabels ? f->nlabels : 1, sizeof *s->label_values);
+  /* NULL-terminated, so that the snapshot's sort needs no label count. */
+  s->label_values = fl_calloc(f->nlabels + 1, sizeof *s->label_values);
   for (uint32_t j = 0; j < f->nlabels; j++) s->label_values[j] = fl_strdup(labels[j].value);
   switch (f->type) {
     case FL_METRIC_COUNTER: atomic_init(&s->u.counter.count, 0); break;
@@ -347,12 +348,9 @@ static int natural_cmp(const char *a, const char *b) {
   return *a ? 1 : *b ? -1 : 0;
 }
 
-static uint32_t sort_nlabels; /* set under the registry mutex for qsort */
-static pthread_mutex_t sort_mu = PTHREAD_MUTEX_INITIALIZER;
-
 static int cmp_series(const void *x, const void *y) {
   const fl_metric_series_snap_t *a = x, *b = y;
-  for (uint32_t i = 0; i < sort_nlabels; i++) {
+  for (uint32_t i = 0; a->label_values[i]; i++) {
     int c = natural_cmp(a->label_values[i], b->label_values[i]);
     if (c) return c;
   }
@@ -404,10 +402,7 @@ void fl_metrics_snapshot(fl_metrics_t *r, fl_metrics_snap_t *out) {
         }
       }
     }
-    pthread_mutex_lock(&sort_mu);
-    sort_nlabels = fs->nlabels;
     qsort(fs->series, fs->nseries, sizeof *fs->series, cmp_series);
-    pthread_mutex_unlock(&sort_mu);
   }
   pthread_mutex_unlock(&r->mu);
   qsort(out->families, out->nfamilies, sizeof *out->families, cmp_family);

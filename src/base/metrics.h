@@ -138,7 +138,7 @@ void fl_histogram_observe(fl_histogram_t *h, double v);
 /* ---- snapshots: a consistent-enough copy for rendering ---- */
 
 typedef struct fl_metric_series_snap {
-  const char *const *label_values; /* nlabels of them; owned by the registry */
+  const char *const *label_values; /* nlabels of them, then NULL; owned by the registry */
   union {
     double value; /* counters (scaled) and gauges */
     struct {
