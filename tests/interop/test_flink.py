@@ -20,7 +20,6 @@ jars come from Maven Central into ~/.m2); when Java or Maven is missing, or
 the build fails, the tests fail: they never skip.
 """
 import json
-import pathlib
 import shutil
 import subprocess
 import time
@@ -203,7 +202,8 @@ def test_flink_streaming_from_kafka(flink_built, wh, kafka_broker, tmp_path):
     topic = "flink-interop"
     kafka_broker.create_topic(topic, partitions=2)
     floe_at(wh, "sql", "-c",
-            "CREATE TABLE db.stream_rows (id bigint, name varchar, amount double, ts timestamp(6)); "
+            "CREATE TABLE db.stream_rows (id bigint, name varchar, amount double, "
+            "ts timestamp(6)); "
             "CREATE TABLE db.stream_windows (window_start timestamp(6), window_end timestamp(6), "
             "n bigint, total double)")
     job = tmp_path / "stream.sql"
