@@ -1,0 +1,484 @@
+/*
+ * st_runner.c - the job loop, checkpoints, commits and recovery (layer
+ * 10, stream). See st_runner.h and docs/decisions/0008.
+ *
+ * States: set up (pipelines and scans built) -> recovering (commit the
+ * newest complete checkpoint if a table lacks it, restore state, seek the
+ * sources, delete files of unfinished checkpoints) -> running (poll, push;
+ * checkpoint n = close the sinks' files, write state, pending manifests
+ * and last the _metadata file; then commit n) -> stopping (a final
+ * checkpoint and commit) -> done. Checkpoint n + 1 starts only after
+ * checkpoint n is committed, so at most the newest complete checkpoint
+ * can be uncommitted when the process dies.
+ */
+#include "stream/st_runner.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/time.h"
+#include "exec/ex_plan.h"
+#include "stream/st_checkpoint.h"
+#include "stream/st_commit.h"
+#include "stream/st_scan.h"
+#include "stream/st_sink_iceberg.h"
+
+typedef struct runner {
+  cat_catalog_t *cat;
+  st_job_t *job;
+  const st_run_opts_t *o;
+  st_metrics_t *m;
+  st_ckpt_store_t *store;
+  const sql_stream_table_t **tables; /* per scan */
+  st_scan_t **scans;
+  bool *ended;
+  uint32_t nscans;
+  ex_query_t **queries;
+  st_sink_t **sinks;
+  uint32_t nq;
+  int64_t next_chk; /* the checkpoint the rows being written belong to */
+  int64_t interval_ms;
+  const char *fault;
+  int64_t fault_at;
+  int64_t last_progress_ms;
+  uint64_t progress_events;
+  double rate;
+} runner_t;
+
+static int64_t mono_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int64_t wall_ms(void) { return fl_now_micros() / 1000; }
+
+void st_metrics_init(st_metrics_t *m) {
+  memset(m, 0, sizeof *m);
+  atomic_store(&m->watermark_us, INT64_MIN);
+}
+
+/* ---- the test-only fault hook ---- */
+
+static void fault_point(runner_t *r, const char *point, int64_t chk) {
+  if (!r->fault || strcmp(r->fault, point) != 0) return;
+  if (r->fault_at > 0 && r->fault_at != chk) return;
+  fprintf(stderr, "floe run: FLOE_FAULT_POINT=%s: exiting at checkpoint %" PRId64 "\n", point,
+          chk);
+  _exit(86);
+}
+
+static void fault_setup(runner_t *r) {
+  const char *f = getenv("FLOE_FAULT_POINT");
+  if (!f || !*f) return;
+  const char *at = strchr(f, '@');
+  char *copy = fl_arena_strndup(r->job->a, f, at ? (size_t)(at - f) : strlen(f));
+  r->fault = copy;
+  r->fault_at = at ? strtoll(at + 1, NULL, 10) : 0;
+}
+
+/* ---- logging ---- */
+
+static void format_ts(int64_t us, char *buf, size_t n) {
+  if (us == INT64_MIN) {
+    snprintf(buf, n, "-");
+    return;
+  }
+  time_t s = (time_t)(us / 1000000);
+  if (us < 0 && us % 1000000) s--;
+  struct tm tm;
+  gmtime_r(&s, &tm);
+  int ms = (int)(((us % 1000000) + 1000000) % 1000000 / 1000);
+  snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+           tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
+static void log_line(runner_t *r, json_t *j) {
+  if (!r->o->log) {
+    json_decref(j);
+    return;
+  }
+  char ts[64];
+  format_ts(fl_now_micros(), ts, sizeof ts);
+  json_object_set_new(j, "time", json_string(ts));
+  json_object_set_new(j, "job-id", json_string(r->o->job_id));
+  char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(j);
+  if (!text) return;
+  if (r->o->progress && r->o->log == stderr) fputs("\r\033[K", stderr);
+  fprintf(r->o->log, "%s\n", text);
+  fflush(r->o->log);
+  free(text);
+}
+
+static void progress(runner_t *r, bool force) {
+  if (!r->o->progress) return;
+  int64_t now = mono_ms();
+  if (!force && now - r->last_progress_ms < 500) return;
+  uint64_t ev = atomic_load(&r->m->events);
+  if (r->last_progress_ms && now > r->last_progress_ms)
+    r->rate = (double)(ev - r->progress_events) * 1000.0 / (double)(now - r->last_progress_ms);
+  r->last_progress_ms = now;
+  r->progress_events = ev;
+  char wm[64];
+  format_ts(atomic_load(&r->m->watermark_us), wm, sizeof wm);
+  fprintf(stderr,
+          "\r\033[K%s: %" PRIu64 " events, %.0f/s, watermark %s, checkpoint %" PRId64
+          ", committed %" PRId64,
+          r->o->job_id, ev, r->rate, wm, atomic_load(&r->m->checkpoint_id),
+          atomic_load(&r->m->committed_id));
+  fflush(stderr);
+}
+
+/* ---- set-up ---- */
+
+static int on_writer(void *arg, const char *uuid, const char *data_dir, fl_err_t *err) {
+  runner_t *r = arg;
+  return st_ckpt_note_writer(r->store, r->next_chk, uuid, data_dir, err);
+}
+
+static int scan_for(runner_t *r, const sql_stream_table_t *t, st_scan_t **out, fl_err_t *err) {
+  for (uint32_t i = 0; i < r->nscans; i++)
+    if (r->tables[i] == t) {
+      *out = r->scans[i];
+      return FL_OK;
+    }
+  st_source_t *src;
+  int rc = st_source_open(t, &src, err);
+  if (rc) return rc;
+  st_scan_t *s;
+  if ((rc = st_scan_new(src, &s, err))) {
+    st_source_free(src);
+    return rc;
+  }
+  r->tables = fl_realloc(r->tables, (r->nscans + 1) * sizeof *r->tables);
+  r->scans = fl_realloc(r->scans, (r->nscans + 1) * sizeof *r->scans);
+  r->ended = fl_realloc(r->ended, (r->nscans + 1) * sizeof *r->ended);
+  r->tables[r->nscans] = t;
+  r->ended[r->nscans] = false;
+  r->scans[r->nscans++] = s;
+  *out = s;
+  return FL_OK;
+}
+
+static int setup(runner_t *r, fl_err_t *err) {
+  st_job_t *j = r->job;
+  r->queries = fl_calloc(j->ninserts, sizeof *r->queries);
+  r->sinks = fl_calloc(j->ninserts, sizeof *r->sinks);
+  r->nq = j->ninserts;
+  for (uint32_t i = 0; i < j->ninserts; i++) {
+    const st_insert_t *ins = &j->inserts[i];
+    r->sinks[i] = st_sink_new(ins->table, ice_meta_schema(ins->table->meta), on_writer, r);
+    ex_query_opts_t qo = {.now_us = -1, .threads = 1, .sink = st_sink_op(r->sinks[i])};
+    int rc = ex_query_new(j->a, ins->plan, &qo, &r->queries[i], err);
+    if (rc)
+      return fl_err_prefix(err, "line %u, column %u: INSERT INTO %s.%s: ", ins->pos.line,
+                           ins->pos.col, ins->ns, ins->name);
+    for (uint32_t k = 0; k < ex_query_stream_inputs(r->queries[i]); k++) {
+      ex_stream_input_t in;
+      ex_query_stream_input(r->queries[i], k, &in);
+      st_scan_t *s;
+      if ((rc = scan_for(r, in.table, &s, err)) || (rc = st_scan_add_target(s, &in, err)))
+        return rc;
+    }
+  }
+  return FL_OK;
+}
+
+/* ---- checkpoints and commits ---- */
+
+static json_t *positions(runner_t *r) {
+  json_t *p = json_object();
+  for (uint32_t i = 0; i < r->nscans; i++) {
+    st_source_t *s = st_scan_source(r->scans[i]);
+    json_object_set_new(p, r->tables[i]->name, s->vt->position(s));
+  }
+  return p;
+}
+
+static const char *table_ident(fl_arena_t *a, const st_insert_t *ins) {
+  return fl_arena_sprintf(a, "%s.%s", ins->ns, ins->name);
+}
+
+/*
+ * Commits checkpoint id: files[i] of sink i, grouped by table (two INSERTs
+ * into one table make one snapshot).
+ */
+static int commit(runner_t *r, int64_t id, const json_t *pos, ice_data_file_t **files,
+                  size_t *nfiles, fl_arena_t *a, fl_err_t *err) {
+  st_commit_table_t *ct = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *ct);
+  uint32_t nct = 0;
+  for (uint32_t i = 0; i < r->nq; i++) {
+    const st_insert_t *ins = &r->job->inserts[i];
+    uint32_t k = 0;
+    while (k < nct && !(strcmp(ct[k].ns, ins->ns) == 0 && strcmp(ct[k].name, ins->name) == 0)) k++;
+    if (k == nct) ct[nct++] = (st_commit_table_t){.ns = ins->ns, .name = ins->name};
+    if (!nfiles[i]) continue;
+    ice_data_file_t *all = fl_arena_zalloc(a, (ct[k].nfiles + nfiles[i]) * sizeof *all);
+    if (ct[k].nfiles) memcpy(all, ct[k].files, ct[k].nfiles * sizeof *all);
+    memcpy(all + ct[k].nfiles, files[i], nfiles[i] * sizeof *all);
+    ct[k].files = all;
+    ct[k].nfiles += nfiles[i];
+  }
+  char *offsets = json_dumps(pos, JSON_COMPACT | JSON_SORT_KEYS);
+  bool mid = r->fault && strcmp(r->fault, "mid-commit") == 0 &&
+             (r->fault_at <= 0 || r->fault_at == id);
+  int rc = st_commit_checkpoint(r->cat, r->o->job_id, id, offsets ? offsets : "{}", ct, nct, mid,
+                                err);
+  free(offsets);
+  if (rc) return rc;
+  json_t *tabs = json_array();
+  uint64_t nf = 0;
+  for (uint32_t k = 0; k < nct; k++) {
+    nf += ct[k].nfiles;
+    json_array_append_new(tabs, json_pack("{s:s,s:I,s:I}", "table",
+                                          fl_arena_sprintf(a, "%s.%s", ct[k].ns, ct[k].name),
+                                          "snapshot-id", (json_int_t)ct[k].snapshot_id, "files",
+                                          (json_int_t)ct[k].nfiles));
+  }
+  atomic_store(&r->m->committed_id, id);
+  atomic_store(&r->m->committed_ms, wall_ms());
+  atomic_fetch_add(&r->m->files_committed, nf);
+  log_line(r, json_pack("{s:s,s:I,s:o}", "event", "commit", "checkpoint-id", (json_int_t)id,
+                        "tables", tabs));
+  return FL_OK;
+}
+
+/* After checkpoint id is committed: writer records and old folders go,
+ * the sources tell their groups. */
+static int after_commit(runner_t *r, int64_t id, const json_t *pos, fl_err_t *err) {
+  int rc = st_ckpt_clean_writers(r->store, id, NULL, err);
+  if (rc) return rc;
+  st_ckpt_prune(r->store, id, r->o->keep_checkpoints > 0 ? r->o->keep_checkpoints : 3);
+  for (uint32_t i = 0; i < r->nscans; i++) {
+    st_source_t *s = st_scan_source(r->scans[i]);
+    s->vt->committed(s, json_object_get(pos, r->tables[i]->name));
+  }
+  return FL_OK;
+}
+
+static int checkpoint(runner_t *r, fl_err_t *err) {
+  int64_t id = r->next_chk;
+  fl_arena_t *a = fl_arena_new(0);
+  int rc = st_ckpt_begin(r->store, id, err);
+  ice_data_file_t **files = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *files);
+  size_t *nfiles = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *nfiles);
+  json_t *sinks = json_array();
+  uint64_t records = 0, nf = 0;
+  for (uint32_t i = 0; i < r->nq && !rc; i++) {
+    const st_insert_t *ins = &r->job->inserts[i];
+    rc = st_sink_take_files(r->sinks[i], a, &files[i], &nfiles[i], err);
+    const char *name = NULL;
+    if (!rc && nfiles[i]) {
+      name = fl_arena_sprintf(a, "pending-%u.avro", i);
+      rc = st_ckpt_write_files(r->store, id, name, ins->table, files[i], nfiles[i], err);
+    }
+    int64_t recs = 0;
+    for (size_t k = 0; k < nfiles[i]; k++) recs += files[i][k].record_count;
+    records += (uint64_t)recs;
+    nf += nfiles[i];
+    json_array_append_new(
+        sinks, json_pack("{s:s,s:o,s:I,s:I,s:i}", "table", table_ident(a, ins), "manifest",
+                         name ? json_string(name) : json_null(), "files", (json_int_t)nfiles[i],
+                         "records", (json_int_t)recs, "spec-id",
+                         ice_meta_spec(ins->table->meta)->spec_id));
+  }
+  fl_buf_t state;
+  fl_buf_init(&state);
+  for (uint32_t i = 0; i < r->nq && !rc; i++) rc = ex_query_checkpoint(r->queries[i], &state, err);
+  if (!rc) rc = st_ckpt_write_blob(r->store, id, "state.bin", state.data, state.len, err);
+  fl_buf_free(&state);
+  json_t *pos = positions(r);
+  if (!rc) {
+    fault_point(r, "after-files-before-metadata", id);
+    json_t *meta = json_pack("{s:s,s:I,s:I,s:O,s:O,s:s}", "job-id", r->o->job_id,
+                             "checkpoint-id", (json_int_t)id, "timestamp-ms",
+                             (json_int_t)wall_ms(), "sources", pos, "sinks", sinks, "state",
+                             "state.bin");
+    rc = st_ckpt_write_meta(r->store, id, meta, err);
+    json_decref(meta);
+  }
+  if (!rc) {
+    atomic_store(&r->m->checkpoint_id, id);
+    atomic_store(&r->m->checkpoint_ms, wall_ms());
+    char wm[64];
+    format_ts(atomic_load(&r->m->watermark_us), wm, sizeof wm);
+    log_line(r, json_pack("{s:s,s:I,s:I,s:I,s:I,s:s,s:O}", "event", "checkpoint",
+                          "checkpoint-id", (json_int_t)id, "events",
+                          (json_int_t)atomic_load(&r->m->events), "files", (json_int_t)nf,
+                          "records", (json_int_t)records, "watermark", wm, "offsets", pos));
+    fault_point(r, "after-checkpoint-before-commit", id);
+    rc = commit(r, id, pos, files, nfiles, a, err);
+  }
+  if (!rc) rc = after_commit(r, id, pos, err);
+  if (!rc) r->next_chk = id + 1;
+  json_decref(pos);
+  json_decref(sinks);
+  fl_arena_free(a);
+  return rc ? fl_err_prefix(err, "checkpoint %" PRId64 ": ", id) : FL_OK;
+}
+
+/* ---- recovery ---- */
+
+static int recover(runner_t *r, fl_err_t *err) {
+  int64_t last;
+  int rc = st_ckpt_latest(r->store, &last, err);
+  if (rc) return rc;
+  json_t *meta = NULL, *sources = NULL;
+  fl_arena_t *a = fl_arena_new(0);
+  if (last > 0) {
+    if ((rc = st_ckpt_read_meta(r->store, last, &meta, err))) goto out;
+    json_t *sinks = json_object_get(meta, "sinks");
+    if (json_array_size(sinks) != r->nq) {
+      rc = fl_err_set(err, FL_EINVALID,
+                      "checkpoint %" PRId64 " has %zu sinks but the job has %u INSERTs (the job "
+                      "changed; run it under another --job-id)",
+                      last, json_array_size(sinks), r->nq);
+      goto out;
+    }
+    ice_data_file_t **files = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *files);
+    size_t *nfiles = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *nfiles);
+    for (uint32_t i = 0; i < r->nq && !rc; i++) {
+      const st_insert_t *ins = &r->job->inserts[i];
+      json_t *s = json_array_get(sinks, i);
+      const char *tab = json_string_value(json_object_get(s, "table"));
+      if (!tab || strcmp(tab, table_ident(a, ins)) != 0) {
+        rc = fl_err_set(err, FL_EINVALID,
+                        "checkpoint %" PRId64 " wrote sink %u into %s, the job now into %s.%s "
+                        "(the job changed; run it under another --job-id)",
+                        last, i, tab ? tab : "?", ins->ns, ins->name);
+        break;
+      }
+      const char *mf = json_string_value(json_object_get(s, "manifest"));
+      if (mf)
+        rc = st_ckpt_read_files(r->store, last, mf, ins->table,
+                                (int32_t)json_integer_value(json_object_get(s, "spec-id")), a,
+                                &files[i], &nfiles[i], err);
+    }
+    sources = json_object_get(meta, "sources");
+    /* The newest complete checkpoint may lack its commit (a crash between
+     * the two): commit it now; tables that have it are left alone. */
+    if (!rc) rc = commit(r, last, sources, files, nfiles, a, err);
+    uint8_t *state = NULL;
+    size_t len = 0;
+    if (!rc) rc = st_ckpt_read_blob(r->store, last, "state.bin", &state, &len, err);
+    if (!rc) {
+      fl_rd_t rd;
+      fl_rd_init(&rd, state, len, "checkpoint state");
+      for (uint32_t i = 0; i < r->nq && !rc; i++) rc = ex_query_restore(r->queries[i], &rd, err);
+    }
+    fl_free(state);
+    if (rc) goto out;
+  } else {
+    for (uint32_t i = 0; i < r->nq; i++) {
+      int64_t c = st_committed_checkpoint(r->job->inserts[i].table, r->o->job_id);
+      if (c > 0) {
+        rc = fl_err_set(err, FL_EINVALID,
+                        "%s.%s holds commits of job %s up to checkpoint %" PRId64
+                        " but no checkpoint of it is left under %s: starting over would add "
+                        "its rows again (run under another --job-id)",
+                        r->job->inserts[i].ns, r->job->inserts[i].name, r->o->job_id, c,
+                        st_ckpt_job_dir(r->store));
+        goto out;
+      }
+    }
+  }
+  /* Files of checkpoints after the last complete one were never committed. */
+  uint64_t deleted = 0;
+  if ((rc = st_ckpt_clean_writers(r->store, last, &deleted, err))) goto out;
+  st_ckpt_prune(r->store, last, r->o->keep_checkpoints > 0 ? r->o->keep_checkpoints : 3);
+  for (uint32_t i = 0; i < r->nscans && !rc; i++) {
+    st_source_t *s = st_scan_source(r->scans[i]);
+    const json_t *p = sources ? json_object_get(sources, r->tables[i]->name) : NULL;
+    rc = s->vt->start(s, p, r->o->once, err);
+    if (!rc) st_scan_started(r->scans[i], mono_ms());
+  }
+  if (!rc)
+    log_line(r, json_pack("{s:s,s:I,s:I}", "event", "start", "restored-checkpoint",
+                          (json_int_t)last, "deleted-uncommitted-files", (json_int_t)deleted));
+  r->next_chk = last + 1;
+out:
+  json_decref(meta);
+  fl_arena_free(a);
+  return rc;
+}
+
+/* ---- the loop ---- */
+
+static int loop(runner_t *r, fl_err_t *err) {
+  int64_t last_chk = mono_ms();
+  int slice = r->nscans > 1 ? (int)(100 / r->nscans) : 100;
+  if (slice < 5) slice = 5;
+  int rc = FL_OK;
+  for (;;) {
+    bool stopping = r->o->stop && *r->o->stop;
+    bool all_ended = true;
+    int64_t wm = INT64_MAX;
+    for (uint32_t i = 0; i < r->nscans && !stopping; i++) {
+      if (r->ended[i]) continue;
+      uint32_t rows;
+      bool end = false;
+      if ((rc = st_scan_step(r->scans[i], slice, mono_ms(), &rows, &end, err))) return rc;
+      atomic_fetch_add(&r->m->events, rows);
+      if (end) {
+        if ((rc = st_scan_finish(r->scans[i], err))) return rc;
+        r->ended[i] = true;
+      } else {
+        all_ended = false;
+      }
+    }
+    for (uint32_t i = 0; i < r->nscans; i++) {
+      int64_t w = st_scan_watermark(r->scans[i]);
+      if (w < wm) wm = w;
+    }
+    if (r->nscans) atomic_store(&r->m->watermark_us, wm);
+    uint64_t rows = 0, skipped = 0;
+    for (uint32_t i = 0; i < r->nq; i++) rows += st_sink_rows(r->sinks[i]);
+    for (uint32_t i = 0; i < r->nscans; i++) skipped += st_scan_source(r->scans[i])->skipped;
+    atomic_store(&r->m->rows_written, rows);
+    atomic_store(&r->m->skipped, skipped);
+    if (stopping || all_ended) break;
+    if (mono_ms() - last_chk >= r->interval_ms) {
+      if ((rc = checkpoint(r, err))) return rc;
+      last_chk = mono_ms();
+    }
+    progress(r, false);
+  }
+  /* The final checkpoint and commit. */
+  rc = checkpoint(r, err);
+  progress(r, true);
+  if (r->o->progress) fputc('\n', stderr);
+  return rc;
+}
+
+int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, st_metrics_t *m,
+           fl_err_t *err) {
+  runner_t r = {.cat = cat, .job = job, .o = o, .m = m};
+  fault_setup(&r);
+  r.interval_ms = o->checkpoint_interval_ms;
+  const char *iv = st_job_option(job, "execution.checkpointing.interval");
+  if (r.interval_ms <= 0 && iv && !st_duration_parse(iv, &r.interval_ms))
+    return fl_err_set(err, FL_EINVALID,
+                      "SET 'execution.checkpointing.interval' = '%s': expected a duration such "
+                      "as '10 s'",
+                      iv);
+  if (r.interval_ms <= 0) r.interval_ms = 10000;
+  int rc = st_ckpt_open(o->warehouse, o->job_id, &r.store, err);
+  if (!rc) rc = setup(&r, err);
+  if (!rc) rc = recover(&r, err);
+  if (!rc) rc = loop(&r, err);
+  for (uint32_t i = 0; i < r.nq; i++) ex_query_free(r.queries[i]);
+  for (uint32_t i = 0; i < r.nq; i++) st_sink_free(r.sinks[i]);
+  for (uint32_t i = 0; i < r.nscans; i++) st_scan_free(r.scans[i]);
+  fl_free(r.queries);
+  fl_free(r.sinks);
+  fl_free(r.scans);
+  fl_free(r.tables);
+  fl_free(r.ended);
+  st_ckpt_close(r.store);
+  return rc;
+}
