@@ -55,8 +55,8 @@ static int storage_type(sql_binder_t *b, const sql_type_t *t, int32_t *next_id,
       ty_field_t *f = fl_arena_zalloc(b->a, (t->nfields ? t->nfields : 1) * sizeof *f);
       for (size_t i = 0; i < t->nfields; i++) {
         f[i].id = (*next_id)++;
-        f[i].name = t->fields[i].name.name ? t->fields[i].name.name
-                                           : fl_arena_sprintf(b->a, "f%zu", i);
+        f[i].name =
+            t->fields[i].name.name ? t->fields[i].name.name : fl_arena_sprintf(b->a, "f%zu", i);
         f[i].required = t->fields[i].type->not_null;
       }
       for (size_t i = 0; i < t->nfields; i++) {
@@ -125,13 +125,14 @@ int sql_bind_stream_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
     if (c->kind == SQL_COL_METADATA)
       sc->metadata_key = c->metadata_key ? fl_arena_strndup(a, c->metadata_key, c->metadata_key_len)
                                          : c->name.name;
-    bf[t->nbase] = (ty_field_t){.id = id, .name = sc->name, .type = sc->storage,
-                                .required = c->not_null};
+    bf[t->nbase] =
+        (ty_field_t){.id = id, .name = sc->name, .type = sc->storage, .required = c->not_null};
     t->base[t->nbase++] = i;
   }
   t->base_schema = ty_schema_new(a, 0, bf, t->nbase);
   /* Computed columns over the base columns. */
-  sql_scope_t base = {.n = t->nbase, .cols = fl_arena_zalloc(a, (t->nbase + 1) * sizeof(sql_scope_col_t))};
+  sql_scope_t base = {.n = t->nbase,
+                      .cols = fl_arena_zalloc(a, (t->nbase + 1) * sizeof(sql_scope_col_t))};
   for (uint32_t k = 0; k < t->nbase; k++) {
     const sql_stream_col_t *sc = &t->cols[t->base[k]];
     base.cols[k] = (sql_scope_col_t){.qual = t->name, .name = sc->name, .type = sc->type};
@@ -162,16 +163,15 @@ int sql_bind_stream_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
                        w->column.name, sql_dtype_str(&t->cols[col].type));
     sql_scope_t all = {.n = n, .cols = fl_arena_zalloc(a, n * sizeof(sql_scope_col_t))};
     for (uint32_t i = 0; i < n; i++)
-      all.cols[i] = (sql_scope_col_t){.qual = t->name, .name = t->cols[i].name,
-                                      .type = t->cols[i].type};
+      all.cols[i] =
+          (sql_scope_col_t){.qual = t->name, .name = t->cols[i].name, .type = t->cols[i].type};
     sql_ectx_t cx = {.scope = &all, .clause = "WATERMARK"};
     if ((rc = sql__bind_expr(&b, &cx, w->expr, &t->watermark))) return rc;
     if (!is_timestamp(t->watermark->type.kind))
       return sql__errf(&b, w->expr->pos, FL_EINVALID,
                        "The WATERMARK expression must give a timestamp, not %s",
                        sql_dtype_str(&t->watermark->type));
-    if ((rc = sql__coerce(&b, t->watermark, &t->cols[col].type, &t->watermark)))
-      return rc;
+    if ((rc = sql__coerce(&b, t->watermark, &t->cols[col].type, &t->watermark))) return rc;
     t->rowtime_col = col;
   }
   /* Options. */

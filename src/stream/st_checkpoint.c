@@ -46,16 +46,17 @@ static int mkdir_p(const char *path, fl_err_t *err) {
 
 int st_ckpt_open(const char *warehouse, const char *job_id, st_ckpt_store_t **out, fl_err_t *err) {
   const char *wh = warehouse;
-  if (strncmp(wh, "file://", 7) == 0) wh += 7;
+  if (strncmp(wh, "file://", 7) == 0)
+    wh += 7;
   else if (strstr(wh, "://"))
-    return fl_err_set(err, FL_EUNSUPPORTED,
-                      "checkpoints need a local warehouse for now (got %s)", warehouse);
+    return fl_err_set(err, FL_EUNSUPPORTED, "checkpoints need a local warehouse for now (got %s)",
+                      warehouse);
   for (const char *c = job_id; *c; c++)
     if (!(*c == '-' || *c == '_' || *c == '.' || (*c >= '0' && *c <= '9') ||
           (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')) ||
         !strcmp(job_id, ".") || !strcmp(job_id, ".."))
-      return fl_err_set(err, FL_EINVALID,
-                        "job id '%s': use letters, digits, '-', '_' and '.' only", job_id);
+      return fl_err_set(err, FL_EINVALID, "job id '%s': use letters, digits, '-', '_' and '.' only",
+                        job_id);
   if (!*job_id) return fl_err_set(err, FL_EINVALID, "the job id is empty");
   st_ckpt_store_t *s = fl_calloc(1, sizeof *s);
   size_t n = strlen(wh) + strlen(job_id) + 32;
@@ -150,8 +151,8 @@ int st_ckpt_write_blob(st_ckpt_store_t *s, int64_t id, const char *name, const v
   return rc;
 }
 
-int st_ckpt_read_blob(st_ckpt_store_t *s, int64_t id, const char *name, uint8_t **data,
-                      size_t *len, fl_err_t *err) {
+int st_ckpt_read_blob(st_ckpt_store_t *s, int64_t id, const char *name, uint8_t **data, size_t *len,
+                      fl_err_t *err) {
   char *p = chk_path(s, id, name);
   int rc = io_read_all(io_local_fs(), p, (size_t)1 << 32, data, len, err);
   fl_free(p);

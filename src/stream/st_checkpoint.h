@@ -45,8 +45,8 @@ int st_ckpt_begin(st_ckpt_store_t *s, int64_t id, fl_err_t *err);
 /* Writes / reads chk-<id>/<name> whole. */
 int st_ckpt_write_blob(st_ckpt_store_t *s, int64_t id, const char *name, const void *data,
                        size_t len, fl_err_t *err);
-int st_ckpt_read_blob(st_ckpt_store_t *s, int64_t id, const char *name, uint8_t **data,
-                      size_t *len, fl_err_t *err);
+int st_ckpt_read_blob(st_ckpt_store_t *s, int64_t id, const char *name, uint8_t **data, size_t *len,
+                      fl_err_t *err);
 /* The pending files of a sink as chk-<id>/<name>, a manifest of table t's
  * current schema and spec; read back in a. */
 int st_ckpt_write_files(st_ckpt_store_t *s, int64_t id, const char *name, const ice_table_t *t,

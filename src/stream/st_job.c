@@ -72,9 +72,8 @@ static int add_insert(st_job_t *j, cat_catalog_t *cat, const char *text, const s
     if (j->ninserts) memcpy(bigger, j->inserts, j->ninserts * sizeof *bigger);
     j->inserts = bigger;
   }
-  j->inserts[j->ninserts++] =
-      (st_insert_t){.ns = ins.ns, .name = ins.name, .table = ins.table, .plan = ins.plan,
-                    .pos = st->pos};
+  j->inserts[j->ninserts++] = (st_insert_t){
+      .ns = ins.ns, .name = ins.name, .table = ins.table, .plan = ins.plan, .pos = st->pos};
   return FL_OK;
 }
 
@@ -117,8 +116,8 @@ const char *st_job_option(const st_job_t *j, const char *key) {
   return st_option_get(j->sets, j->nsets, key);
 }
 
-int st_job_parse(fl_arena_t *a, const char *path, const char *text, size_t len,
-                 cat_catalog_t *cat, st_job_t **out, fl_err_t *err) {
+int st_job_parse(fl_arena_t *a, const char *path, const char *text, size_t len, cat_catalog_t *cat,
+                 st_job_t **out, fl_err_t *err) {
   st_job_t *j = fl_arena_zalloc(a, sizeof *j);
   j->a = a;
   j->path = path;

@@ -32,7 +32,7 @@ typedef struct st_insert {
 
 typedef struct st_job {
   fl_arena_t *a;
-  const char *path; /* the file, for messages */
+  const char *path;  /* the file, for messages */
   st_option_t *sets; /* SET 'key' = 'value', in order */
   uint32_t nsets;
   sql_stream_table_t **tables;
@@ -42,8 +42,8 @@ typedef struct st_job {
   sql_resolver_t resolver;
 } st_job_t;
 
-int st_job_parse(fl_arena_t *a, const char *path, const char *text, size_t len,
-                 cat_catalog_t *cat, st_job_t **out, fl_err_t *err);
+int st_job_parse(fl_arena_t *a, const char *path, const char *text, size_t len, cat_catalog_t *cat,
+                 st_job_t **out, fl_err_t *err);
 /* The value of a SET option (the last one), or NULL. */
 const char *st_job_option(const st_job_t *j, const char *key);
 

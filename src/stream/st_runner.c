@@ -67,8 +67,7 @@ void st_metrics_init(st_metrics_t *m) {
 static void fault_point(runner_t *r, const char *point, int64_t chk) {
   if (!r->fault || strcmp(r->fault, point) != 0) return;
   if (r->fault_at > 0 && r->fault_at != chk) return;
-  fprintf(stderr, "floe run: FLOE_FAULT_POINT=%s: exiting at checkpoint %" PRId64 "\n", point,
-          chk);
+  fprintf(stderr, "floe run: FLOE_FAULT_POINT=%s: exiting at checkpoint %" PRId64 "\n", point, chk);
   _exit(86);
 }
 
@@ -225,20 +224,20 @@ static int commit(runner_t *r, int64_t id, const json_t *pos, ice_data_file_t **
     ct[k].nfiles += nfiles[i];
   }
   char *offsets = json_dumps(pos, JSON_COMPACT | JSON_SORT_KEYS);
-  bool mid = r->fault && strcmp(r->fault, "mid-commit") == 0 &&
-             (r->fault_at <= 0 || r->fault_at == id);
-  int rc = st_commit_checkpoint(r->cat, r->o->job_id, id, offsets ? offsets : "{}", ct, nct, mid,
-                                err);
+  bool mid =
+      r->fault && strcmp(r->fault, "mid-commit") == 0 && (r->fault_at <= 0 || r->fault_at == id);
+  int rc =
+      st_commit_checkpoint(r->cat, r->o->job_id, id, offsets ? offsets : "{}", ct, nct, mid, err);
   free(offsets);
   if (rc) return rc;
   json_t *tabs = json_array();
   uint64_t nf = 0;
   for (uint32_t k = 0; k < nct; k++) {
     nf += ct[k].nfiles;
-    json_array_append_new(tabs, json_pack("{s:s,s:I,s:I}", "table",
-                                          fl_arena_sprintf(a, "%s.%s", ct[k].ns, ct[k].name),
-                                          "snapshot-id", (json_int_t)ct[k].snapshot_id, "files",
-                                          (json_int_t)ct[k].nfiles));
+    json_array_append_new(
+        tabs,
+        json_pack("{s:s,s:I,s:I}", "table", fl_arena_sprintf(a, "%s.%s", ct[k].ns, ct[k].name),
+                  "snapshot-id", (json_int_t)ct[k].snapshot_id, "files", (json_int_t)ct[k].nfiles));
   }
   atomic_store(&r->m->committed_id, id);
   atomic_store(&r->m->committed_ms, wall_ms());
@@ -282,10 +281,10 @@ static int checkpoint(runner_t *r, fl_err_t *err) {
     records += (uint64_t)recs;
     nf += nfiles[i];
     json_array_append_new(
-        sinks, json_pack("{s:s,s:o,s:I,s:I,s:i}", "table", table_ident(a, ins), "manifest",
-                         name ? json_string(name) : json_null(), "files", (json_int_t)nfiles[i],
-                         "records", (json_int_t)recs, "spec-id",
-                         ice_meta_spec(ins->table->meta)->spec_id));
+        sinks,
+        json_pack("{s:s,s:o,s:I,s:I,s:i}", "table", table_ident(a, ins), "manifest",
+                  name ? json_string(name) : json_null(), "files", (json_int_t)nfiles[i], "records",
+                  (json_int_t)recs, "spec-id", ice_meta_spec(ins->table->meta)->spec_id));
   }
   fl_buf_t state;
   fl_buf_init(&state);
@@ -295,10 +294,9 @@ static int checkpoint(runner_t *r, fl_err_t *err) {
   json_t *pos = positions(r);
   if (!rc) {
     fault_point(r, "after-files-before-metadata", id);
-    json_t *meta = json_pack("{s:s,s:I,s:I,s:O,s:O,s:s}", "job-id", r->o->job_id,
-                             "checkpoint-id", (json_int_t)id, "timestamp-ms",
-                             (json_int_t)wall_ms(), "sources", pos, "sinks", sinks, "state",
-                             "state.bin");
+    json_t *meta = json_pack("{s:s,s:I,s:I,s:O,s:O,s:s}", "job-id", r->o->job_id, "checkpoint-id",
+                             (json_int_t)id, "timestamp-ms", (json_int_t)wall_ms(), "sources", pos,
+                             "sinks", sinks, "state", "state.bin");
     rc = st_ckpt_write_meta(r->store, id, meta, err);
     json_decref(meta);
   }
@@ -307,10 +305,10 @@ static int checkpoint(runner_t *r, fl_err_t *err) {
     atomic_store(&r->m->checkpoint_ms, wall_ms());
     char wm[64];
     format_ts(atomic_load(&r->m->watermark_us), wm, sizeof wm);
-    log_line(r, json_pack("{s:s,s:I,s:I,s:I,s:I,s:s,s:O}", "event", "checkpoint",
-                          "checkpoint-id", (json_int_t)id, "events",
-                          (json_int_t)atomic_load(&r->m->events), "files", (json_int_t)nf,
-                          "records", (json_int_t)records, "watermark", wm, "offsets", pos));
+    log_line(r, json_pack("{s:s,s:I,s:I,s:I,s:I,s:s,s:O}", "event", "checkpoint", "checkpoint-id",
+                          (json_int_t)id, "events", (json_int_t)atomic_load(&r->m->events), "files",
+                          (json_int_t)nf, "records", (json_int_t)records, "watermark", wm,
+                          "offsets", pos));
     fault_point(r, "after-checkpoint-before-commit", id);
     rc = commit(r, id, pos, files, nfiles, a, err);
   }
@@ -335,7 +333,8 @@ static int recover(runner_t *r, fl_err_t *err) {
     json_t *sinks = json_object_get(meta, "sinks");
     if (json_array_size(sinks) != r->nq) {
       rc = fl_err_set(err, FL_EINVALID,
-                      "checkpoint %" PRId64 " has %zu sinks but the job has %u INSERTs (the job "
+                      "checkpoint %" PRId64
+                      " has %zu sinks but the job has %u INSERTs (the job "
                       "changed; run it under another --job-id)",
                       last, json_array_size(sinks), r->nq);
       goto out;
@@ -348,7 +347,8 @@ static int recover(runner_t *r, fl_err_t *err) {
       const char *tab = json_string_value(json_object_get(s, "table"));
       if (!tab || strcmp(tab, table_ident(a, ins)) != 0) {
         rc = fl_err_set(err, FL_EINVALID,
-                        "checkpoint %" PRId64 " wrote sink %u into %s, the job now into %s.%s "
+                        "checkpoint %" PRId64
+                        " wrote sink %u into %s, the job now into %s.%s "
                         "(the job changed; run it under another --job-id)",
                         last, i, tab ? tab : "?", ins->ns, ins->name);
         break;

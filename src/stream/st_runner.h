@@ -32,13 +32,13 @@
 /* Counters of a running job, for the progress line and metrics. Written
  * by the job's thread, readable from any thread. */
 typedef struct st_metrics {
-  _Atomic uint64_t events;        /* rows read from the sources */
-  _Atomic uint64_t rows_written;  /* rows the sinks wrote */
-  _Atomic uint64_t skipped;       /* records the sources skipped */
-  _Atomic int64_t watermark_us;   /* smallest source watermark; INT64_MIN: none */
-  _Atomic int64_t checkpoint_id;  /* last completed checkpoint; 0: none */
-  _Atomic int64_t checkpoint_ms;  /* when (epoch ms) */
-  _Atomic int64_t committed_id;   /* last committed checkpoint */
+  _Atomic uint64_t events;       /* rows read from the sources */
+  _Atomic uint64_t rows_written; /* rows the sinks wrote */
+  _Atomic uint64_t skipped;      /* records the sources skipped */
+  _Atomic int64_t watermark_us;  /* smallest source watermark; INT64_MIN: none */
+  _Atomic int64_t checkpoint_id; /* last completed checkpoint; 0: none */
+  _Atomic int64_t checkpoint_ms; /* when (epoch ms) */
+  _Atomic int64_t committed_id;  /* last committed checkpoint */
   _Atomic int64_t committed_ms;
   _Atomic uint64_t files_committed;
 } st_metrics_t;

@@ -107,8 +107,8 @@ int st_scan_add_target(st_scan_t *s, const ex_stream_input_t *in, fl_err_t *err)
   for (uint32_t j = 0; j < in->ncols; j++) {
     uint32_t i = 0;
     while (i < s->t->ncols && strcasecmp(s->t->cols[i].name, in->columns[j]) != 0) i++;
-    if (i == s->t->ncols || !ty_layout_equal(s->full_schema->root.fields[i].type,
-                                             in->schema->root.fields[j].type)) {
+    if (i == s->t->ncols ||
+        !ty_layout_equal(s->full_schema->root.fields[i].type, in->schema->root.fields[j].type)) {
       fl_free(tg.cols);
       fl_free(tg.view);
       return fl_err_set(err, FL_EINTERNAL, "table %s: the plan reads column %s of another type",

@@ -24,8 +24,7 @@
 typedef struct st_sink st_sink_t;
 
 /* Called when a writer opens: return non-zero to fail the write. */
-typedef int (*st_sink_writer_fn)(void *arg, const char *uuid, const char *data_dir,
-                                 fl_err_t *err);
+typedef int (*st_sink_writer_fn)(void *arg, const char *uuid, const char *data_dir, fl_err_t *err);
 
 /* A sink for table t (kept, not owned) whose input has schema in (the
  * table's columns). */

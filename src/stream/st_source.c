@@ -24,8 +24,7 @@ int st_source_open(const sql_stream_table_t *t, st_source_t **out, fl_err_t *err
   const char *c = sql_stream_option(t, "connector");
   for (size_t i = 0; c && i < sizeof connectors / sizeof connectors[0]; i++)
     if (strcmp(c, connectors[i].name) == 0) return connectors[i].open(t, out, err);
-  fl_err_set(err, FL_EUNSUPPORTED, "connector '%s' is not supported (kafka, datagen)",
-             c ? c : "");
+  fl_err_set(err, FL_EUNSUPPORTED, "connector '%s' is not supported (kafka, datagen)", c ? c : "");
   return st_source_option_error(t, "connector", err);
 }
 

@@ -51,9 +51,9 @@ typedef struct st_source_vt {
 struct st_source {
   const st_source_vt_t *vt;
   const sql_stream_table_t *table;
-  uint32_t nslots;      /* partition slots (known after start) */
+  uint32_t nslots;         /* partition slots (known after start) */
   int64_t idle_timeout_ms; /* 'scan.watermark.idle-timeout'; 0: never idle */
-  uint64_t skipped;     /* records skipped (bad values with ignore-parse-errors, tombstones) */
+  uint64_t skipped;        /* records skipped (bad values with ignore-parse-errors, tombstones) */
 };
 
 /* Opens the source of connector table t ('connector' = 'kafka' |

@@ -218,10 +218,14 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_source_t **out, fl_err_
       rc = opt_error(t, key, err, FL_EINVALID, "unknown option of the kafka connector");
       break;
     }
-    if (!strcmp(key, "topic")) k->topic = v;
-    else if (!strcmp(key, "scan.startup.mode")) k->mode = v;
-    else if (!strcmp(key, "scan.startup.timestamp-millis")) k->ts_millis = v;
-    else if (!strcmp(key, "scan.startup.specific-offsets")) k->specific = v;
+    if (!strcmp(key, "topic"))
+      k->topic = v;
+    else if (!strcmp(key, "scan.startup.mode"))
+      k->mode = v;
+    else if (!strcmp(key, "scan.startup.timestamp-millis"))
+      k->ts_millis = v;
+    else if (!strcmp(key, "scan.startup.specific-offsets"))
+      k->specific = v;
     else if (!strcmp(key, "format") || !strcmp(key, "value.format")) {
       if (strcmp(v, "json") != 0)
         rc = opt_error(t, key, err, FL_EUNSUPPORTED,

@@ -22,15 +22,14 @@
 
 typedef struct st_watermark {
   uint32_t nslots;
-  int64_t *max_us;    /* per slot: largest watermark value seen; ST_NO_WATERMARK: none */
-  int64_t *active_ms; /* per slot: monotonic ms of its last row */
+  int64_t *max_us;         /* per slot: largest watermark value seen; ST_NO_WATERMARK: none */
+  int64_t *active_ms;      /* per slot: monotonic ms of its last row */
   int64_t idle_timeout_ms; /* 0: slots never go idle */
   int64_t started_ms;
   int64_t current_us; /* the combined watermark; ST_NO_WATERMARK before the first */
 } st_watermark_t;
 
-void st_watermark_init(st_watermark_t *w, uint32_t nslots, int64_t idle_timeout_ms,
-                       int64_t now_ms);
+void st_watermark_init(st_watermark_t *w, uint32_t nslots, int64_t idle_timeout_ms, int64_t now_ms);
 void st_watermark_free(st_watermark_t *w);
 /* A row of slot s whose watermark expression gave value_us. */
 void st_watermark_observe(st_watermark_t *w, uint32_t slot, int64_t value_us, int64_t now_ms);
