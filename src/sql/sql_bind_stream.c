@@ -119,9 +119,11 @@ int sql_bind_stream_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
     if (c->kind == SQL_COL_COMPUTED) continue;
     int32_t id = (int32_t)t->nbase + 1;
     if ((rc = storage_type(&b, c->type, &next_id, &sc->storage))) return rc;
-    if ((rc = o->resolver->from_storage(o->resolver->ctx, sc->storage, &sc->type, err)))
-      return fl_err_prefix(err, "line %u, column %u: column %s: ", c->pos.line, c->pos.col,
-                           c->name.name);
+    if (o->resolver->from_storage(o->resolver->ctx, sc->storage, &sc->type, err)) {
+      fl_err_clear(err);
+      sc->hidden = true;
+      sc->type = sql_dtype(SQL_DT_UNKNOWN);
+    }
     if (c->kind == SQL_COL_METADATA)
       sc->metadata_key = c->metadata_key ? fl_arena_strndup(a, c->metadata_key, c->metadata_key_len)
                                          : c->name.name;
@@ -135,7 +137,8 @@ int sql_bind_stream_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
                       .cols = fl_arena_zalloc(a, (t->nbase + 1) * sizeof(sql_scope_col_t))};
   for (uint32_t k = 0; k < t->nbase; k++) {
     const sql_stream_col_t *sc = &t->cols[t->base[k]];
-    base.cols[k] = (sql_scope_col_t){.qual = t->name, .name = sc->name, .type = sc->type};
+    base.cols[k] =
+        (sql_scope_col_t){.qual = t->name, .name = sc->hidden ? "" : sc->name, .type = sc->type};
   }
   for (uint32_t i = 0; i < n; i++) {
     const sql_column_def_t *c = &ct->columns[i];
@@ -163,8 +166,9 @@ int sql_bind_stream_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
                        w->column.name, sql_dtype_str(&t->cols[col].type));
     sql_scope_t all = {.n = n, .cols = fl_arena_zalloc(a, n * sizeof(sql_scope_col_t))};
     for (uint32_t i = 0; i < n; i++)
-      all.cols[i] =
-          (sql_scope_col_t){.qual = t->name, .name = t->cols[i].name, .type = t->cols[i].type};
+      all.cols[i] = (sql_scope_col_t){.qual = t->name,
+                                      .name = t->cols[i].hidden ? "" : t->cols[i].name,
+                                      .type = t->cols[i].type};
     sql_ectx_t cx = {.scope = &all, .clause = "WATERMARK"};
     if ((rc = sql__bind_expr(&b, &cx, w->expr, &t->watermark))) return rc;
     if (!is_timestamp(t->watermark->type.kind))
@@ -224,21 +228,21 @@ int sql__bind_stream_scan(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **ou
   p->u.scan.snapshot_id = -1;
   p->u.scan.as_of_ms = -1;
   p->u.scan.limit = -1;
-  p->ncols = t->ncols;
   p->cols = fl_arena_zalloc(b->a, t->ncols * sizeof *p->cols);
   p->u.scan.columns = fl_arena_zalloc(b->a, t->ncols * sizeof *p->u.scan.columns);
   for (uint32_t i = 0; i < t->ncols; i++) {
-    p->cols[i] = (sql_col_t){.name = t->cols[i].name, .type = t->cols[i].type};
-    p->u.scan.columns[i] = t->cols[i].name;
+    if (t->cols[i].hidden) continue;
+    p->cols[p->ncols] = (sql_col_t){.name = t->cols[i].name, .type = t->cols[i].type};
+    p->u.scan.columns[p->ncols++] = t->cols[i].name;
   }
   const char *qual = rel->alias.name ? rel->alias.name : t->name;
   if (rel->alias.name && rel->alias_cols.n) {
-    if (rel->alias_cols.n != t->ncols)
+    if (rel->alias_cols.n != p->ncols)
       return sql__errf(b, rel->pos, FL_EINVALID,
                        "Column alias list has %zu entries but '%s' has %u columns",
-                       rel->alias_cols.n, qual, t->ncols);
+                       rel->alias_cols.n, qual, p->ncols);
     p = sql__project_all(b, p);
-    for (uint32_t i = 0; i < t->ncols; i++) p->cols[i].name = rel->alias_cols.items[i].name;
+    for (uint32_t i = 0; i < p->ncols; i++) p->cols[i].name = rel->alias_cols.items[i].name;
   }
   sql__plan_scope(b, p, qual, scope);
   *out = p;

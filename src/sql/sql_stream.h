@@ -31,6 +31,9 @@ typedef struct sql_stream_col {
   const ty_type_t *storage; /* physical and metadata columns; NULL for computed */
   const char *metadata_key; /* METADATA: FROM 'key', or the column's name */
   bool is_virtual;
+  /* Its type is one SQL cannot read yet (a map): decoded, but not visible
+   * to queries, as such columns of catalog tables are not. */
+  bool hidden;
   sql_bexpr_t *computed; /* COMPUTED: over the base columns (base_schema order) */
   sql_pos_t pos;
 } sql_stream_col_t;
