@@ -21,11 +21,18 @@
 
 #include "base/alloc.h"
 #include "base/time.h"
+#include "catalog/cat_tables.h"
 #include "exec/ex_plan.h"
 #include "stream/st_checkpoint.h"
 #include "stream/st_commit.h"
 #include "stream/st_scan.h"
 #include "stream/st_sink_iceberg.h"
+
+/* A table a sink writes: an INSERT's target or the dead-letter table. */
+typedef struct sink_ref {
+  const char *ns, *name;
+  ice_table_t *table;
+} sink_ref_t;
 
 typedef struct runner {
   cat_catalog_t *cat;
@@ -37,9 +44,14 @@ typedef struct runner {
   st_scan_t **scans;
   bool *ended;
   uint32_t nscans;
-  ex_query_t **queries;
-  st_sink_t **sinks;
+  ex_query_t **queries; /* one per INSERT */
   uint32_t nq;
+  st_sink_t **sinks; /* one per INSERT, then the dead-letter sink */
+  sink_ref_t *targets;
+  uint32_t nsinks;
+  st_bad_policy_t bad;
+  ice_table_t *dead_table; /* owned */
+  const ty_schema_t *dead_schema;
   int64_t next_chk; /* the checkpoint the rows being written belong to */
   int64_t interval_ms;
   const char *fault;
@@ -147,7 +159,7 @@ static int scan_for(runner_t *r, const sql_stream_table_t *t, st_scan_t **out, f
       return FL_OK;
     }
   st_source_t *src;
-  int rc = st_source_open(t, &src, err);
+  int rc = st_source_open(t, r->bad, &src, err);
   if (rc) return rc;
   st_scan_t *s;
   if ((rc = st_scan_new(src, &s, err))) {
@@ -164,11 +176,69 @@ static int scan_for(runner_t *r, const sql_stream_table_t *t, st_scan_t **out, f
   return FL_OK;
 }
 
+/* SET 'floe.bad-records' and, for dead letters, 'floe.dead-letter.table'
+ * (created with ST_DEAD_LETTER_SCHEMA when it does not exist). */
+static int bad_records(runner_t *r, fl_err_t *err) {
+  const char *b = st_job_option(r->job, "floe.bad-records");
+  if (!b || !strcmp(b, "fail")) return FL_OK;
+  if (!strcmp(b, "skip")) {
+    r->bad = ST_BAD_SKIP;
+    return FL_OK;
+  }
+  if (strcmp(b, "dead-letter") != 0)
+    return fl_err_set(err, FL_EINVALID,
+                      "SET 'floe.bad-records' = '%s': expected 'fail', 'skip' or 'dead-letter'", b);
+  r->bad = ST_BAD_DEAD_LETTER;
+  const char *ident = st_job_option(r->job, "floe.dead-letter.table");
+  if (!ident)
+    return fl_err_set(err, FL_EINVALID,
+                      "SET 'floe.bad-records' = 'dead-letter' needs SET 'floe.dead-letter.table' "
+                      "= 'namespace.table'");
+  char *ns, *name;
+  int rc = cat_split_ident(ident, &ns, &name, err);
+  if (rc) return rc;
+  rc = cat_open_table(r->cat, io_local_fs(), ns, name, &r->dead_table, err);
+  if (rc == FL_ENOTFOUND) {
+    fl_err_clear(err);
+    ty_schema_t *s;
+    if (!(rc = ty_schema_parse(r->job->a, ST_DEAD_LETTER_SCHEMA, &s, err))) {
+      cat_create_opts_t o = {.schema = s};
+      rc = cat_create_table(r->cat, io_local_fs(), ns, name, &o, &r->dead_table, err);
+    }
+  }
+  if (!rc) {
+    const ty_schema_t *s = ice_meta_schema(r->dead_table->meta);
+    static const char *const cols[] = {"source", "topic",   "partition",
+                                       "offset", "payload", "error"};
+    bool ok = s->root.nfields == 6;
+    for (uint32_t i = 0; ok && i < 6; i++) ok = !strcmp(s->root.fields[i].name, cols[i]);
+    if (!ok)
+      rc = fl_err_set(err, FL_EINVALID, "dead-letter table %s must have the columns (%s)", ident,
+                      ST_DEAD_LETTER_SCHEMA);
+    r->dead_schema = s;
+  }
+  if (!rc) {
+    r->targets[r->nsinks] = (sink_ref_t){fl_arena_strdup(r->job->a, ns),
+                                         fl_arena_strdup(r->job->a, name), r->dead_table};
+    r->sinks[r->nsinks] = st_sink_new(r->dead_table, r->dead_schema, on_writer, r);
+    r->nsinks++;
+  }
+  fl_free(ns);
+  fl_free(name);
+  return rc ? fl_err_prefix(err, "dead-letter table %s: ", ident) : FL_OK;
+}
+
 static int setup(runner_t *r, fl_err_t *err) {
   st_job_t *j = r->job;
   r->queries = fl_calloc(j->ninserts, sizeof *r->queries);
-  r->sinks = fl_calloc(j->ninserts, sizeof *r->sinks);
+  r->sinks = fl_calloc(j->ninserts + 1, sizeof *r->sinks);
+  r->targets = fl_calloc(j->ninserts + 1, sizeof *r->targets);
   r->nq = j->ninserts;
+  r->nsinks = j->ninserts;
+  for (uint32_t i = 0; i < j->ninserts; i++)
+    r->targets[i] = (sink_ref_t){j->inserts[i].ns, j->inserts[i].name, j->inserts[i].table};
+  int brc = bad_records(r, err);
+  if (brc) return brc;
   for (uint32_t i = 0; i < j->ninserts; i++) {
     const st_insert_t *ins = &j->inserts[i];
     r->sinks[i] = st_sink_new(ins->table, ice_meta_schema(ins->table->meta), on_writer, r);
@@ -185,7 +255,20 @@ static int setup(runner_t *r, fl_err_t *err) {
         return rc;
     }
   }
+  if (r->dead_table)
+    for (uint32_t i = 0; i < r->nscans; i++) {
+      st_source_t *s = st_scan_source(r->scans[i]);
+      s->dead = ty_batch_new(r->dead_schema, TY_BATCH_ROWS);
+    }
   return FL_OK;
+}
+
+/* Rows the sources sent to the dead letters go to its sink. */
+static int drain_dead_letters(runner_t *r, st_source_t *s, fl_err_t *err) {
+  if (!s->dead || !s->dead->nrows) return FL_OK;
+  int rc = ex_op_push(st_sink_op(r->sinks[r->nsinks - 1]), s->dead, err);
+  ty_batch_reset(s->dead);
+  return rc;
 }
 
 /* ---- checkpoints and commits ---- */
@@ -199,7 +282,7 @@ static json_t *positions(runner_t *r) {
   return p;
 }
 
-static const char *table_ident(fl_arena_t *a, const st_insert_t *ins) {
+static const char *table_ident(fl_arena_t *a, const sink_ref_t *ins) {
   return fl_arena_sprintf(a, "%s.%s", ins->ns, ins->name);
 }
 
@@ -209,10 +292,10 @@ static const char *table_ident(fl_arena_t *a, const st_insert_t *ins) {
  */
 static int commit(runner_t *r, int64_t id, const json_t *pos, ice_data_file_t **files,
                   size_t *nfiles, fl_arena_t *a, fl_err_t *err) {
-  st_commit_table_t *ct = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *ct);
+  st_commit_table_t *ct = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *ct);
   uint32_t nct = 0;
-  for (uint32_t i = 0; i < r->nq; i++) {
-    const st_insert_t *ins = &r->job->inserts[i];
+  for (uint32_t i = 0; i < r->nsinks; i++) {
+    const sink_ref_t *ins = &r->targets[i];
     uint32_t k = 0;
     while (k < nct && !(strcmp(ct[k].ns, ins->ns) == 0 && strcmp(ct[k].name, ins->name) == 0)) k++;
     if (k == nct) ct[nct++] = (st_commit_table_t){.ns = ins->ns, .name = ins->name};
@@ -264,12 +347,12 @@ static int checkpoint(runner_t *r, fl_err_t *err) {
   int64_t id = r->next_chk;
   fl_arena_t *a = fl_arena_new(0);
   int rc = st_ckpt_begin(r->store, id, err);
-  ice_data_file_t **files = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *files);
-  size_t *nfiles = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *nfiles);
+  ice_data_file_t **files = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *files);
+  size_t *nfiles = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *nfiles);
   json_t *sinks = json_array();
   uint64_t records = 0, nf = 0;
-  for (uint32_t i = 0; i < r->nq && !rc; i++) {
-    const st_insert_t *ins = &r->job->inserts[i];
+  for (uint32_t i = 0; i < r->nsinks && !rc; i++) {
+    const sink_ref_t *ins = &r->targets[i];
     rc = st_sink_take_files(r->sinks[i], a, &files[i], &nfiles[i], err);
     const char *name = NULL;
     if (!rc && nfiles[i]) {
@@ -331,18 +414,18 @@ static int recover(runner_t *r, fl_err_t *err) {
   if (last > 0) {
     if ((rc = st_ckpt_read_meta(r->store, last, &meta, err))) goto out;
     json_t *sinks = json_object_get(meta, "sinks");
-    if (json_array_size(sinks) != r->nq) {
+    if (json_array_size(sinks) != r->nsinks) {
       rc = fl_err_set(err, FL_EINVALID,
                       "checkpoint %" PRId64
                       " has %zu sinks but the job has %u INSERTs (the job "
                       "changed; run it under another --job-id)",
-                      last, json_array_size(sinks), r->nq);
+                      last, json_array_size(sinks), r->nsinks);
       goto out;
     }
-    ice_data_file_t **files = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *files);
-    size_t *nfiles = fl_arena_zalloc(a, (r->nq ? r->nq : 1) * sizeof *nfiles);
-    for (uint32_t i = 0; i < r->nq && !rc; i++) {
-      const st_insert_t *ins = &r->job->inserts[i];
+    ice_data_file_t **files = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *files);
+    size_t *nfiles = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *nfiles);
+    for (uint32_t i = 0; i < r->nsinks && !rc; i++) {
+      const sink_ref_t *ins = &r->targets[i];
       json_t *s = json_array_get(sinks, i);
       const char *tab = json_string_value(json_object_get(s, "table"));
       if (!tab || strcmp(tab, table_ident(a, ins)) != 0) {
@@ -374,14 +457,14 @@ static int recover(runner_t *r, fl_err_t *err) {
     fl_free(state);
     if (rc) goto out;
   } else {
-    for (uint32_t i = 0; i < r->nq; i++) {
-      int64_t c = st_committed_checkpoint(r->job->inserts[i].table, r->o->job_id);
+    for (uint32_t i = 0; i < r->nsinks; i++) {
+      int64_t c = st_committed_checkpoint(r->targets[i].table, r->o->job_id);
       if (c > 0) {
         rc = fl_err_set(err, FL_EINVALID,
                         "%s.%s holds commits of job %s up to checkpoint %" PRId64
                         " but no checkpoint of it is left under %s: starting over would add "
                         "its rows again (run under another --job-id)",
-                        r->job->inserts[i].ns, r->job->inserts[i].name, r->o->job_id, c,
+                        r->targets[i].ns, r->targets[i].name, r->o->job_id, c,
                         st_ckpt_job_dir(r->store));
         goto out;
       }
@@ -422,7 +505,9 @@ static int loop(runner_t *r, fl_err_t *err) {
       if (r->ended[i]) continue;
       uint32_t rows;
       bool end = false;
-      if ((rc = st_scan_step(r->scans[i], slice, mono_ms(), &rows, &end, err))) return rc;
+      if ((rc = st_scan_step(r->scans[i], slice, mono_ms(), &rows, &end, err)) ||
+          (rc = drain_dead_letters(r, st_scan_source(r->scans[i]), err)))
+        return rc;
       atomic_fetch_add(&r->m->events, rows);
       if (end) {
         if ((rc = st_scan_finish(r->scans[i], err))) return rc;
@@ -437,7 +522,7 @@ static int loop(runner_t *r, fl_err_t *err) {
     }
     if (r->nscans) atomic_store(&r->m->watermark_us, wm);
     uint64_t rows = 0, skipped = 0;
-    for (uint32_t i = 0; i < r->nq; i++) rows += st_sink_rows(r->sinks[i]);
+    for (uint32_t i = 0; i < r->nsinks; i++) rows += st_sink_rows(r->sinks[i]);
     for (uint32_t i = 0; i < r->nscans; i++) skipped += st_scan_source(r->scans[i])->skipped;
     atomic_store(&r->m->rows_written, rows);
     atomic_store(&r->m->skipped, skipped);
@@ -472,8 +557,13 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, st_metrics
   if (!rc) rc = recover(&r, err);
   if (!rc) rc = loop(&r, err);
   for (uint32_t i = 0; i < r.nq; i++) ex_query_free(r.queries[i]);
-  for (uint32_t i = 0; i < r.nq; i++) st_sink_free(r.sinks[i]);
-  for (uint32_t i = 0; i < r.nscans; i++) st_scan_free(r.scans[i]);
+  for (uint32_t i = 0; i < r.nsinks; i++) st_sink_free(r.sinks[i]);
+  for (uint32_t i = 0; i < r.nscans; i++) {
+    ty_batch_free(st_scan_source(r.scans[i])->dead);
+    st_scan_free(r.scans[i]);
+  }
+  ice_table_free(r.dead_table);
+  fl_free(r.targets);
   fl_free(r.queries);
   fl_free(r.sinks);
   fl_free(r.scans);

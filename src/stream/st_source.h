@@ -27,6 +27,17 @@
 
 typedef struct st_source st_source_t;
 
+/* What a source does with a record whose value does not decode
+ * (SET 'floe.bad-records'; Flink's 'json.ignore-parse-errors' = 'true' is
+ * skip): fail the job naming topic, partition and offset; skip it (counted);
+ * or append it to the dead-letter batch, whose rows the job writes into
+ * the dead-letter table with the same exactly-once commits. */
+typedef enum st_bad_policy { ST_BAD_FAIL, ST_BAD_SKIP, ST_BAD_DEAD_LETTER } st_bad_policy_t;
+
+/* The columns of a dead-letter table, in order. */
+#define ST_DEAD_LETTER_SCHEMA \
+  "source string, topic string, partition int, offset long, payload binary, error string"
+
 typedef struct st_source_vt {
   const char *connector;
   /* Positions the source at pos (a checkpoint's, from position()) or, when
@@ -54,16 +65,24 @@ struct st_source {
   uint32_t nslots;         /* partition slots (known after start) */
   int64_t idle_timeout_ms; /* 'scan.watermark.idle-timeout'; 0: never idle */
   uint64_t skipped;        /* records skipped (bad values with ignore-parse-errors, tombstones) */
+  st_bad_policy_t bad;
+  /* ST_BAD_DEAD_LETTER: a batch of ST_DEAD_LETTER_SCHEMA the job sets up;
+   * poll appends the records that failed, the job empties it. */
+  ty_batch_t *dead;
+  uint64_t dead_letters;
 };
 
 /* Opens the source of connector table t ('connector' = 'kafka' |
  * 'datagen'); errors name the option and where it was written. */
-int st_source_open(const sql_stream_table_t *t, st_source_t **out, fl_err_t *err);
+int st_source_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
+                   fl_err_t *err);
 void st_source_free(st_source_t *s);
 
 /* Connectors (st_source_kafka.c, st_source_datagen.c). */
-int st_source_kafka_open(const sql_stream_table_t *t, st_source_t **out, fl_err_t *err);
-int st_source_datagen_open(const sql_stream_table_t *t, st_source_t **out, fl_err_t *err);
+int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
+                         fl_err_t *err);
+int st_source_datagen_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
+                           fl_err_t *err);
 
 /* "line L, column C: " of option key of t (or of the table), prefixed to err. */
 int st_source_option_error(const sql_stream_table_t *t, const char *key, fl_err_t *err);

@@ -84,7 +84,9 @@ static const st_source_vt_t dg_vt = {
     .free = dg_free,
 };
 
-int st_source_datagen_open(const sql_stream_table_t *t, st_source_t **out, fl_err_t *err) {
+int st_source_datagen_open(const sql_stream_table_t *t, st_bad_policy_t policy, st_source_t **out,
+                           fl_err_t *err) {
+  (void)policy; /* generated rows are never bad */
   for (uint32_t i = 0; i < t->ncols; i++)
     if (t->cols[i].kind == SQL_COL_METADATA) {
       fl_err_set(err, FL_EINVALID, "column %s: datagen has no metadata columns", t->cols[i].name);

@@ -114,6 +114,23 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
   return FL_OK;
 }
 
+/* A record that did not decode, as a row of the dead-letter batch. */
+static void dead_letter(kafka_source_t *k, const kf_msg_t *m, const char *why) {
+  ty_batch_t *d = k->s.dead;
+  const char *name = k->s.table->name;
+  ty_vec_append_bytes(d->cols[0], name, strlen(name));
+  ty_vec_append_bytes(d->cols[1], m->topic, strlen(m->topic));
+  ty_vec_append_i32(d->cols[2], m->partition);
+  ty_vec_append_i64(d->cols[3], m->offset);
+  if (m->value)
+    ty_vec_append_bytes(d->cols[4], m->value, m->value_len);
+  else
+    ty_vec_append_null(d->cols[4]);
+  ty_vec_append_bytes(d->cols[5], why, strlen(why));
+  d->nrows++;
+  k->s.dead_letters++;
+}
+
 static int ks_poll(st_source_t *s, ty_batch_t *b, uint32_t *part, int timeout_ms, bool *end,
                    fl_err_t *err) {
   kafka_source_t *k = (kafka_source_t *)s;
@@ -137,7 +154,13 @@ static int ks_poll(st_source_t *s, ty_batch_t *b, uint32_t *part, int timeout_ms
     kf_msgs_t one = {.msgs = (kf_msg_t *)m, .n = 1, .cap = 1};
     uint32_t used = 0, before = b->nrows;
     int rc = st_kafka_decode(k->dec, &one, &used, b, err);
-    if (rc) return st_source_option_error(s->table, "format", err);
+    if (rc && s->bad == ST_BAD_DEAD_LETTER && s->dead) {
+      dead_letter(k, m, err->msg);
+      fl_err_clear(err);
+      used = 1;
+    } else if (rc) {
+      return st_source_option_error(s->table, "format", err);
+    }
     if (used == 0) break; /* batch full */
     if (b->nrows > before) part[before] = (uint32_t)p;
     k->pos[p] = m->offset + 1;
@@ -196,10 +219,12 @@ static int opt_error(const sql_stream_table_t *t, const char *key, fl_err_t *err
   return st_source_option_error(t, key, err);
 }
 
-int st_source_kafka_open(const sql_stream_table_t *t, st_source_t **out, fl_err_t *err) {
+int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
+                         fl_err_t *err) {
   kafka_source_t *k = fl_calloc(1, sizeof *k);
   k->s.vt = &kafka_vt;
   k->s.table = t;
+  k->s.bad = bad;
   kf_msgs_init(&k->msgs);
   k->cfg = kf_config_new();
   int rc = FL_OK;
@@ -260,7 +285,9 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_source_t **out, fl_err_
         rc = fl_err_prefix(err, "line %u, column %u: ", c->pos.line, c->pos.col);
       }
     }
-    if (!rc && (rc = st_kafka_decoder_new(t->base_schema, meta, ignore_errors, &k->dec, err)))
+    if (ignore_errors && bad == ST_BAD_FAIL) k->s.bad = ST_BAD_SKIP;
+    if (!rc &&
+        (rc = st_kafka_decoder_new(t->base_schema, meta, k->s.bad == ST_BAD_SKIP, &k->dec, err)))
       rc = st_source_option_error(t, NULL, err);
     fl_free(meta);
   }

@@ -418,3 +418,57 @@ def test_kafka_kill_9_while_producing(kafka_broker, wh, tmp_path):
     got = sorted((r["id"], r["part"], r["off"]) for r in rows_of(wh, "db.killed"))
     assert got == sorted((i, p, o) for i, c, a, p, o in expected_orders(total, parts))
     check_summaries(wh, "db.killed", "killed")
+
+
+def test_bad_records_fail_skip_and_dead_letter(kafka_broker, wh, tmp_path):
+    topic, n = "run-bad", 300
+    kafka_broker.create_topic(topic, 1)
+    recs, bad = [], {}
+    for i in range(n):
+        if i % 50 == 7:
+            v = "not json {" if i % 100 == 7 else json.dumps({"id": "abc", "customer": 1})
+            bad[i] = v
+        else:
+            v = json.dumps(order(i))
+        recs.append({"value": v, "partition": 0, "timestamp": BASE_MS + i})
+    kafka_broker.floe("produce", "--topic", topic, "--records",
+                      input="".join(json.dumps(r) + "\n" for r in recs))
+    cols = "(id bigint, off bigint)"
+    body = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-bad")
+    good = sorted((i, i) for i in range(n) if i not in bad)  # one partition: offset == i
+
+    sql(wh, f"CREATE TABLE db.bad_fail {cols}")
+    job = write_job(tmp_path, "bad_fail.sql", body + "INSERT INTO db.bad_fail SELECT id, off FROM orders;")
+    proc = run_job(wh, job, "--once", check=False)
+    assert proc.returncode == 1
+    assert f"{topic}[0] offset 7" in proc.stderr
+    assert rows_of(wh, "db.bad_fail") == []
+
+    sql(wh, f"CREATE TABLE db.bad_skip {cols}")
+    job = write_job(tmp_path, "bad_skip.sql", "SET 'floe.bad-records' = 'skip';\n" + body +
+                    "INSERT INTO db.bad_skip SELECT id, off FROM orders;")
+    run_job(wh, job, "--once")
+    assert sorted((r["id"], r["off"]) for r in rows_of(wh, "db.bad_skip")) == good
+
+    # Flink's own option means the same.
+    sql(wh, f"CREATE TABLE db.bad_ignore {cols}")
+    job = write_job(tmp_path, "bad_ignore.sql", body.replace(
+        "'format' = 'json'", "'format' = 'json', 'json.ignore-parse-errors' = 'true'") +
+        "INSERT INTO db.bad_ignore SELECT id, off FROM orders;")
+    run_job(wh, job, "--once")
+    assert sorted((r["id"], r["off"]) for r in rows_of(wh, "db.bad_ignore")) == good
+
+    sql(wh, f"CREATE TABLE db.bad_dl {cols}")
+    job = write_job(tmp_path, "bad_dl.sql", "SET 'floe.bad-records' = 'dead-letter';\n"
+                    "SET 'floe.dead-letter.table' = 'db.dead';\n" + body +
+                    "INSERT INTO db.bad_dl SELECT id, off FROM orders;")
+    run_job(wh, job, "--once")
+    assert sorted((r["id"], r["off"]) for r in rows_of(wh, "db.bad_dl")) == good
+    dead = sorted(rows_of(wh, "db.dead"), key=lambda r: r["offset"])
+    assert [(r["source"], r["topic"], r["partition"], r["offset"], r["payload"].decode())
+            for r in dead] == [("orders", topic, 0, i, v) for i, v in sorted(bad.items())]
+    assert all(f"offset {r['offset']}" in r["error"] for r in dead)
+    # The dead letters are committed with the rows, in the same transaction.
+    a = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.bad_dl", "bad_dl")]
+    b = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.dead", "bad_dl")]
+    assert a == b and a
