@@ -228,7 +228,7 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
   kf_msgs_init(&k->msgs);
   k->cfg = kf_config_new();
   int rc = FL_OK;
-  bool ignore_errors = false;
+  bool ignore_errors = false, raw = false;
   for (uint32_t i = 0; i < t->nopts && !rc; i++) {
     const char *key = t->keys[i], *v = t->values[i];
     if (strncmp(key, "properties.", 11) == 0) {
@@ -252,9 +252,11 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
     else if (!strcmp(key, "scan.startup.specific-offsets"))
       k->specific = v;
     else if (!strcmp(key, "format") || !strcmp(key, "value.format")) {
-      if (strcmp(v, "json") != 0)
-        rc = opt_error(t, key, err, FL_EUNSUPPORTED,
-                       "only format 'json' is supported by the kafka source yet");
+      if (strcmp(v, "json") != 0 && strcmp(v, "raw") != 0)
+        rc =
+            opt_error(t, key, err, FL_EUNSUPPORTED,
+                      "the kafka source reads format 'json' or 'raw' ('csv' is not supported yet)");
+      raw = !strcmp(v, "raw");
     } else if (!strcmp(key, "json.ignore-parse-errors")) {
       if (strcmp(v, "true") && strcmp(v, "false"))
         rc = opt_error(t, key, err, FL_EINVALID, "expected 'true' or 'false'");
@@ -271,7 +273,7 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
   if (!rc && (!kf_config_get(k->cfg, "bootstrap.servers", buf, sizeof buf) || !*buf))
     rc = opt_error(t, "properties.bootstrap.servers", err, FL_EINVALID, "is required");
   if (!rc && !sql_stream_option(t, "format") && !sql_stream_option(t, "value.format"))
-    rc = opt_error(t, "format", err, FL_EINVALID, "is required ('json')");
+    rc = opt_error(t, "format", err, FL_EINVALID, "is required ('json' or 'raw')");
   if (!rc) {
     st_kafka_meta_t *meta = fl_calloc(t->nbase ? t->nbase : 1, sizeof *meta);
     for (uint32_t i = 0; i < t->nbase && !rc; i++) {
@@ -290,6 +292,8 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
         (rc = st_kafka_decoder_new(t->base_schema, meta, k->s.bad == ST_BAD_SKIP, &k->dec, err)))
       rc = st_source_option_error(t, NULL, err);
     fl_free(meta);
+    if (!rc && raw && (rc = st_kafka_decoder_set_raw(k->dec, err)))
+      rc = st_source_option_error(t, "format", err);
   }
   if (rc) {
     ks_free(&k->s);

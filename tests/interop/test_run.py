@@ -472,3 +472,28 @@ def test_bad_records_fail_skip_and_dead_letter(kafka_broker, wh, tmp_path):
     a = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.bad_dl", "bad_dl")]
     b = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.dead", "bad_dl")]
     assert a == b and a
+
+
+def test_kafka_raw_format(kafka_broker, wh, tmp_path):
+    topic = "run-raw"
+    kafka_broker.create_topic(topic, 1)
+    values = ["plain text", "{\"not\": \"parsed\"}", None, "ünïcode", ""]
+    kafka_broker.floe("produce", "--topic", topic, "--records", input="".join(
+        json.dumps({"value": v, "partition": 0}) + "\n" for v in values))
+    sql(wh, "CREATE TABLE db.lines (line varchar, off bigint, n bigint)")
+    job = write_job(tmp_path, "raw.sql", f"""
+CREATE TABLE lines (line STRING, off BIGINT METADATA FROM 'offset') WITH (
+  'connector' = 'kafka', 'topic' = '{topic}', 'format' = 'raw',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}');
+INSERT INTO db.lines SELECT line, off, length(line) FROM lines;
+""")
+    run_job(wh, job, "--once")
+    got = sorted((r["off"], r["line"], r["n"]) for r in rows_of(wh, "db.lines"))
+    assert got == [(i, v, None if v is None else len(v)) for i, v in enumerate(values)]
+    bad = write_job(tmp_path, "raw_bad.sql", job.read_text().replace(
+        "(line STRING,", "(line STRING, other INT,"))
+    proc = run_job(wh, bad, "--once", check=False)
+    assert proc.returncode == 1 and "format 'raw' needs exactly one physical column" in proc.stderr
+    csv = write_job(tmp_path, "csv.sql", job.read_text().replace("'raw'", "'csv'"))
+    proc = run_job(wh, csv, "--once", check=False)
+    assert proc.returncode == 1 and "'csv' is not supported yet" in proc.stderr
