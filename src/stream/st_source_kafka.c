@@ -183,13 +183,28 @@ static json_t *ks_position(st_source_t *s) {
 }
 
 static void ks_committed(st_source_t *s, const json_t *pos) {
-  (void)pos;
   kafka_source_t *k = (kafka_source_t *)s;
   if (!k->has_group || !k->c) return;
   fl_err_t e;
   fl_err_clear(&e);
-  /* For monitoring only: the group shows the lag of what is committed. */
-  if (kf_consumer_commit(k->c, &e))
+  /* For monitoring only: the group shows the lag of what the Iceberg
+   * commit covers (the checkpoint's offsets, not the consumer's). */
+  json_t *offs = json_object_get(pos, "offsets");
+  int32_t *parts = fl_calloc((size_t)k->nparts + 1, sizeof *parts);
+  int64_t *next = fl_calloc((size_t)k->nparts + 1, sizeof *next);
+  uint32_t n = 0;
+  for (int32_t p = 0; p < k->nparts; p++) {
+    char key[16];
+    snprintf(key, sizeof key, "%d", p);
+    json_t *o = json_object_get(offs, key);
+    if (!json_is_integer(o)) continue;
+    parts[n] = p;
+    next[n++] = json_integer_value(o);
+  }
+  int rc = kf_consumer_commit_offsets(k->c, k->topic, parts, next, n, &e);
+  fl_free(parts);
+  fl_free(next);
+  if (rc)
     fprintf(stderr, "floe run: table %s: committing group offsets: %s\n", s->table->name, e.msg);
 }
 

@@ -162,10 +162,11 @@ INSERT INTO db.u SELECT id FROM g;
 def test_kill_9_at_random_moments_and_restart(wh, tmp_path):
     """kill -9 five times mid-stream; every restart resumes from the newest
     checkpoint. The table ends with every row exactly once."""
-    n = 24000
+    # 5 s of rows at the rate: more than the five runs together last.
+    n = 40000
     sql(wh, "CREATE TABLE db.k (id bigint, label varchar, triple bigint)")
     job = write_job(tmp_path, "kjob.sql",
-                    DATAGEN_JOB.format(interval="150 ms", rate=16000, rows=n, table="k"))
+                    DATAGEN_JOB.format(interval="150 ms", rate=8000, rows=n, table="k"))
     rng = random.Random(7)
     kills = 0
     for _ in range(5):
@@ -373,26 +374,49 @@ def test_once_equals_streaming_run_and_sigterm_commits(kafka_broker, wh, tmp_pat
     kafka_broker.create_topic(topic, parts)
     produce_orders(kafka_broker, topic, 0, n, parts)
     cols = "(id bigint, customer varchar, amount decimal(10,2), part integer, off bigint)"
-    sql(wh, f"CREATE TABLE db.once {cols}")
-    sql(wh, f"CREATE TABLE db.streamed {cols}")
+    for t in ("once", "streamed", "stopped"):
+        sql(wh, f"CREATE TABLE db.{t} {cols}")
     body = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-eq")
     q = "SELECT id, customer, amount, part, off FROM orders WHERE id % 5 <> 1"
     once = write_job(tmp_path, "once.sql", body + f"INSERT INTO db.once {q};\n")
     run_job(wh, once, "--once")
+    want = sum(1 for i in range(n) if i % 5 != 1)
+    assert len(rows_of(wh, "db.once")) == want
+    key = lambda r: (r["id"], r["customer"], r["amount"], r["part"], r["off"])
+
+    # A streaming run over the same input commits the same table.
     streamed = write_job(tmp_path, "streamed.sql",
-                         "SET 'execution.checkpointing.interval' = '1 min';\n" + body +
+                         "SET 'execution.checkpointing.interval' = '300 ms';\n" + body +
                          f"INSERT INTO db.streamed {q};\n")
     p = start_job(wh, streamed)
-    time.sleep(2.0)
+    deadline = time.time() + 30
+    while len(rows_of(wh, "db.streamed")) < want and time.time() < deadline:
+        time.sleep(0.2)
     assert p.poll() is None, "a streaming job runs until it is stopped"
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=30)
     assert p.returncode == 0, err
-    commits = [e for e in log_events(err) if e["event"] == "commit"]
-    assert len(commits) == 1  # the final one, at SIGTERM
-    key = lambda r: (r["id"], r["customer"], r["amount"], r["part"], r["off"])
     assert sorted(map(key, rows_of(wh, "db.streamed"))) == sorted(map(key, rows_of(wh, "db.once")))
-    assert len(rows_of(wh, "db.once")) == sum(1 for i in range(n) if i % 5 != 1)
+    assert [e["event"] for e in log_events(err)][-2:] == ["checkpoint", "commit"]
+
+    # SIGTERM before any periodic checkpoint: the final one commits what was read.
+    stopped = write_job(tmp_path, "stopped.sql",
+                        "SET 'execution.checkpointing.interval' = '1 min';\n" + body +
+                        f"INSERT INTO db.stopped {q};\n")
+    p = start_job(wh, stopped)
+    time.sleep(2.0)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    commits = [e for e in log_events(err) if e["event"] == "commit"]
+    assert len(commits) == 1
+    offs = json.loads(job_snapshots(wh, "db.stopped", "stopped")[-1]["floe.offsets"])
+    ends = {int(k): v for k, v in offs["orders"]["offsets"].items()}
+    assert sum(ends.values()) > 0
+    expect = [r for r in expected_orders(n, parts) if r[0] % 5 != 1 and r[4] < ends[r[3]]]
+    got = sorted((r["id"], r["customer"], r["amount"], r["part"], r["off"])
+                 for r in rows_of(wh, "db.stopped"))
+    assert got == sorted(expect)
 
 
 def test_kafka_kill_9_while_producing(kafka_broker, wh, tmp_path):
