@@ -521,3 +521,31 @@ INSERT INTO db.lines SELECT line, off, length(line) FROM lines;
     csv = write_job(tmp_path, "csv.sql", job.read_text().replace("'raw'", "'csv'"))
     proc = run_job(wh, csv, "--once", check=False)
     assert proc.returncode == 1 and "'csv' is not supported yet" in proc.stderr
+
+
+def test_partitioned_target_and_two_inserts_into_one_table(wh, tmp_path):
+    """The sink writes with the table's partition spec and write properties;
+    two INSERTs into one table make one snapshot per checkpoint."""
+    sql(wh, "CREATE TABLE db.parted (id bigint, label varchar, triple bigint) WITH ("
+            "partitioning = ARRAY['bucket(label, 4)', 'truncate(id, 1000)'], "
+            "'write.parquet.compression-codec' = 'snappy')")
+    job = write_job(tmp_path, "parted.sql", DATAGEN_JOB.format(
+        interval="300 ms", rate=20000, rows=4000, table="parted").replace(
+        "INSERT INTO db.parted SELECT id, label, triple FROM gen WHERE id % 3 <> 0;",
+        "EXECUTE STATEMENT SET BEGIN\n"
+        "INSERT INTO db.parted SELECT id, label, triple FROM gen WHERE id % 3 = 1;\n"
+        "INSERT INTO db.parted SELECT id, label, triple FROM gen WHERE id % 3 = 2;\n"
+        "END;"))
+    run_job(wh, job, "--once")
+    assert table_tuples(wh, "db.parted") == datagen_expected(4000)
+    t = catalog_for(wh).load_table("db.parted")
+    tasks = list(t.scan().plan_files())
+    parts = {(f.file.partition[0], f.file.partition[1]) for f in tasks}
+    assert len(parts) > 4  # 4 buckets x 4 id ranges
+    for f in tasks:
+        assert "/data/label_bucket_4=" in f.file.file_path and "/id_trunc_1000=" in f.file.file_path
+    import pyarrow.parquet as pq
+    md = pq.ParquetFile(tasks[0].file.file_path.replace("file://", "")).metadata
+    assert md.row_group(0).column(0).compression == "SNAPPY"
+    chks = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.parted", "parted")]
+    assert chks and len(chks) == len(set(chks))  # one snapshot per checkpoint
