@@ -549,3 +549,20 @@ def test_partitioned_target_and_two_inserts_into_one_table(wh, tmp_path):
     assert md.row_group(0).column(0).compression == "SNAPPY"
     chks = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.parted", "parted")]
     assert chks and len(chks) == len(set(chks))  # one snapshot per checkpoint
+
+
+def test_concurrent_writer_conflicts_are_retried(wh, tmp_path):
+    """`floe sql` inserts into the job's table while the job commits every
+    100 ms: lost races are retried on the new head, nothing is lost."""
+    sql(wh, "CREATE TABLE db.shared (id bigint, label varchar, triple bigint)")
+    job = write_job(tmp_path, "shared.sql",
+                    DATAGEN_JOB.format(interval="100 ms", rate=5000, rows=10000, table="shared"))
+    p = start_job(wh, job)
+    for k in range(8):
+        sql(wh, f"INSERT INTO db.shared VALUES ({-1 - k}, 'sql', 0)")
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    got = table_tuples(wh, "db.shared")
+    assert [r for r in got if r[0] < 0] == sorted((-1 - k, "sql", 0) for k in range(8))
+    assert [r for r in got if r[0] > 0] == datagen_expected(10000)
+    check_summaries(wh, "db.shared", "shared")
