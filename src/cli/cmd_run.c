@@ -72,9 +72,14 @@ static int run_job(int argc, char **argv) {
   if (iv && (!st_duration_parse(iv, &interval) || interval <= 0))
     return cli_usage_error(&cli_cmd_run, "--checkpoint-interval needs a duration such as 5s");
   const char *par = cli_args_get(&a, "parallelism");
-  if (par && strcmp(par, "1") != 0)
-    return cli_usage_error(&cli_cmd_run,
-                           "--parallelism: jobs run on one worker thread for now (give 1)");
+  uint32_t lanes = 1;
+  if (par) {
+    char *end;
+    long n = strtol(par, &end, 10);
+    if (*par < '0' || *par > '9' || *end || n < 1 || n > 64)
+      return cli_usage_error(&cli_cmd_run, "--parallelism needs a number from 1 to 64");
+    lanes = (uint32_t)n;
+  }
   uint8_t *text = NULL;
   size_t len = 0;
   fl_err_t err;
@@ -109,6 +114,7 @@ static int run_job(int argc, char **argv) {
     st_run_opts_t o = {.job_id = job_id_of(ar, cli_args_get(&a, "job-id"), job, path),
                        .warehouse = cat_warehouse(cat),
                        .once = cli_args_flag(&a, "once"),
+                       .parallelism = lanes,
                        .checkpoint_interval_ms = interval,
                        .log = log,
                        .progress = !cli_args_flag(&a, "no-progress") && isatty(STDERR_FILENO),

@@ -14,6 +14,7 @@
 #include "stream/st_runner.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -40,17 +41,22 @@ typedef struct runner {
   const st_run_opts_t *o;
   st_metrics_t *m;
   st_ckpt_store_t *store;
+  uint32_t nlanes;                   /* worker threads (--parallelism) */
   const sql_stream_table_t **tables; /* per scan */
   st_scan_t **scans;
+  uint32_t *scan_lane; /* per scan: the lane that polls it */
   bool *ended;
   uint32_t nscans;
-  ex_query_t **queries; /* one per INSERT */
+  fl_arena_t **lane_arena; /* lanes > 0: where their queries live */
+  ex_query_t **queries;    /* lane l, INSERT i: queries[l * ninserts + i] */
   uint32_t nq;
-  st_sink_t **sinks; /* one per INSERT, then the dead-letter sink */
+  /* sinks[q] for query q, then with dead letters one dead-letter sink per lane */
+  st_sink_t **sinks;
   sink_ref_t *targets;
   uint32_t nsinks;
   st_bad_policy_t bad;
   ice_table_t *dead_table; /* owned */
+  const char *dead_ns, *dead_name;
   const ty_schema_t *dead_schema;
   int64_t next_chk; /* the checkpoint the rows being written belong to */
   int64_t interval_ms;
@@ -152,15 +158,18 @@ static int on_writer(void *arg, const char *uuid, const char *data_dir, fl_err_t
   return st_ckpt_note_writer(r->store, r->next_chk, uuid, data_dir, err);
 }
 
-static int scan_for(runner_t *r, const sql_stream_table_t *t, st_scan_t **out, fl_err_t *err) {
+static int scan_for(runner_t *r, const sql_stream_table_t *t, uint32_t lane, st_scan_t **out,
+                    fl_err_t *err) {
   for (uint32_t i = 0; i < r->nscans; i++)
-    if (r->tables[i] == t) {
+    if (r->tables[i] == t && r->scan_lane[i] == lane) {
       *out = r->scans[i];
       return FL_OK;
     }
   st_source_t *src;
   int rc = st_source_open(t, r->bad, &src, err);
   if (rc) return rc;
+  src->lane = lane;
+  src->nlanes = r->nlanes;
   st_scan_t *s;
   if ((rc = st_scan_new(src, &s, err))) {
     st_source_free(src);
@@ -169,6 +178,8 @@ static int scan_for(runner_t *r, const sql_stream_table_t *t, st_scan_t **out, f
   r->tables = fl_realloc(r->tables, (r->nscans + 1) * sizeof *r->tables);
   r->scans = fl_realloc(r->scans, (r->nscans + 1) * sizeof *r->scans);
   r->ended = fl_realloc(r->ended, (r->nscans + 1) * sizeof *r->ended);
+  r->scan_lane = fl_realloc(r->scan_lane, (r->nscans + 1) * sizeof *r->scan_lane);
+  r->scan_lane[r->nscans] = lane;
   r->tables[r->nscans] = t;
   r->ended[r->nscans] = false;
   r->scans[r->nscans++] = s;
@@ -218,55 +229,87 @@ static int bad_records(runner_t *r, fl_err_t *err) {
     r->dead_schema = s;
   }
   if (!rc) {
-    r->targets[r->nsinks] = (sink_ref_t){fl_arena_strdup(r->job->a, ns),
-                                         fl_arena_strdup(r->job->a, name), r->dead_table};
-    r->sinks[r->nsinks] = st_sink_new(r->dead_table, r->dead_schema, on_writer, r);
-    r->nsinks++;
+    r->dead_ns = fl_arena_strdup(r->job->a, ns);
+    r->dead_name = fl_arena_strdup(r->job->a, name);
   }
   fl_free(ns);
   fl_free(name);
   return rc ? fl_err_prefix(err, "dead-letter table %s: ", ident) : FL_OK;
 }
 
+/* Whether every row of the plan goes its own way (no operator holds rows
+ * of several partitions together): what several lanes can run without an
+ * exchange between them. */
+static bool stateless(const sql_plan_t *p) {
+  if (p->kind != SQL_P_SCAN && p->kind != SQL_P_FILTER && p->kind != SQL_P_PROJECT &&
+      p->kind != SQL_P_UNION && p->kind != SQL_P_UNNEST && p->kind != SQL_P_VALUES)
+    return false;
+  if (p->in && !stateless(p->in)) return false;
+  for (uint32_t i = 0; i < p->ninputs; i++)
+    if (!stateless(p->inputs[i])) return false;
+  return true;
+}
+
 static int setup(runner_t *r, fl_err_t *err) {
   st_job_t *j = r->job;
-  r->queries = fl_calloc(j->ninserts, sizeof *r->queries);
-  r->sinks = fl_calloc(j->ninserts + 1, sizeof *r->sinks);
-  r->targets = fl_calloc(j->ninserts + 1, sizeof *r->targets);
-  r->nq = j->ninserts;
-  r->nsinks = j->ninserts;
-  for (uint32_t i = 0; i < j->ninserts; i++)
-    r->targets[i] = (sink_ref_t){j->inserts[i].ns, j->inserts[i].name, j->inserts[i].table};
+  uint32_t N = r->nlanes, ni = j->ninserts;
+  for (uint32_t i = 0; N > 1 && i < ni; i++)
+    if (!stateless(j->inserts[i].plan))
+      return fl_err_set(err, FL_EUNSUPPORTED,
+                        "line %u, column %u: --parallelism above 1 runs filters and projections "
+                        "only for now (this INSERT aggregates, joins, sorts or windows)",
+                        j->inserts[i].pos.line, j->inserts[i].pos.col);
   int brc = bad_records(r, err);
   if (brc) return brc;
-  for (uint32_t i = 0; i < j->ninserts; i++) {
-    const st_insert_t *ins = &j->inserts[i];
-    r->sinks[i] = st_sink_new(ins->table, ice_meta_schema(ins->table->meta), on_writer, r);
-    ex_query_opts_t qo = {.now_us = -1, .threads = 1, .sink = st_sink_op(r->sinks[i])};
-    int rc = ex_query_new(j->a, ins->plan, &qo, &r->queries[i], err);
-    if (rc)
-      return fl_err_prefix(err, "line %u, column %u: INSERT INTO %s.%s: ", ins->pos.line,
-                           ins->pos.col, ins->ns, ins->name);
-    for (uint32_t k = 0; k < ex_query_stream_inputs(r->queries[i]); k++) {
-      ex_stream_input_t in;
-      ex_query_stream_input(r->queries[i], k, &in);
-      st_scan_t *s;
-      if ((rc = scan_for(r, in.table, &s, err)) || (rc = st_scan_add_target(s, &in, err)))
-        return rc;
+  r->nq = N * ni;
+  r->nsinks = r->nq + (r->dead_table ? N : 0);
+  r->queries = fl_calloc(r->nq ? r->nq : 1, sizeof *r->queries);
+  r->sinks = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->sinks);
+  r->targets = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->targets);
+  r->lane_arena = fl_calloc(N, sizeof *r->lane_arena);
+  for (uint32_t l = 0; l < N; l++) {
+    fl_arena_t *qa = j->a;
+    if (l > 0) qa = r->lane_arena[l] = fl_arena_new(0);
+    for (uint32_t i = 0; i < ni; i++) {
+      const st_insert_t *ins = &j->inserts[i];
+      uint32_t q = l * ni + i;
+      r->targets[q] = (sink_ref_t){ins->ns, ins->name, ins->table};
+      r->sinks[q] = st_sink_new(ins->table, ice_meta_schema(ins->table->meta), on_writer, r);
+      ex_query_opts_t qo = {.now_us = -1, .threads = 1, .sink = st_sink_op(r->sinks[q])};
+      int rc = ex_query_new(qa, ins->plan, &qo, &r->queries[q], err);
+      if (rc)
+        return fl_err_prefix(err, "line %u, column %u: INSERT INTO %s.%s: ", ins->pos.line,
+                             ins->pos.col, ins->ns, ins->name);
+      for (uint32_t k = 0; k < ex_query_stream_inputs(r->queries[q]); k++) {
+        ex_stream_input_t in;
+        ex_query_stream_input(r->queries[q], k, &in);
+        /* A generator cannot be split: lane 0 reads it, the other lanes'
+         * copies of its scan get nothing. */
+        const char *c = sql_stream_option(in.table, "connector");
+        if (l > 0 && c && strcmp(c, "kafka") != 0) continue;
+        st_scan_t *s;
+        if ((rc = scan_for(r, in.table, l, &s, err)) || (rc = st_scan_add_target(s, &in, err)))
+          return rc;
+      }
     }
   }
-  if (r->dead_table)
+  if (r->dead_table) {
+    for (uint32_t l = 0; l < N; l++) {
+      r->targets[r->nq + l] = (sink_ref_t){r->dead_ns, r->dead_name, r->dead_table};
+      r->sinks[r->nq + l] = st_sink_new(r->dead_table, r->dead_schema, on_writer, r);
+    }
     for (uint32_t i = 0; i < r->nscans; i++) {
       st_source_t *s = st_scan_source(r->scans[i]);
       s->dead = ty_batch_new(r->dead_schema, TY_BATCH_ROWS);
     }
+  }
   return FL_OK;
 }
 
-/* Rows the sources sent to the dead letters go to its sink. */
+/* Rows the sources sent to the dead letters go to its lane's sink. */
 static int drain_dead_letters(runner_t *r, st_source_t *s, fl_err_t *err) {
   if (!s->dead || !s->dead->nrows) return FL_OK;
-  int rc = ex_op_push(st_sink_op(r->sinks[r->nsinks - 1]), s->dead, err);
+  int rc = ex_op_push(st_sink_op(r->sinks[r->nq + s->lane]), s->dead, err);
   ty_batch_reset(s->dead);
   return rc;
 }
@@ -277,7 +320,15 @@ static json_t *positions(runner_t *r) {
   json_t *p = json_object();
   for (uint32_t i = 0; i < r->nscans; i++) {
     st_source_t *s = st_scan_source(r->scans[i]);
-    json_object_set_new(p, r->tables[i]->name, s->vt->position(s));
+    json_t *pos = s->vt->position(s);
+    json_t *had = json_object_get(p, r->tables[i]->name);
+    if (had) {
+      /* Another lane's share of the table: one offsets map for all. */
+      json_object_update(json_object_get(had, "offsets"), json_object_get(pos, "offsets"));
+      json_decref(pos);
+    } else {
+      json_object_set_new(p, r->tables[i]->name, pos);
+    }
   }
   return p;
 }
@@ -492,40 +543,60 @@ out:
 
 /* ---- the loop ---- */
 
-static int loop(runner_t *r, fl_err_t *err) {
+/* Polls every scan of one lane once; *all_ended: each of them is done. */
+static int lane_step(runner_t *r, uint32_t lane, int slice, bool *all_ended, fl_err_t *err) {
+  *all_ended = true;
+  for (uint32_t i = 0; i < r->nscans; i++) {
+    if (r->scan_lane[i] != lane || r->ended[i]) continue;
+    uint32_t rows;
+    bool end = false;
+    int rc;
+    if ((rc = st_scan_step(r->scans[i], slice, mono_ms(), &rows, &end, err)) ||
+        (rc = drain_dead_letters(r, st_scan_source(r->scans[i]), err)))
+      return rc;
+    atomic_fetch_add(&r->m->events, rows);
+    if (end) {
+      if ((rc = st_scan_finish(r->scans[i], err))) return rc;
+      r->ended[i] = true;
+    } else {
+      *all_ended = false;
+    }
+  }
+  return FL_OK;
+}
+
+/* The counters only the job's thread updates (with the lanes parked). */
+static void update_metrics(runner_t *r) {
+  int64_t wm = INT64_MAX;
+  for (uint32_t i = 0; i < r->nscans; i++) {
+    int64_t w = st_scan_watermark(r->scans[i]);
+    if (w < wm) wm = w;
+  }
+  if (r->nscans) atomic_store(&r->m->watermark_us, wm);
+  uint64_t rows = 0, skipped = 0;
+  for (uint32_t i = 0; i < r->nsinks; i++) rows += st_sink_rows(r->sinks[i]);
+  for (uint32_t i = 0; i < r->nscans; i++) skipped += st_scan_source(r->scans[i])->skipped;
+  atomic_store(&r->m->rows_written, rows);
+  atomic_store(&r->m->skipped, skipped);
+}
+
+static int scans_of(const runner_t *r, uint32_t lane) {
+  int n = 0;
+  for (uint32_t i = 0; i < r->nscans; i++) n += r->scan_lane[i] == lane;
+  return n;
+}
+
+static int loop_one(runner_t *r, fl_err_t *err) {
   int64_t last_chk = mono_ms();
-  int slice = r->nscans > 1 ? (int)(100 / r->nscans) : 100;
+  int n = scans_of(r, 0);
+  int slice = n > 1 ? 100 / n : 100;
   if (slice < 5) slice = 5;
   int rc = FL_OK;
   for (;;) {
     bool stopping = r->o->stop && *r->o->stop;
     bool all_ended = true;
-    int64_t wm = INT64_MAX;
-    for (uint32_t i = 0; i < r->nscans && !stopping; i++) {
-      if (r->ended[i]) continue;
-      uint32_t rows;
-      bool end = false;
-      if ((rc = st_scan_step(r->scans[i], slice, mono_ms(), &rows, &end, err)) ||
-          (rc = drain_dead_letters(r, st_scan_source(r->scans[i]), err)))
-        return rc;
-      atomic_fetch_add(&r->m->events, rows);
-      if (end) {
-        if ((rc = st_scan_finish(r->scans[i], err))) return rc;
-        r->ended[i] = true;
-      } else {
-        all_ended = false;
-      }
-    }
-    for (uint32_t i = 0; i < r->nscans; i++) {
-      int64_t w = st_scan_watermark(r->scans[i]);
-      if (w < wm) wm = w;
-    }
-    if (r->nscans) atomic_store(&r->m->watermark_us, wm);
-    uint64_t rows = 0, skipped = 0;
-    for (uint32_t i = 0; i < r->nsinks; i++) rows += st_sink_rows(r->sinks[i]);
-    for (uint32_t i = 0; i < r->nscans; i++) skipped += st_scan_source(r->scans[i])->skipped;
-    atomic_store(&r->m->rows_written, rows);
-    atomic_store(&r->m->skipped, skipped);
+    if (!stopping && (rc = lane_step(r, 0, slice, &all_ended, err))) return rc;
+    update_metrics(r);
     if (stopping || all_ended) break;
     if (mono_ms() - last_chk >= r->interval_ms) {
       if ((rc = checkpoint(r, err))) return rc;
@@ -533,6 +604,136 @@ static int loop(runner_t *r, fl_err_t *err) {
     }
     progress(r, false);
   }
+  return FL_OK;
+}
+
+/*
+ * Several lanes (--parallelism N): lane l polls its scans on its own
+ * thread (Kafka partitions p with p % N == l, generators on lane 0) and
+ * pushes into its own copies of the pipelines and sinks. This thread
+ * coordinates: for a checkpoint it asks the lanes to pause, waits until
+ * each has parked at a batch boundary (or finished), takes and commits the
+ * checkpoint over every lane's sinks and sources, and lets them go on.
+ */
+typedef struct lanes {
+  runner_t *r;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool pause, quit;
+  uint32_t parked; /* lanes waiting, plus lanes that have ended */
+  uint32_t done;   /* lanes that have ended */
+  int rc;          /* the first lane's error */
+  fl_err_t err;
+} lanes_t;
+
+typedef struct lane_arg {
+  lanes_t *ls;
+  uint32_t lane;
+} lane_arg_t;
+
+static void *lane_main(void *arg) {
+  lane_arg_t *la = arg;
+  lanes_t *ls = la->ls;
+  runner_t *r = ls->r;
+  int n = scans_of(r, la->lane);
+  int slice = n > 1 ? 100 / n : 100;
+  if (slice < 5) slice = 5;
+  fl_err_t err;
+  fl_err_clear(&err);
+  int rc = FL_OK;
+  bool ended = n == 0;
+  while (!ended) {
+    pthread_mutex_lock(&ls->mu);
+    if (ls->pause) {
+      ls->parked++;
+      pthread_cond_broadcast(&ls->cv);
+      while (ls->pause && !ls->quit) pthread_cond_wait(&ls->cv, &ls->mu);
+      ls->parked--;
+    }
+    bool quit = ls->quit;
+    pthread_mutex_unlock(&ls->mu);
+    if (quit) break;
+    if ((rc = lane_step(r, la->lane, slice, &ended, &err))) break;
+  }
+  pthread_mutex_lock(&ls->mu);
+  if (rc && !ls->rc) {
+    ls->rc = rc;
+    ls->err = err;
+  }
+  ls->parked++; /* for good */
+  ls->done++;
+  pthread_cond_broadcast(&ls->cv);
+  pthread_mutex_unlock(&ls->mu);
+  return NULL;
+}
+
+/* Pauses every lane at its next batch boundary and waits until it is. */
+static void park_all(lanes_t *ls, bool quit) {
+  pthread_mutex_lock(&ls->mu);
+  ls->pause = true;
+  ls->quit |= quit;
+  pthread_cond_broadcast(&ls->cv);
+  while (ls->parked < ls->r->nlanes) pthread_cond_wait(&ls->cv, &ls->mu);
+  pthread_mutex_unlock(&ls->mu);
+}
+
+static void release_all(lanes_t *ls) {
+  pthread_mutex_lock(&ls->mu);
+  ls->pause = false;
+  pthread_cond_broadcast(&ls->cv);
+  pthread_mutex_unlock(&ls->mu);
+}
+
+static int loop_lanes(runner_t *r, fl_err_t *err) {
+  uint32_t N = r->nlanes;
+  lanes_t ls = {.r = r};
+  pthread_mutex_init(&ls.mu, NULL);
+  pthread_cond_init(&ls.cv, NULL);
+  fl_err_clear(&ls.err);
+  lane_arg_t *args = fl_calloc(N, sizeof *args);
+  pthread_t *th = fl_calloc(N, sizeof *th);
+  for (uint32_t l = 0; l < N; l++) {
+    args[l] = (lane_arg_t){&ls, l};
+    pthread_create(&th[l], NULL, lane_main, &args[l]);
+  }
+  int64_t last_chk = mono_ms();
+  int rc = FL_OK;
+  for (;;) {
+    usleep(10000);
+    pthread_mutex_lock(&ls.mu);
+    bool failed = ls.rc != 0, all_ended = ls.done == N;
+    pthread_mutex_unlock(&ls.mu);
+    bool stopping = r->o->stop && *r->o->stop;
+    if (failed || stopping || all_ended) break;
+    if (mono_ms() - last_chk >= r->interval_ms) {
+      park_all(&ls, false);
+      update_metrics(r);
+      pthread_mutex_lock(&ls.mu);
+      failed = ls.rc != 0;
+      pthread_mutex_unlock(&ls.mu);
+      if (!failed && (rc = checkpoint(r, err))) break;
+      release_all(&ls);
+      last_chk = mono_ms();
+    }
+    progress(r, false);
+  }
+  park_all(&ls, true);
+  for (uint32_t l = 0; l < N; l++) pthread_join(th[l], NULL);
+  update_metrics(r);
+  if (!rc && ls.rc) {
+    rc = ls.rc;
+    *err = ls.err;
+  }
+  fl_free(args);
+  fl_free(th);
+  pthread_cond_destroy(&ls.cv);
+  pthread_mutex_destroy(&ls.mu);
+  return rc;
+}
+
+static int loop(runner_t *r, fl_err_t *err) {
+  int rc = r->nlanes > 1 ? loop_lanes(r, err) : loop_one(r, err);
+  if (rc) return rc;
   /* The final checkpoint and commit. */
   rc = checkpoint(r, err);
   progress(r, true);
@@ -542,7 +743,8 @@ static int loop(runner_t *r, fl_err_t *err) {
 
 int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, st_metrics_t *m,
            fl_err_t *err) {
-  runner_t r = {.cat = cat, .job = job, .o = o, .m = m};
+  runner_t r = {
+      .cat = cat, .job = job, .o = o, .m = m, .nlanes = o->parallelism ? o->parallelism : 1};
   fault_setup(&r);
   r.interval_ms = o->checkpoint_interval_ms;
   const char *iv = st_job_option(job, "execution.checkpointing.interval");
@@ -557,6 +759,9 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, st_metrics
   if (!rc) rc = recover(&r, err);
   if (!rc) rc = loop(&r, err);
   for (uint32_t i = 0; i < r.nq; i++) ex_query_free(r.queries[i]);
+  for (uint32_t l = 0; r.lane_arena && l < r.nlanes; l++) fl_arena_free(r.lane_arena[l]);
+  fl_free(r.lane_arena);
+  fl_free(r.scan_lane);
   for (uint32_t i = 0; i < r.nsinks; i++) st_sink_free(r.sinks[i]);
   for (uint32_t i = 0; i < r.nscans; i++) {
     ty_batch_free(st_scan_source(r.scans[i])->dead);

@@ -47,6 +47,7 @@ typedef struct st_run_opts {
   const char *job_id;             /* required */
   const char *warehouse;          /* where _floe/jobs/<id> lives */
   bool once;                      /* bounded: up to the end of the input as at start */
+  uint32_t parallelism;           /* worker threads (lanes); 0: 1 */
   int64_t checkpoint_interval_ms; /* 0: the job's execution.checkpointing.interval, else 10 s */
   int keep_checkpoints;           /* 0: 3 */
   FILE *log;                      /* JSON lines per checkpoint and commit; NULL: none */

@@ -66,6 +66,10 @@ struct st_source {
   int64_t idle_timeout_ms; /* 'scan.watermark.idle-timeout'; 0: never idle */
   uint64_t skipped;        /* records skipped (bad values with ignore-parse-errors, tombstones) */
   st_bad_policy_t bad;
+  /* Worker threads (--parallelism): this source reads the share `lane` of
+   * `nlanes` (Kafka: partitions p with p % nlanes == lane; position() and
+   * committed() cover those only). Set before start; nlanes 0 means 1. */
+  uint32_t lane, nlanes;
   /* ST_BAD_DEAD_LETTER: a batch of ST_DEAD_LETTER_SCHEMA the job sets up;
    * poll appends the records that failed, the job empties it. */
   ty_batch_t *dead;

@@ -39,8 +39,10 @@ typedef struct kafka_source {
   kf_msgs_t msgs;
   uint32_t next; /* first message of msgs not used yet */
   int32_t nparts;
-  int64_t *pos; /* per partition: next offset */
-  int64_t *end; /* bounded: end offset per partition; NULL: unbounded */
+  int64_t *pos;   /* per partition: next offset */
+  int64_t *end;   /* bounded: end offset per partition; NULL: unbounded */
+  bool *mine;     /* per partition: read by this source (its lane's share) */
+  uint32_t *slot; /* per partition: its watermark slot */
 } kafka_source_t;
 
 static const char *const known[] = {
@@ -63,7 +65,7 @@ static const char *const known[] = {
 static bool at_end(const kafka_source_t *k) {
   if (!k->end) return false;
   for (int32_t p = 0; p < k->nparts; p++)
-    if (k->pos[p] < k->end[p]) return false;
+    if (k->mine[p] && k->pos[p] < k->end[p]) return false;
   return true;
 }
 
@@ -76,7 +78,10 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
   uint32_t n = (uint32_t)k->nparts;
   k->pos = fl_calloc(n, sizeof *k->pos);
   kf_position_t *start = fl_calloc(n, sizeof *start);
-  int32_t *parts = fl_calloc(n, sizeof *parts);
+  int32_t *parts = fl_calloc(n ? n : 1, sizeof *parts);
+  k->mine = fl_calloc(n ? n : 1, sizeof *k->mine);
+  k->slot = fl_calloc(n ? n : 1, sizeof *k->slot);
+  uint32_t nl = s->nlanes ? s->nlanes : 1, nmine = 0;
   for (uint32_t p = 0; p < n; p++) parts[p] = (int32_t)p;
   if (pos) {
     json_t *offs = json_object_get(pos, "offsets");
@@ -97,12 +102,21 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
     rc = kf_startup_parse(mode, k->ts_millis, k->specific, n, start, err);
     if (rc) rc = st_source_option_error(s->table, "scan.startup.mode", err);
   }
-  if (!rc) rc = kf_consumer_assign(k->c, k->topic, parts, start, n, 30000, err);
+  /* This lane's share, compacted for the assignment. */
+  for (uint32_t p = 0; p < n; p++) {
+    if (p % nl != s->lane) continue;
+    k->mine[p] = true;
+    k->slot[p] = nmine;
+    parts[nmine] = (int32_t)p;
+    start[nmine++] = start[p];
+  }
+  if (!rc && nmine) rc = kf_consumer_assign(k->c, k->topic, parts, start, nmine, 30000, err);
   for (uint32_t p = 0; p < n && !rc; p++)
-    rc = kf_consumer_position(k->c, k->topic, (int32_t)p, &k->pos[p], err);
+    if (k->mine[p]) rc = kf_consumer_position(k->c, k->topic, (int32_t)p, &k->pos[p], err);
   if (!rc && bounded) {
     k->end = fl_calloc(n, sizeof *k->end);
     for (uint32_t p = 0; p < n && !rc; p++) {
+      if (!k->mine[p]) continue;
       int64_t low;
       rc = kf_consumer_watermarks(k->c, k->topic, (int32_t)p, true, 30000, &low, &k->end[p], err);
     }
@@ -110,7 +124,7 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
   fl_free(start);
   fl_free(parts);
   if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
-  s->nslots = n;
+  s->nslots = nmine;
   return FL_OK;
 }
 
@@ -147,7 +161,8 @@ static int ks_poll(st_source_t *s, ty_batch_t *b, uint32_t *part, int timeout_ms
   while (k->next < k->msgs.n && b->nrows < TY_BATCH_ROWS) {
     const kf_msg_t *m = &k->msgs.msgs[k->next];
     int32_t p = m->partition;
-    if (p < 0 || p >= k->nparts || m->offset < k->pos[p] || (k->end && m->offset >= k->end[p])) {
+    if (p < 0 || p >= k->nparts || !k->mine[p] || m->offset < k->pos[p] ||
+        (k->end && m->offset >= k->end[p])) {
       k->next++; /* beyond the bounded end, or already handed out */
       continue;
     }
@@ -162,7 +177,7 @@ static int ks_poll(st_source_t *s, ty_batch_t *b, uint32_t *part, int timeout_ms
       return st_source_option_error(s->table, "format", err);
     }
     if (used == 0) break; /* batch full */
-    if (b->nrows > before) part[before] = (uint32_t)p;
+    if (b->nrows > before) part[before] = k->slot[p];
     k->pos[p] = m->offset + 1;
     k->next++;
   }
@@ -177,7 +192,7 @@ static json_t *ks_position(st_source_t *s) {
   for (int32_t p = 0; p < k->nparts; p++) {
     char key[16];
     snprintf(key, sizeof key, "%d", p);
-    json_object_set_new(offs, key, json_integer(k->pos[p]));
+    if (k->mine[p]) json_object_set_new(offs, key, json_integer(k->pos[p]));
   }
   return json_pack("{s:s,s:s,s:o}", "kind", "kafka", "topic", k->topic, "offsets", offs);
 }
@@ -197,7 +212,7 @@ static void ks_committed(st_source_t *s, const json_t *pos) {
     char key[16];
     snprintf(key, sizeof key, "%d", p);
     json_t *o = json_object_get(offs, key);
-    if (!json_is_integer(o)) continue;
+    if (!k->mine[p] || !json_is_integer(o)) continue;
     parts[n] = p;
     next[n++] = json_integer_value(o);
   }
@@ -216,6 +231,8 @@ static void ks_free(st_source_t *s) {
   st_kafka_decoder_free(k->dec);
   fl_free(k->pos);
   fl_free(k->end);
+  fl_free(k->mine);
+  fl_free(k->slot);
   fl_free(k);
 }
 

@@ -566,3 +566,37 @@ def test_concurrent_writer_conflicts_are_retried(wh, tmp_path):
     assert [r for r in got if r[0] < 0] == sorted((-1 - k, "sql", 0) for k in range(8))
     assert [r for r in got if r[0] > 0] == datagen_expected(10000)
     check_summaries(wh, "db.shared", "shared")
+
+
+def test_parallelism_spreads_partitions_over_threads(kafka_broker, wh, tmp_path):
+    topic, parts = "run-par", 5
+    kafka_broker.create_topic(topic, parts)
+    produce_orders(kafka_broker, topic, 0, 2000, parts)
+    sql(wh, "CREATE TABLE db.par (id bigint, part integer, off bigint)")
+    sql(wh, "CREATE TABLE db.par_gen (id bigint, label varchar, triple bigint)")
+    body = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-par")
+    job = write_job(tmp_path, "par.sql",
+                    "SET 'execution.checkpointing.interval' = '100 ms';\n" + body +
+                    "INSERT INTO db.par SELECT id, part, off FROM orders WHERE id >= 0;\n")
+    # A streaming run on 3 threads, killed, then finished with --once.
+    p = start_job(wh, job, "--parallelism", 3)
+    produce_orders(kafka_broker, topic, 2000, 2000, parts)
+    time.sleep(0.8)
+    p.send_signal(signal.SIGKILL)
+    p.communicate(timeout=30)
+    proc = run_job(wh, job, "--once", "--parallelism", 3)
+    got = sorted((r["id"], r["part"], r["off"]) for r in rows_of(wh, "db.par"))
+    assert got == sorted((i, p, o) for i, c, a, p, o in expected_orders(4000, parts))
+    check_summaries(wh, "db.par", "par")
+    offs = json.loads(job_snapshots(wh, "db.par", "par")[-1]["floe.offsets"])
+    assert offs["orders"]["offsets"] == {str(q): len(range(q, 4000, parts)) for q in range(parts)}
+    # A generator is read by one thread only: no row twice.
+    gen = write_job(tmp_path, "par_gen.sql", DATAGEN_JOB.format(
+        interval="200 ms", rate=20000, rows=3000, table="par_gen"))
+    run_job(wh, gen, "--once", "--parallelism", 2)
+    assert table_tuples(wh, "db.par_gen") == datagen_expected(3000)
+    # Operators that hold rows of several partitions need one thread.
+    agg = write_job(tmp_path, "par_agg.sql", body +
+                    "INSERT INTO db.par SELECT max(id), 0, count(*) FROM orders;\n")
+    proc = run_job(wh, agg, "--once", "--parallelism", 2, check=False)
+    assert proc.returncode == 1 and "--parallelism above 1" in proc.stderr
