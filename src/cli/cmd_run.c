@@ -142,7 +142,7 @@ const cli_command_t cli_cmd_run = {
     .summary = "run a streaming job (Flink SQL) into Iceberg tables, exactly once",
     .usage =
         "usage: floe [--warehouse DIR] [--catalog URI] run JOB.sql [--once]\n"
-        "           [--job-id ID] [--checkpoint-interval 10s] [--parallelism 1]\n"
+        "           [--job-id ID] [--checkpoint-interval 10s] [--parallelism N]\n"
         "           [--log-file FILE] [--no-progress]\n\n"
         "Runs the job's INSERT INTO statements over its connector tables\n"
         "(CREATE TABLE ... WITH ('connector' = 'kafka' | 'datagen', ...)) into\n"
@@ -158,6 +158,8 @@ const cli_command_t cli_cmd_run = {
         "--job-id defaults to SET 'pipeline.name', else the file's base name.\n"
         "A JSON line per checkpoint and commit goes to standard error or\n"
         "--log-file; on a terminal a progress line shows events, events/s, the\n"
-        "watermark and the last checkpoint and commit. See docs/streaming.md.\n",
+        "watermark and the last checkpoint and commit. --parallelism N reads the\n"
+        "Kafka partitions on N worker threads (jobs of filters and projections).\n"
+        "See docs/streaming.md.\n",
     .run = run_job,
 };

@@ -11,7 +11,10 @@
  * batches, and every checkpoint interval take a checkpoint at that batch
  * boundary and commit it (docs/decisions/0008-checkpoint-commit-protocol.md).
  * It stops when *stop is set (a final checkpoint and commit first), or
- * when every source is bounded and has ended (--once).
+ * when every source is bounded and has ended (--once). With parallelism
+ * N the pipelines, sinks and Kafka sources exist once per lane, each lane
+ * polled by its own thread; checkpoints pause all lanes at a batch
+ * boundary.
  *
  * Test hook: the environment variable FLOE_FAULT_POINT makes the process
  * exit (status 86, no clean-up) at a chosen point of checkpoint N
