@@ -79,6 +79,9 @@ struct ex_query {
   uint32_t npending;
   struct node_stat *phase2_dummy; /* what pending meters point at meanwhile */
   ex_sink_t *sink;
+  ex_op_t *out; /* opts.sink, or &sink->op */
+  ex_stream_input_t *inputs; /* streaming inputs (connector table scans) */
+  uint32_t ninputs;
   const sql_plan_t *plan;
   ex_type_t *types;
   ex_progress_t *progress;
@@ -283,6 +286,17 @@ static bool same_layout(const ty_type_t *a, const ty_type_t *b) {
 }
 
 static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
+  if (p->u.scan.stream) {
+    if (q->nlanes != 1)
+      return fl_err_set(err, FL_EUNSUPPORTED, "a streaming query runs on one lane");
+    q->inputs = fl_realloc(q->inputs, (q->ninputs + 1) * sizeof *q->inputs);
+    q->inputs[q->ninputs++] = (ex_stream_input_t){.table = p->u.scan.stream,
+                                                  .columns = p->u.scan.columns,
+                                                  .ncols = p->ncols,
+                                                  .schema = schema_of(q, p),
+                                                  .op = L[0]};
+    return FL_OK;
+  }
   if (p->u.scan.meta) {
     ex_source_t *src;
     int rc = ex_meta_source_new(q->a, p, schema_of(q, p), L[0], &q->stop, &src, err);
@@ -814,6 +828,7 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   q->types = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *q->types);
   for (uint32_t i = 0; i < p->ncols; i++) q->types[i] = ex_type_of(&p->cols[i].type, a);
   q->sink = ex_sink_new(schema_of(q, p));
+  q->out = o && o->sink ? o->sink : &q->sink->op;
   uint32_t n = o && o->threads ? o->threads : ex_default_threads();
   if (n > EX_MAX_THREADS) n = EX_MAX_THREADS;
   q->nlanes = n;
@@ -827,7 +842,7 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   }
   int rc = FL_OK;
   if (n > 1) rc = fl_pool_new(n - 1, &q->pool, err);
-  if (!rc) rc = build(q, p, gathered(q, q->sink->op.out_schema, &q->sink->op), err);
+  if (!rc) rc = build(q, p, gathered(q, q->sink->op.out_schema, q->out), err);
   if (rc) {
     ex_query_free(q);
     return rc;
@@ -1030,5 +1045,47 @@ void ex_query_free(ex_query_t *q) {
   fl_free(q->srcs);
   fl_free(q->ops);
   fl_free(q->joins);
+  fl_free(q->inputs);
   fl_free(q);
+}
+
+uint32_t ex_query_stream_inputs(const ex_query_t *q) { return q->ninputs; }
+
+void ex_query_stream_input(const ex_query_t *q, uint32_t i, ex_stream_input_t *out) {
+  *out = q->inputs[i];
+}
+
+int ex_query_checkpoint(ex_query_t *q, fl_buf_t *w, fl_err_t *err) {
+  fl_buf_append_uvarint(w, q->nops);
+  fl_buf_t one;
+  fl_buf_init(&one);
+  int rc = FL_OK;
+  for (uint32_t i = 0; i < q->nops && !rc; i++) {
+    fl_buf_clear(&one);
+    rc = ex_op_checkpoint(q->ops[i], &one, err);
+    if (rc) break;
+    fl_buf_append_uvarint(w, one.len);
+    fl_buf_append(w, one.data, one.len);
+  }
+  fl_buf_free(&one);
+  return rc;
+}
+
+int ex_query_restore(ex_query_t *q, fl_rd_t *r, fl_err_t *err) {
+  uint64_t n;
+  int rc = fl_rd_uvarint(r, &n, err);
+  if (rc) return rc;
+  if (n != q->nops)
+    return fl_err_set(err, FL_ECORRUPT,
+                      "checkpointed state holds %llu operators, the query has %u (the job changed)",
+                      (unsigned long long)n, q->nops);
+  for (uint32_t i = 0; i < q->nops; i++) {
+    uint64_t len;
+    const uint8_t *p;
+    if ((rc = fl_rd_uvarint(r, &len, err)) || (rc = fl_rd_bytes(r, (size_t)len, &p, err))) return rc;
+    fl_rd_t one;
+    fl_rd_init(&one, p, (size_t)len, "operator state");
+    if ((rc = ex_op_restore(q->ops[i], &one, err))) return rc;
+  }
+  return FL_OK;
 }

@@ -132,6 +132,10 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
       return FL_OK;
     }
   }
+  if (q->n == 1 && b->o->nstreams) {
+    int rc = sql__bind_stream_scan(b, rel, out, scope);
+    if (rc != FL_ENOTFOUND) return rc;
+  }
   if (strchr(q->parts[q->n - 1].name, '$')) return sql__bind_meta_table(b, rel, out, scope);
   const char *ns, *name;
   ice_table_t *t;

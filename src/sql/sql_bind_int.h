@@ -217,6 +217,12 @@ int sql__travel(sql_binder_t *b, const sql_rel_t *rel, const ice_table_t *t, int
 int sql__bind_meta_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out,
                          sql_scope_t *scope);
 
+/* sql_bind_stream.c: a one-part name that is one of the job's connector
+ * tables (o->streams): its scan. FL_ENOTFOUND, no message set, when the
+ * name is not one. */
+int sql__bind_stream_scan(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out,
+                          sql_scope_t *scope);
+
 /* sql_bind_select.c: one SELECT with the query's ORDER BY (which may name
  * its input columns). */
 int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list_t *order,

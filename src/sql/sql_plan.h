@@ -283,6 +283,9 @@ struct sql_plan {
        * table (columns, snapshot as above; no filter, no limit); 0: none */
       int meta;
       const sql_files_t *files; /* a table function's files (table NULL); NULL: a table */
+      /* A streaming job's connector table (sql_stream.h; table NULL): the
+       * job runtime pushes its batches into the operators above. */
+      const struct sql_stream_table *stream;
     } scan;
     struct {
       sql_bexpr_t **cells; /* nrows * ncols constant expressions */
