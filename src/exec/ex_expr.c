@@ -460,3 +460,54 @@ int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows
   *out = x->out;
   return FL_OK;
 }
+
+int ex_expr_select(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
+                   uint32_t *sel, uint32_t *n, fl_err_t *err) {
+  int rc;
+  if (x->kind == SQL_BX_AND && !x->is_const) {
+    /* TRUE only where every operand is TRUE: rows an operand does not
+     * keep (FALSE or NULL) cannot come back, so later operands skip them. */
+    ex_rows_t cur = *rows;
+    for (uint32_t a = 0; a < x->nargs; a++) {
+      uint32_t m;
+      if ((rc = ex_expr_select(ctx, x->args[a], b, &cur, sel, &m, err))) return rc;
+      cur.sel = sel;
+      cur.n = m;
+      if (!m) break;
+    }
+    *n = cur.n;
+    return FL_OK;
+  }
+  const ty_vec_t *v;
+  if ((rc = ex_expr_eval(ctx, x, b, rows, &v, err))) return rc;
+  uint32_t m = 0;
+  if (v->len == 1 && rows->nrows != 1) {
+    /* A constant: all rows or none. */
+    if (ty_vec_is_valid(v, 0) && v->data[0])
+      for (uint32_t k = 0; k < rows->n; k++) sel[m++] = rows->sel ? rows->sel[k] : k;
+    *n = m;
+    return FL_OK;
+  }
+  const uint8_t *d = v->data;
+  if (v->null_count == 0) {
+    if (rows->sel) {
+      for (uint32_t k = 0; k < rows->n; k++) {
+        uint32_t i = rows->sel[k];
+        sel[m] = i;
+        m += d[i] != 0;
+      }
+    } else {
+      for (uint32_t i = 0; i < rows->n; i++) {
+        sel[m] = i;
+        m += d[i] != 0;
+      }
+    }
+  } else {
+    for (uint32_t k = 0; k < rows->n; k++) {
+      uint32_t i = rows->sel ? rows->sel[k] : k;
+      if (ty_vec_is_valid(v, i) && d[i]) sel[m++] = i;
+    }
+  }
+  *n = m;
+  return FL_OK;
+}

@@ -37,6 +37,15 @@ int ex_expr_compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, 
 /* Evaluates over the rows of b (rows: which ones; nrows = b->nrows). */
 int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
                  const ty_vec_t **out, fl_err_t *err);
+/*
+ * Evaluates boolean predicate x over the rows of b and writes the rows
+ * where it is TRUE (not FALSE, not NULL), in order, to sel (room for
+ * rows->n; sel may be rows->sel itself), their count to *n. A conjunction
+ * narrows the rows operand by operand: each one is evaluated only on the
+ * rows every earlier one kept.
+ */
+int ex_expr_select(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
+                   uint32_t *sel, uint32_t *n, fl_err_t *err);
 /* The result's SQL type and storage type. */
 const ex_type_t *ex_expr_type(const ex_expr_t *x);
 const ty_type_t *ex_expr_storage(const ex_expr_t *x);

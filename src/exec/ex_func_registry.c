@@ -302,7 +302,10 @@ void ex__valid_all(ty_vec_t *out, const ty_vec_t *const *args, size_t nargs,
   bool any_null = false;
   for (size_t a = 0; a < nargs; a++)
     if (args[a]->null_count) any_null = true;
-  if (!rows->sel && !any_null) {
+  if (!any_null) {
+    /* Rows outside the selection are not looked at; marking them valid
+     * too keeps the result free of nulls, so later kernels take their
+     * null-free paths. */
     memset(out->validity, 0xff, ((size_t)rows->nrows + 7) / 8);
     return;
   }

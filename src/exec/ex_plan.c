@@ -306,7 +306,9 @@ static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t 
                        .columns = p->u.scan.columns,
                        .ncolumns = p->ncols,
                        .case_sensitive = true,
-                       .limit = p->u.scan.limit};
+                       .limit = p->u.scan.limit,
+                       /* The Filter above the scan keeps the whole predicate. */
+                       .prune_only = true};
   if (o.snapshot_id < 0 && p->u.scan.ref) o.ref = p->u.scan.ref;
   ice_scan_t *s;
   int rc = ice_scan_plan(p->u.scan.table, &o, &s, err);

@@ -14,7 +14,8 @@
  *   2. equality deletes and the residual filter: the surviving rows'
  *      key columns (filter and equality ids) are converted into a key
  *      batch; rows whose null-safe key is in a delete set go, then the
- *      filter is evaluated exactly on what is left;
+ *      filter is evaluated exactly on what is left (not for a scan whose
+ *      filter only prunes, ice_scan_opts_t.prune_only);
  *   3. limit: the list is cut at the rows still wanted;
  *   4. output: the survivors' projected columns are converted into the
  *      output batch (a compact batch, no selection vector). When every
@@ -793,7 +794,7 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   /* Key columns: the filter's and the equality deletes'. */
   int32_t *kids = NULL;
   uint32_t nk = 0, kcap = 0;
-  if (s->filter) {
+  if (s->filter && !s->prune_only) {
     int32_t *fids;
     uint32_t nf;
     ice_expr_field_ids(ts->a, s->filter, &fids, &nf);
@@ -871,7 +872,7 @@ static int select_rows(ice_scan_t *s, task_state_t *ts, ty_batch_t *raw, int64_t
     else
       ts->sel[live++] = k;
   }
-  if (s->filter && live) {
+  if (s->filter && !s->prune_only && live) {
     uint32_t n;
     ty_batch_select(ts->key, ts->sel, live);
     rc = ice_expr_eval_batch(s->filter, ts->key_schema, ts->key, ts->sel, &n, err);
