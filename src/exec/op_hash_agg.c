@@ -93,6 +93,9 @@ typedef struct hash_agg {
   ty_vec_t **probe_cols;
   uint32_t *rows, *gids, *frows, *fgids, scratch_cap;
   uint8_t *tmp_state;
+  /* Few groups: packed small keys to their groups (NULL: not used). */
+  struct key_cache *kc;
+  uint32_t *miss_rows, *miss_k, *miss_gids;
   /* Spilling. */
   const ty_schema_t *spill_schema; /* table keys + "states" binary */
   ty_batch_t *spill_batch;
@@ -140,9 +143,130 @@ static void destroy_states(hash_agg_t *h) {
   h->ninit = 0;
 }
 
+/*
+ * The few-groups path. Most GROUP BYs with few groups have small keys
+ * (flags, dates, short codes): a row whose key columns are all non-null
+ * and fixed-width integers or strings of at most 15 bytes is packed into
+ * 16 bytes (integers as they are, a string as its length byte and its
+ * bytes; the layout depends only on the column types, so equal packings
+ * mean equal keys) and looked up in a small direct cache of the groups
+ * seen so far. Only the rows it misses go to the hash table, whose group
+ * numbers the cache then remembers, so the groups and their numbers are
+ * exactly the table's. The cache is emptied whenever the table is, and
+ * switched off for good once the table holds more groups than it keeps.
+ */
+#define KC_SLOTS 1024 /* power of two */
+#define KC_MAX_GROUPS 256
+
+typedef struct key_cache {
+  uint64_t k0[KC_SLOTS], k1[KC_SLOTS];
+  uint32_t gid[KC_SLOTS];
+  uint8_t used[KC_SLOTS];
+  bool off;
+} key_cache_t;
+
+static bool kc_type_ok(const ty_type_t *t) {
+  switch (t->kind) {
+    case TY_BOOLEAN:
+    case TY_INT:
+    case TY_DATE:
+    case TY_LONG:
+    case TY_TIME:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ:
+    case TY_TIMESTAMP_NS:
+    case TY_TIMESTAMPTZ_NS:
+    case TY_STRING:
+    case TY_BINARY: return true;
+    default: return false;
+  }
+}
+
+/* Packs row r's key into k[0..1]; false when it does not fit. */
+static inline bool kc_pack(const hash_agg_t *h, ty_vec_t *const *cols, uint32_t r, uint64_t k[2]) {
+  uint8_t buf[16] = {0};
+  size_t at = 0;
+  for (uint32_t c = 0; c < h->nkeys; c++) {
+    const ty_vec_t *v = cols[c];
+    if (v->null_count && ty_vec_is_null(v, r)) return false;
+    if (v->offsets) {
+      int32_t b = v->offsets[r], n = v->offsets[r + 1] - b;
+      if (n > 15 || at + 1 + (size_t)n > 16) return false;
+      buf[at++] = (uint8_t)n;
+      if (n) memcpy(buf + at, v->heap + b, (size_t)n);
+      at += (size_t)n;
+    } else {
+      size_t w = ty_value_width(v->type);
+      if (at + w > 16) return false;
+      memcpy(buf + at, v->data + (size_t)r * w, w);
+      at += w;
+    }
+  }
+  memcpy(k, buf, 16);
+  return true;
+}
+
+static inline uint32_t kc_slot(const uint64_t k[2]) {
+  uint64_t x = (k[0] ^ (k[1] * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+  return (uint32_t)(x >> 40) & (KC_SLOTS - 1);
+}
+
+static void kc_clear(hash_agg_t *h) {
+  if (h->kc) memset(h->kc->used, 0, sizeof h->kc->used);
+}
+
+static void kc_put(key_cache_t *kc, const uint64_t k[2], uint32_t gid) {
+  for (uint32_t s = kc_slot(k), p = 0; p < KC_SLOTS; p++, s = (s + 1) & (KC_SLOTS - 1)) {
+    if (kc->used[s] && (kc->k0[s] != k[0] || kc->k1[s] != k[1])) continue;
+    kc->used[s] = 1;
+    kc->k0[s] = k[0];
+    kc->k1[s] = k[1];
+    kc->gid[s] = gid;
+    return;
+  }
+}
+
+/* gids of rows[0..n) through the cache, the misses through the table. */
+static void kc_find_or_insert(hash_agg_t *h, uint32_t n) {
+  key_cache_t *kc = h->kc;
+  ty_vec_t *const *cols = h->probe_cols;
+  uint32_t m = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t r = h->rows[k];
+    uint64_t key[2];
+    if (kc_pack(h, cols, r, key)) {
+      uint32_t s = kc_slot(key);
+      while (kc->used[s]) {
+        if (kc->k0[s] == key[0] && kc->k1[s] == key[1]) break;
+        s = (s + 1) & (KC_SLOTS - 1);
+      }
+      if (kc->used[s]) {
+        h->gids[k] = kc->gid[s];
+        continue;
+      }
+    }
+    h->miss_rows[m] = r;
+    h->miss_k[m++] = k;
+  }
+  if (!m) return;
+  ex_ht_find_or_insert(h->ht, cols, h->miss_rows, m, NULL, h->miss_gids);
+  for (uint32_t j = 0; j < m; j++) h->gids[h->miss_k[j]] = h->miss_gids[j];
+  if (ex_ht_groups(h->ht) > KC_MAX_GROUPS) {
+    kc->off = true;
+    return;
+  }
+  for (uint32_t j = 0; j < m; j++) {
+    uint64_t key[2];
+    if (kc_pack(h, cols, h->miss_rows[j], key)) kc_put(kc, key, h->miss_gids[j]);
+  }
+}
+
 static void reserve_scratch(hash_agg_t *h, uint32_t n) {
   if (n <= h->scratch_cap) return;
   h->scratch_cap = n;
+  h->miss_rows = fl_realloc(h->miss_rows, n * sizeof *h->miss_rows);
+  h->miss_k = fl_realloc(h->miss_k, n * sizeof *h->miss_k);
+  h->miss_gids = fl_realloc(h->miss_gids, n * sizeof *h->miss_gids);
   h->rows = fl_realloc(h->rows, n * sizeof *h->rows);
   h->gids = fl_realloc(h->gids, n * sizeof *h->gids);
   h->frows = fl_realloc(h->frows, n * sizeof *h->frows);
@@ -276,7 +400,10 @@ static int agg_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   uint32_t nsets = h->nsets ? h->nsets : 1;
   for (uint32_t s = 0; s < nsets; s++) {
     set_probe_cols(h, b, s, b->nrows);
-    ex_ht_find_or_insert(h->ht, h->probe_cols, h->rows, n, NULL, h->gids);
+    if (h->kc && !h->kc->off)
+      kc_find_or_insert(h, n);
+    else
+      ex_ht_find_or_insert(h->ht, h->probe_cols, h->rows, n, NULL, h->gids);
     init_states(h, ex_ht_groups(h->ht));
     int rc = update_aggs(h, b, h->rows, h->gids, n, err);
     if (rc) return rc;
@@ -336,6 +463,7 @@ static int spill_table(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, f
   h->states_cap = 0;
   ex_ht_free(h->ht);
   h->ht = ex_ht_new(h->ktypes, h->ntable_keys);
+  kc_clear(h);
   return FL_OK;
 }
 
@@ -409,6 +537,7 @@ static int emit_partial(hash_agg_t *h, fl_err_t *err) {
   h->states_cap = 0;
   ex_ht_free(h->ht);
   h->ht = ex_ht_new(h->ktypes, h->ntable_keys);
+  kc_clear(h);
   return rc;
 }
 
@@ -438,6 +567,7 @@ static int emit_table(hash_agg_t *h, fl_err_t *err) {
   fl_free(rows);
   destroy_states(h);
   ex_ht_clear(h->ht);
+  kc_clear(h);
   return rc;
 }
 
@@ -592,6 +722,10 @@ static void agg_destroy(ex_op_t *op) {
   fl_free(h->gids);
   fl_free(h->frows);
   fl_free(h->fgids);
+  fl_free(h->miss_rows);
+  fl_free(h->miss_k);
+  fl_free(h->miss_gids);
+  fl_free(h->kc);
   fl_free(h->offsets);
   fl_free(h->ktypes);
   fl_free(h);
@@ -708,6 +842,9 @@ int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t
   h->out_batch = ty_batch_new(h->op.out_schema, TY_BATCH_ROWS);
   h->ht = ex_ht_new(ktypes, h->ntable_keys);
   h->ktypes = ktypes;
+  bool small_keys = o->nkeys > 0 && !o->nsets && o->phase != EX_AGG_FINAL;
+  for (uint32_t c = 0; c < o->nkeys && small_keys; c++) small_keys = kc_type_ok(ktypes[c]);
+  if (small_keys) h->kc = fl_calloc(1, sizeof *h->kc);
   h->null_cols = fl_calloc(o->nkeys ? o->nkeys : 1, sizeof *h->null_cols);
   for (uint32_t c = 0; c < o->nkeys; c++)
     h->null_cols[c] = ty_vec_new(fields[c].type, TY_BATCH_ROWS);
