@@ -132,6 +132,20 @@ static bool cmp_fast(int op, const ex_type_t *ta, const ex_type_t *tb, const ty_
     }                                             \
   } while (0)
   if (va->type->kind != vb->type->kind) return false;
+  if ((va->type->kind == TY_STRING || va->type->kind == TY_BINARY) && !mb && ma &&
+      (op == OP_EQ || op == OP_NE)) {
+    /* Equality with a constant string: lengths first, bytes only then. */
+    size_t cn;
+    const uint8_t *cp = ty_vec_get_bytes(vb, 0, &cn);
+    const int32_t *off = va->offsets;
+    const uint8_t *heap = va->heap;
+    const uint8_t ne = op == OP_NE;
+    EX_ROWS(rows, i) {
+      size_t l = (size_t)(off[i + 1] - off[i]);
+      o[i] = (uint8_t)((l == cn && (cn == 0 || memcmp(heap + off[i], cp, cn) == 0)) ^ ne);
+    }
+    return true;
+  }
   switch (va->type->kind) {
     case TY_BOOLEAN: CMP_OPS(uint8_t, va->data, vb->data); return true;
     case TY_INT:

@@ -478,6 +478,37 @@ int ex_expr_select(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_ro
     *n = cur.n;
     return FL_OK;
   }
+  if (x->kind == SQL_BX_OR && !x->is_const) {
+    /* TRUE where any operand is TRUE: each operand runs on the rows no
+     * earlier one made TRUE, and the rows are marked, then collected in
+     * their order. */
+    ensure_scratch(ctx, x, rows->nrows);
+    uint8_t *hit = x->which;
+    for (uint32_t k = 0; k < rows->n; k++) hit[rows->sel ? rows->sel[k] : k] = 0;
+    ex_rows_t rest = *rows;
+    for (uint32_t a = 0; a < x->nargs && rest.n; a++) {
+      uint32_t m;
+      if ((rc = ex_expr_select(ctx, x->args[a], b, &rest, x->rows_c, &m, err))) return rc;
+      if (!m) continue;
+      for (uint32_t j = 0; j < m; j++) hit[x->rows_c[j]] = 1;
+      uint32_t nr = 0;
+      for (uint32_t k = 0; k < rest.n; k++) {
+        uint32_t i = rest.sel ? rest.sel[k] : k;
+        x->rows_b[nr] = i;
+        nr += !hit[i];
+      }
+      rest.sel = x->rows_b;
+      rest.n = nr;
+    }
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < rows->n; k++) {
+      uint32_t i = rows->sel ? rows->sel[k] : k;
+      sel[m] = i;
+      m += hit[i];
+    }
+    *n = m;
+    return FL_OK;
+  }
   const ty_vec_t *v;
   if ((rc = ex_expr_eval(ctx, x, b, rows, &v, err))) return rc;
   uint32_t m = 0;

@@ -42,7 +42,8 @@ int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows
  * where it is TRUE (not FALSE, not NULL), in order, to sel (room for
  * rows->n; sel may be rows->sel itself), their count to *n. A conjunction
  * narrows the rows operand by operand: each one is evaluated only on the
- * rows every earlier one kept.
+ * rows every earlier one kept; a disjunction evaluates each operand only
+ * on the rows no earlier one made TRUE.
  */
 int ex_expr_select(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
                    uint32_t *sel, uint32_t *n, fl_err_t *err);

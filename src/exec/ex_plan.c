@@ -443,14 +443,7 @@ static int residual_filter(void *arg, const ty_batch_t *pairs, uint32_t *sel, ui
   *nsel = 0;
   if (!pairs->nrows) return FL_OK;
   ex_rows_t rows = {.nrows = pairs->nrows, .sel = NULL, .n = pairs->nrows};
-  const ty_vec_t *v;
-  int rc = ex_expr_eval(r->ctx, r->x, pairs, &rows, &v, err);
-  if (rc) return rc;
-  uint32_t m = v->len == 1 ? 0 : UINT32_MAX, n = 0;
-  for (uint32_t i = 0; i < pairs->nrows; i++)
-    if (ty_vec_is_valid(v, i & m) && v->data[i & m]) sel[n++] = i;
-  *nsel = n;
-  return FL_OK;
+  return ex_expr_select(r->ctx, r->x, pairs, &rows, sel, nsel, err);
 }
 
 /* A copy of e with column c renumbered to c < nl ? c + nr : c - nl (the
