@@ -41,7 +41,23 @@ struct ex_expr {
   uint32_t *rows_a, *rows_b, *rows_c;
   uint8_t *which;
   uint32_t cap;
+  /* A common subexpression (ex_cse_t): its result is kept for the batch
+   * of epoch memo_at and handed out again while *epoch stays there. */
+  const uint64_t *epoch;
+  uint64_t memo_at;
+  const ty_vec_t *memo;
 };
+
+struct ex_cse {
+  const sql_bexpr_t **src;
+  ex_expr_t **node;
+  uint32_t n, cap;
+  uint64_t epoch;
+};
+
+ex_cse_t *ex_cse_new(ex_ctx_t *ctx) { return fl_arena_zalloc(ctx->arena, sizeof(ex_cse_t)); }
+
+void ex_cse_next_batch(ex_cse_t *cse) { cse->epoch++; }
 
 ex_type_t ex_type_of(const sql_dtype_t *t, fl_arena_t *a) {
   ex_type_t r = {.kind = (ex_tkind_t)t->kind, .precision = t->precision, .scale = t->scale};
@@ -131,8 +147,8 @@ static void ensure_scratch(ex_ctx_t *ctx, ex_expr_t *x, uint32_t nrows) {
   x->cap = cap;
 }
 
-static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
-                   fl_err_t *err);
+static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                   ex_expr_t **out, fl_err_t *err);
 
 static bool deterministic(const ex_expr_t *x) {
   if (x->call && (x->call->r.fn->flags & EX_FN_NONDET)) return false;
@@ -185,8 +201,53 @@ static int run_subquery(ex_ctx_t *ctx, sql_plan_t *plan, const ty_type_t *storag
   return FL_OK;
 }
 
-static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
-                   fl_err_t *err) {
+/* Whether the arguments of a node of this kind are evaluated on every row
+ * of the node's rows (not lazily on some, as AND, OR, CASE, COALESCE do). */
+static bool eager(sql_bx_kind_t k) {
+  return k == SQL_BX_CALL || k == SQL_BX_CAST || k == SQL_BX_FIELD;
+}
+
+static int compile_node(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                        ex_expr_t **out, fl_err_t *err);
+
+/*
+ * With cse, a call or cast equal to one compiled before is that node
+ * again, evaluated once per batch. Only nodes evaluated eagerly on the
+ * whole batch take part: every evaluation of a shared node in a batch
+ * then has the same rows, so the kept result is the right one.
+ */
+static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                   ex_expr_t **out, fl_err_t *err) {
+  bool share = cse && (e->kind == SQL_BX_CALL || e->kind == SQL_BX_CAST);
+  if (share)
+    for (uint32_t i = 0; i < cse->n; i++)
+      if (sql_bexpr_equal(cse->src[i], e)) {
+        ex_expr_t *x = cse->node[i];
+        x->epoch = &cse->epoch;
+        *out = x;
+        return FL_OK;
+      }
+  int rc = compile_node(ctx, e, in, cse, out, err);
+  if (rc || !share || (*out)->is_const || !deterministic(*out)) return rc;
+  if (cse->n == cse->cap) {
+    uint32_t nc = cse->cap ? 2 * cse->cap : 8;
+    const sql_bexpr_t **src = fl_arena_alloc(ctx->arena, nc * sizeof *src);
+    ex_expr_t **node = fl_arena_alloc(ctx->arena, nc * sizeof *node);
+    if (cse->n) {
+      memcpy(src, cse->src, cse->n * sizeof *src);
+      memcpy(node, cse->node, cse->n * sizeof *node);
+    }
+    cse->src = src;
+    cse->node = node;
+    cse->cap = nc;
+  }
+  cse->src[cse->n] = e;
+  cse->node[cse->n++] = *out;
+  return FL_OK;
+}
+
+static int compile_node(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                        ex_expr_t **out, fl_err_t *err) {
   ex_expr_t *x = fl_arena_zalloc(ctx->arena, sizeof *x);
   x->kind = e->kind;
   x->type = ex_type_of(&e->type, ctx->arena);
@@ -197,7 +258,8 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
     x->args = fl_arena_zalloc(ctx->arena, e->nargs * sizeof *x->args);
     x->argv = fl_arena_zalloc(ctx->arena, e->nargs * sizeof *x->argv);
     for (uint32_t i = 0; i < e->nargs; i++)
-      if ((rc = compile(ctx, e->args[i], in, &x->args[i], err))) return rc;
+      if ((rc = compile(ctx, e->args[i], in, eager(e->kind) ? cse : NULL, &x->args[i], err)))
+        return rc;
   }
   switch (e->kind) {
     case SQL_BX_COL:
@@ -296,7 +358,12 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
 
 int ex_expr_compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
                     fl_err_t *err) {
-  return compile(ctx, e, in, out, err);
+  return compile(ctx, e, in, NULL, out, err);
+}
+
+int ex_expr_compile_cse(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                        ex_expr_t **out, fl_err_t *err) {
+  return compile(ctx, e, in, cse, out, err);
 }
 
 const ex_type_t *ex_expr_type(const ex_expr_t *x) { return &x->type; }
@@ -408,8 +475,25 @@ static int eval_in_query(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const
   return FL_OK;
 }
 
+static int eval_node(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
+                     const ty_vec_t **out, fl_err_t *err);
+
 int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
                  const ty_vec_t **out, fl_err_t *err) {
+  if (!x->epoch) return eval_node(ctx, x, b, rows, out, err);
+  if (x->memo_at == *x->epoch) {
+    *out = x->memo;
+    return FL_OK;
+  }
+  int rc = eval_node(ctx, x, b, rows, out, err);
+  if (rc) return rc;
+  x->memo = *out;
+  x->memo_at = *x->epoch;
+  return FL_OK;
+}
+
+static int eval_node(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
+                     const ty_vec_t **out, fl_err_t *err) {
   if (x->is_const) {
     *out = x->out;
     return FL_OK;

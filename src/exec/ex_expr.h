@@ -34,6 +34,19 @@ sql_dtype_t ex_dtype_of(const ex_type_t *t, fl_arena_t *a);
 /* Compiles e (over input columns of `in`) for evaluation in ctx. */
 int ex_expr_compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
                     fl_err_t *err);
+/*
+ * Common subexpressions of expressions compiled together over one input
+ * (a projection's): a call or cast that occurs again is compiled once and
+ * evaluated once per batch. ex_cse_next_batch must be called before the
+ * expressions are evaluated over each new batch, and every expression
+ * compiled with one ex_cse_t must be evaluated over the same rows of a
+ * batch. Lives in ctx's arena.
+ */
+typedef struct ex_cse ex_cse_t;
+ex_cse_t *ex_cse_new(ex_ctx_t *ctx);
+void ex_cse_next_batch(ex_cse_t *cse);
+int ex_expr_compile_cse(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                        ex_expr_t **out, fl_err_t *err);
 /* Evaluates over the rows of b (rows: which ones; nrows = b->nrows). */
 int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
                  const ty_vec_t **out, fl_err_t *err);
