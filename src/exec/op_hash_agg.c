@@ -80,6 +80,7 @@ typedef struct hash_agg {
   uint64_t *sets;
   ex_agg_spec_t *aggs;
   size_t *offsets; /* per aggregate, within a group's states */
+  bool *dup;       /* per aggregate: shares an earlier one's state */
   size_t stride;
   ex_ht_t *ht;
   const ty_type_t **ktypes; /* table key types */
@@ -182,27 +183,43 @@ static bool kc_type_ok(const ty_type_t *t) {
   }
 }
 
-/* Packs row r's key into k[0..1]; false when it does not fit. */
-static inline bool kc_pack(const hash_agg_t *h, ty_vec_t *const *cols, uint32_t r, uint64_t k[2]) {
-  uint8_t buf[16] = {0};
-  size_t at = 0;
+/* Packs row r's key into k[0..1]; false when it does not fit. The key is
+ * built in a 128-bit register: bytes stored and reloaded as words would
+ * stall every row on store forwarding. */
+static inline __attribute__((always_inline)) bool kc_pack(const hash_agg_t *h,
+                                                          ty_vec_t *const *cols, uint32_t r,
+                                                          uint64_t k[2]) {
+  unsigned __int128 key = 0;
+  uint32_t at = 0;
   for (uint32_t c = 0; c < h->nkeys; c++) {
     const ty_vec_t *v = cols[c];
     if (v->null_count && ty_vec_is_null(v, r)) return false;
+    unsigned __int128 x;
+    uint32_t w;
     if (v->offsets) {
       int32_t b = v->offsets[r], n = v->offsets[r + 1] - b;
-      if (n > 15 || at + 1 + (size_t)n > 16) return false;
-      buf[at++] = (uint8_t)n;
-      if (n) memcpy(buf + at, v->heap + b, (size_t)n);
-      at += (size_t)n;
+      if (n > 15) return false;
+      w = (uint32_t)n + 1;
+      x = (unsigned)n;
+      for (int32_t j = 0; j < n; j++) x |= (unsigned __int128)v->heap[b + j] << (8 * (j + 1));
     } else {
-      size_t w = ty_value_width(v->type);
-      if (at + w > 16) return false;
-      memcpy(buf + at, v->data + (size_t)r * w, w);
-      at += w;
+      w = (uint32_t)ty_value_width(v->type);
+      switch (w) {
+        case 1: x = v->data[r]; break;
+        case 4: x = ((const uint32_t *)v->data)[r]; break;
+        default: {
+          uint64_t q;
+          memcpy(&q, v->data + (size_t)r * 8, 8);
+          x = q;
+        }
+      }
     }
+    if (at + w > 16) return false;
+    key |= x << (8 * at);
+    at += w;
   }
-  memcpy(k, buf, 16);
+  k[0] = (uint64_t)key;
+  k[1] = (uint64_t)(key >> 64);
   return true;
 }
 
@@ -286,6 +303,7 @@ static int update_aggs(hash_agg_t *h, const ty_batch_t *b, const uint32_t *rows,
     for (uint32_t k = 0; k < n; k++) __builtin_prefetch(h->states + (size_t)gids[k] * h->stride, 1);
   for (uint32_t i = 0; i < h->naggs; i++) {
     const ex_agg_spec_t *s = &h->aggs[i];
+    if (h->dup[i]) continue;
     const uint32_t *r = rows, *g = gids;
     uint32_t m = n;
     if (s->filter_col >= 0) {
@@ -493,7 +511,7 @@ static int merge_batch(hash_agg_t *h, const ty_batch_t *sb, fl_err_t *err) {
         uint8_t *tmp = h->tmp_state + h->offsets[i];
         a->fn->init(a, tmp);
         rc = a->fn->deserialize(a, tmp, &r, err);
-        if (!rc) rc = a->fn->combine(a, st + h->offsets[i], tmp, err);
+        if (!rc && !h->dup[i]) rc = a->fn->combine(a, st + h->offsets[i], tmp, err);
         if (a->fn->destroy) a->fn->destroy(a, tmp);
       }
       if (rc) return fl_err_prefix(err, "%s: ", a->name);
@@ -727,6 +745,7 @@ static void agg_destroy(ex_op_t *op) {
   fl_free(h->miss_gids);
   fl_free(h->kc);
   fl_free(h->offsets);
+  fl_free(h->dup);
   fl_free(h->ktypes);
   fl_free(h);
 }
@@ -740,6 +759,32 @@ static const ex_op_vt_t hash_agg_vt = {
     .restore = agg_restore,
     .destroy = agg_destroy,
 };
+
+/*
+ * An earlier aggregate whose state would always equal that of aggregate i
+ * (sum(x) and avg(x): the same update over the same argument and FILTER),
+ * or -1. Such aggregates share one state, updated and combined once;
+ * each still finalizes, serializes and deserializes it as its own (the
+ * bytes are the same), so the spill and partial formats do not change.
+ * Only for states that hold no heap.
+ */
+static int32_t same_state(const ex_agg_spec_t *aggs, uint32_t i) {
+  const ex_agg_spec_t *s = &aggs[i];
+  const ex_agg_t *a = s->agg;
+  if (a->distinct || a->fn->destroy || !a->arg) return -1;
+  for (uint32_t j = 0; j < i; j++) {
+    const ex_agg_spec_t *t = &aggs[j];
+    const ex_agg_t *b = t->agg;
+    if (b->distinct || b->fn->destroy || !b->arg) continue;
+    if (a->fn->update == b->fn->update && a->fn->combine == b->fn->combine &&
+        a->fn->init == b->fn->init && a->fn->state_size == b->fn->state_size &&
+        s->arg_col == t->arg_col && s->filter_col == t->filter_col &&
+        ty_type_equal(a->arg, b->arg) && a->variant == b->variant && a->param == b->param &&
+        a->inner == NULL && b->inner == NULL)
+      return (int32_t)j;
+  }
+  return -1;
+}
 
 int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *o, ex_op_t *next,
                     ex_op_t **out, fl_err_t *err) {
@@ -798,8 +843,15 @@ int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t
   h->aggs = fl_arena_memdup(arena, o->aggs, (o->naggs ? o->naggs : 1) * sizeof *o->aggs);
   h->offsets = fl_calloc(o->naggs ? o->naggs : 1, sizeof *h->offsets);
   size_t off = 0, align = 8;
+  h->dup = fl_calloc(o->naggs ? o->naggs : 1, sizeof *h->dup);
   for (uint32_t i = 0; i < o->naggs; i++) {
     const ex_agg_fn_t *fn = o->aggs[i].agg->fn;
+    int32_t j = same_state(o->aggs, i);
+    if (j >= 0) {
+      h->offsets[i] = h->offsets[j];
+      h->dup[i] = true;
+      continue;
+    }
     off = ex_agg_align(off, fn->state_align);
     h->offsets[i] = off;
     off += fn->state_size;
