@@ -46,6 +46,10 @@ struct ex_expr {
   const uint64_t *epoch;
   uint64_t memo_at;
   const ty_vec_t *memo;
+  /* AND: its conjuncts (nested ANDs flattened), cheapest first, for
+   * ex_expr_select. */
+  ex_expr_t **conj;
+  uint32_t nconj;
 };
 
 struct ex_cse {
@@ -356,6 +360,70 @@ static int compile_node(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *
   return FL_OK;
 }
 
+/* A rough relative cost per row of evaluating x: fixed-width work is
+ * cheap, strings and other functions dearer. */
+static uint32_t cost(const ex_expr_t *x) {
+  if (x->is_const || x->kind == SQL_BX_COL) return 0;
+  uint32_t c = 1;
+  if (x->storage->kind == TY_STRING || x->storage->kind == TY_BINARY) c += 3;
+  for (uint32_t i = 0; i < x->nargs; i++) {
+    const ex_expr_t *a = x->args[i];
+    c += cost(a);
+    if (a->kind == SQL_BX_COL && !ty_value_width(a->storage)) c += 3;
+    if (a->kind == SQL_BX_COL) c += 1;
+  }
+  if (x->kind == SQL_BX_CALL && x->call && x->call->r.fn->kernel) {
+    const char *n = x->call->r.fn->name;
+    bool cmp = !strcmp(n, "=") || !strcmp(n, "<") || !strcmp(n, "<=") || !strcmp(n, ">") ||
+               !strcmp(n, ">=") || !strcmp(n, "<>") || !strcmp(n, "between");
+    if (!cmp) c += 4;
+  }
+  return c;
+}
+
+static void add_conjuncts(ex_ctx_t *ctx, ex_expr_t *x, ex_expr_t ***v, uint32_t *n, uint32_t *cap) {
+  for (uint32_t i = 0; i < x->nargs; i++) {
+    ex_expr_t *a = x->args[i];
+    if (a->kind == SQL_BX_AND && !a->is_const && !a->epoch) {
+      add_conjuncts(ctx, a, v, n, cap);
+      continue;
+    }
+    if (*n == *cap) {
+      uint32_t nc = *cap ? 2 * *cap : 8;
+      ex_expr_t **w = fl_arena_alloc(ctx->arena, nc * sizeof *w);
+      if (*n) memcpy(w, *v, *n * sizeof *w);
+      *v = w;
+      *cap = nc;
+    }
+    (*v)[(*n)++] = a;
+  }
+}
+
+/* Orders the conjuncts of every AND below x for ex_expr_select. */
+static void order_conjuncts(ex_ctx_t *ctx, ex_expr_t *x) {
+  for (uint32_t i = 0; i < x->nargs; i++) order_conjuncts(ctx, x->args[i]);
+  if (x->kind != SQL_BX_AND || x->is_const || x->conj) return;
+  uint32_t n = 0, cap = 0;
+  ex_expr_t **v = NULL;
+  add_conjuncts(ctx, x, &v, &n, &cap);
+  /* Insertion sort by cost, stable: equal costs keep the query's order. */
+  for (uint32_t i = 1; i < n; i++) {
+    ex_expr_t *t = v[i];
+    uint32_t ct = cost(t), j = i;
+    for (; j > 0 && cost(v[j - 1]) > ct; j--) v[j] = v[j - 1];
+    v[j] = t;
+  }
+  x->conj = v;
+  x->nconj = n;
+}
+
+int ex_expr_compile_pred(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in,
+                         ex_expr_t **out, fl_err_t *err) {
+  int rc = compile(ctx, e, in, NULL, out, err);
+  if (rc == FL_OK) order_conjuncts(ctx, *out);
+  return rc;
+}
+
 int ex_expr_compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
                     fl_err_t *err) {
   return compile(ctx, e, in, NULL, out, err);
@@ -552,9 +620,11 @@ int ex_expr_select(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_ro
     /* TRUE only where every operand is TRUE: rows an operand does not
      * keep (FALSE or NULL) cannot come back, so later operands skip them. */
     ex_rows_t cur = *rows;
-    for (uint32_t a = 0; a < x->nargs; a++) {
+    uint32_t na = x->conj ? x->nconj : x->nargs;
+    for (uint32_t a = 0; a < na; a++) {
       uint32_t m;
-      if ((rc = ex_expr_select(ctx, x->args[a], b, &cur, sel, &m, err))) return rc;
+      ex_expr_t *arg = x->conj ? x->conj[a] : x->args[a];
+      if ((rc = ex_expr_select(ctx, arg, b, &cur, sel, &m, err))) return rc;
       cur.sel = sel;
       cur.n = m;
       if (!m) break;

@@ -34,6 +34,12 @@ sql_dtype_t ex_dtype_of(const ex_type_t *t, fl_arena_t *a);
 /* Compiles e (over input columns of `in`) for evaluation in ctx. */
 int ex_expr_compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
                     fl_err_t *err);
+/* ex_expr_compile for a predicate given to ex_expr_select: the operands
+ * of its conjunctions (nested ones flattened) are also put in an order of
+ * rising estimated cost, so cheap fixed-width tests thin the rows before
+ * string tests and function calls run. */
+int ex_expr_compile_pred(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in,
+                         ex_expr_t **out, fl_err_t *err);
 /*
  * Common subexpressions of expressions compiled together over one input
  * (a projection's): a call or cast that occurs again is compiled once and

@@ -474,7 +474,7 @@ static int compile_residual(ex_query_t *q, ex_ctx_t *ctx, const sql_plan_t *p,
   for (uint32_t i = 0; i < np + nb; i++) f[i].id = (int32_t)i + 1;
   residual_t *r = fl_arena_zalloc(q->a, sizeof *r);
   r->ctx = ctx;
-  int rc = ex_expr_compile(ctx, e, ty_schema_new(q->a, 0, f, np + nb), &r->x, err);
+  int rc = ex_expr_compile_pred(ctx, e, ty_schema_new(q->a, 0, f, np + nb), &r->x, err);
   if (rc) return rc;
   *out = r;
   return FL_OK;

@@ -68,7 +68,7 @@ static const ex_op_vt_t filter_vt = {
 int ex_filter_new(ex_ctx_t *ctx, const ty_schema_t *in, const sql_bexpr_t *pred, ex_op_t *next,
                   ex_op_t **out, fl_err_t *err) {
   ex_expr_t *x;
-  int rc = ex_expr_compile(ctx, pred, in, &x, err);
+  int rc = ex_expr_compile_pred(ctx, pred, in, &x, err);
   if (rc) return rc;
   filter_op_t *f = fl_calloc(1, sizeof *f);
   f->op.vt = &filter_vt;
