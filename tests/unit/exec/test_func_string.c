@@ -99,6 +99,12 @@ TEST(like_patterns) {
   CHECK_STR(FTN("like", "varchar;varchar", 3, "mississippi", "%iss%ppi", "mississippi", "m%s_s%i",
                 "abc", "a%c%d"),
             "true|true|false");
+  /* Literals and '%' only: anchored ends, leftmost literals, no overlap. */
+  CHECK_STR(FTN("like", "varchar;varchar", 11, "a", "a%a", "aa", "a%a", "aXbYc", "%b%c", "abc",
+                "a%%c", "special requests", "%special%requests%", "requests special",
+                "%special%requests%", "xabab", "%ab%ab", "abab", "ab%ab", "aba", "ab%ab", "", "",
+                "a", ""),
+            "false|true|true|true|true|false|true|true|false|true|false");
   CHECK_STR(FTN("like", "varchar;varchar;varchar", 3, "a%b", "a\\%b", "\\", "axb", "a\\%b", "\\",
                 "a_b", "a#_b", "#"),
             "true|false|true");
