@@ -322,8 +322,13 @@ void ex__out_end(ty_vec_t *out) {
   uint32_t n = out->len, valid = 0;
   /* Bits past len in the last byte must not count. */
   if (n & 7) out->validity[n >> 3] &= (uint8_t)((1u << (n & 7)) - 1);
-  for (uint32_t b = 0; b < n / 8 + ((n & 7) != 0); b++)
-    valid += (uint32_t)__builtin_popcount(out->validity[b]);
+  uint32_t nb = n / 8 + ((n & 7) != 0), b = 0;
+  for (; b + 8 <= nb; b += 8) {
+    uint64_t w;
+    memcpy(&w, out->validity + b, 8);
+    valid += (uint32_t)__builtin_popcountll(w);
+  }
+  for (; b < nb; b++) valid += (uint32_t)__builtin_popcount(out->validity[b]);
   out->null_count = n - valid;
   if (out->offsets) {
     int32_t end = out->type->kind == TY_LIST || out->type->kind == TY_MAP

@@ -840,7 +840,12 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
 static int select_rows(ice_scan_t *s, task_state_t *ts, ty_batch_t *raw, int64_t first_pos,
                        uint32_t *count, fl_err_t *err) {
   uint32_t m = 0;
-  for (uint32_t k = 0; k < raw->nrows; k++) {
+  if (ts->pos_i >= ts->npos) {
+    /* No position deletes left: every row survives this step. */
+    for (uint32_t k = 0; k < raw->nrows; k++) ts->rows[k] = k;
+    m = raw->nrows;
+  }
+  for (uint32_t k = m; k < raw->nrows; k++) {
     if (ts->pos_i < ts->npos) {
       int64_t p = first_pos + k;
       while (ts->pos_i < ts->npos && ts->pos[ts->pos_i] < p) ts->pos_i++;
