@@ -9,7 +9,9 @@
  *   real/double  IEEE 754: x / 0 is +-Infinity or NaN, no errors.
  *   decimal    result precision and scale by Trino's rules (see ret_*),
  *              exact 128-bit arithmetic, HALF_UP rounding of quotients,
- *              "Decimal overflow" beyond the result precision.
+ *              "Decimal overflow" beyond the result precision; + - * of
+ *              operands that fit in 64 bits take a branch-free fast loop
+ *              (dec_fast) that falls back to the exact one on any misfit.
  */
 #include <math.h>
 #include <stdio.h>
