@@ -6,8 +6,8 @@
  * (less, equal, greater, unordered) per row; a small table maps the
  * outcome to the operator's answer, so there is one loop per layout, not
  * per operator; fixed-width layouts (and string equality with a constant)
- * also have one direct loop per operator (cmp_fast). Strings and binaries compare as unsigned bytes (UTF-8
- * byte order is code point order); decimals of different scales compare
+ * also have one direct loop per operator (cmp_fast). Strings and binaries
+ * compare as unsigned bytes (UTF-8 byte order is code point order); decimals of different scales compare
  * exactly; doubles follow IEEE 754 (NaN is unordered: NaN = NaN is false,
  * NaN <> NaN true) except for IS DISTINCT FROM, where NaN is not distinct
  * from NaN and -0.0 equals 0.0, as in Trino.
