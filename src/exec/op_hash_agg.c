@@ -96,7 +96,7 @@ typedef struct hash_agg {
   uint8_t *tmp_state;
   /* Few groups: packed small keys to their groups (NULL: not used). */
   struct key_cache *kc;
-  uint32_t *miss_rows, *miss_k, *miss_gids;
+  uint32_t *miss_rows, *miss_k, *miss_gids, *srows, *sgids;
   /* Spilling. */
   const ty_schema_t *spill_schema; /* table keys + "states" binary */
   ty_batch_t *spill_batch;
@@ -284,6 +284,8 @@ static void reserve_scratch(hash_agg_t *h, uint32_t n) {
   h->miss_rows = fl_realloc(h->miss_rows, n * sizeof *h->miss_rows);
   h->miss_k = fl_realloc(h->miss_k, n * sizeof *h->miss_k);
   h->miss_gids = fl_realloc(h->miss_gids, n * sizeof *h->miss_gids);
+  h->srows = fl_realloc(h->srows, n * sizeof *h->srows);
+  h->sgids = fl_realloc(h->sgids, n * sizeof *h->sgids);
   h->rows = fl_realloc(h->rows, n * sizeof *h->rows);
   h->gids = fl_realloc(h->gids, n * sizeof *h->gids);
   h->frows = fl_realloc(h->frows, n * sizeof *h->frows);
@@ -295,8 +297,33 @@ static void reserve_scratch(hash_agg_t *h, uint32_t n) {
 }
 
 /* Folds rows[0..n) of batch b into groups gids[0..n). */
+/*
+ * With few groups (the key cache on, so at most KC_MAX_GROUPS), the rows
+ * are ordered by group with a stable counting sort before the aggregates
+ * run: each group's rows then come in one run, in their arrival order, so
+ * an update can keep a group's state in registers along the run (sum,
+ * count) and every order-sensitive aggregate sees the same order as
+ * without the sort.
+ */
+static void sort_by_group(hash_agg_t *h, const uint32_t *rows, const uint32_t *gids, uint32_t n) {
+  uint32_t at[KC_MAX_GROUPS + 2] = {0};
+  uint32_t ng = ex_ht_groups(h->ht);
+  for (uint32_t k = 0; k < n; k++) at[gids[k] + 1]++;
+  for (uint32_t g = 1; g <= ng; g++) at[g] += at[g - 1];
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t j = at[gids[k]]++;
+    h->srows[j] = rows[k];
+    h->sgids[j] = gids[k];
+  }
+}
+
 static int update_aggs(hash_agg_t *h, const ty_batch_t *b, const uint32_t *rows,
                        const uint32_t *gids, uint32_t n, fl_err_t *err) {
+  if (h->kc && !h->kc->off && ex_ht_groups(h->ht) <= KC_MAX_GROUPS && n >= 64) {
+    sort_by_group(h, rows, gids, n);
+    rows = h->srows;
+    gids = h->sgids;
+  }
   /* The states of a batch's groups are scattered over a large array; fetch
    * them all before the first aggregate walks them. */
   if (h->ninit > 4096)
@@ -743,6 +770,8 @@ static void agg_destroy(ex_op_t *op) {
   fl_free(h->miss_rows);
   fl_free(h->miss_k);
   fl_free(h->miss_gids);
+  fl_free(h->srows);
+  fl_free(h->sgids);
   fl_free(h->kc);
   fl_free(h->offsets);
   fl_free(h->dup);
