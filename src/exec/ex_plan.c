@@ -320,7 +320,9 @@ static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t 
                        .columns = p->u.scan.columns,
                        .ncolumns = p->ncols,
                        .case_sensitive = true,
-                       .limit = p->u.scan.limit};
+                       .limit = p->u.scan.limit,
+                       /* The Filter above the scan keeps the whole predicate. */
+                       .prune_only = true};
   if (o.snapshot_id < 0 && p->u.scan.ref) o.ref = p->u.scan.ref;
   ice_scan_t *s;
   int rc = ice_scan_plan(p->u.scan.table, &o, &s, err);
@@ -455,14 +457,7 @@ static int residual_filter(void *arg, const ty_batch_t *pairs, uint32_t *sel, ui
   *nsel = 0;
   if (!pairs->nrows) return FL_OK;
   ex_rows_t rows = {.nrows = pairs->nrows, .sel = NULL, .n = pairs->nrows};
-  const ty_vec_t *v;
-  int rc = ex_expr_eval(r->ctx, r->x, pairs, &rows, &v, err);
-  if (rc) return rc;
-  uint32_t m = v->len == 1 ? 0 : UINT32_MAX, n = 0;
-  for (uint32_t i = 0; i < pairs->nrows; i++)
-    if (ty_vec_is_valid(v, i & m) && v->data[i & m]) sel[n++] = i;
-  *nsel = n;
-  return FL_OK;
+  return ex_expr_select(r->ctx, r->x, pairs, &rows, sel, nsel, err);
 }
 
 /* A copy of e with column c renumbered to c < nl ? c + nr : c - nl (the
@@ -493,7 +488,7 @@ static int compile_residual(ex_query_t *q, ex_ctx_t *ctx, const sql_plan_t *p,
   for (uint32_t i = 0; i < np + nb; i++) f[i].id = (int32_t)i + 1;
   residual_t *r = fl_arena_zalloc(q->a, sizeof *r);
   r->ctx = ctx;
-  int rc = ex_expr_compile(ctx, e, ty_schema_new(q->a, 0, f, np + nb), &r->x, err);
+  int rc = ex_expr_compile_pred(ctx, e, ty_schema_new(q->a, 0, f, np + nb), &r->x, err);
   if (rc) return rc;
   *out = r;
   return FL_OK;
