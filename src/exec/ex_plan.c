@@ -50,6 +50,8 @@
 #include "exec/op_stream_agg.h"
 #include "exec/op_unnest.h"
 #include "exec/op_window.h"
+#include "exec/op_window_agg.h"
+#include "exec/op_window_tvf.h"
 
 struct ex_query {
   fl_arena_t *a;
@@ -691,6 +693,45 @@ static int build_window(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op
   return ex_window_new(&q->qctx, q->a, &o, next, out, err);
 }
 
+/* The window of a WINDOW_TVF or WINDOW_AGG node (the kinds are in the
+ * same order). */
+static ex_window_spec_t window_spec(const sql_plan_t *p) {
+  return (ex_window_spec_t){.kind = (ex_wkind_t)p->u.wtvf.kind,
+                            .size_us = p->u.wtvf.size_us,
+                            .slide_us = p->u.wtvf.slide_us,
+                            .offset_us = p->u.wtvf.offset_us,
+                            .gap_us = p->u.wtvf.gap_us};
+}
+
+/* Window aggregation: one shared operator (behind a gather). */
+static int build_window_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t **out,
+                            fl_err_t *err) {
+  const ty_schema_t *in = schema_of(q, p->in);
+  uint32_t na = p->u.wtvf.naggs;
+  ex_agg_spec_t *specs = fl_arena_zalloc(q->a, (na ? na : 1) * sizeof *specs);
+  for (uint32_t j = 0; j < na; j++) {
+    const sql_agg_call_t *g = &p->u.wtvf.aggs[j];
+    const ty_type_t *arg = g->arg_col >= 0 ? in->root.fields[g->arg_col].type : NULL;
+    int rc = ex_agg_bind(q->a, g->name, arg, g->distinct, &g->param, g->nparams, &specs[j].agg, err);
+    if (rc) return rc;
+    specs[j].arg_col = g->arg_col;
+    specs[j].filter_col = g->filter_col;
+    specs[j].name = p->cols[p->ncols - na + j].name;
+  }
+  ex_window_agg_opts_t o = {.in_schema = in,
+                            .spec = window_spec(p),
+                            .time_col = p->u.wtvf.time_col,
+                            .partition_cols = p->u.wtvf.partition,
+                            .npartition = p->u.wtvf.npartition,
+                            .key_cols = p->u.wtvf.keys,
+                            .nkeys = p->u.wtvf.nkeys,
+                            .grouping_sets = p->u.wtvf.sets,
+                            .nsets = p->u.wtvf.nsets,
+                            .aggs = specs,
+                            .naggs = na};
+  return ex_window_agg_new(&q->qctx, q->a, &o, next, out, err);
+}
+
 static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
 
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
@@ -776,6 +817,18 @@ static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t 
       return FL_OK;
     }
     case SQL_P_JOIN: return build_join(q, p, L, err);
+    case SQL_P_WINDOW_TVF: {
+      ex_window_spec_t ws = window_spec(p);
+      ops = new_lanes(q);
+      for (uint32_t w = 0; w < N && !rc; w++)
+        if (!(rc = ex_window_tvf_new(q->a, schema_of(q, in), &ws, p->u.wtvf.time_col, L[w], &ops[w],
+                                     err)))
+          keep_op(q, ops[w]);
+      break;
+    }
+    case SQL_P_WINDOW_AGG:
+      rc = build_window_agg(q, p, fanned(q, schema_of(q, p), L), &op, err);
+      break;
     case SQL_P_UNNEST:
       ops = new_lanes(q);
       for (uint32_t w = 0; w < N && !rc; w++)
