@@ -34,7 +34,7 @@ typedef struct ex_window_spec {
 } ex_window_spec_t;
 
 /* Flink's window_time: the last millisecond of a window (its rowtime). */
-#define EX_WINDOW_TIME_US(end_us) ((end_us) - 1000)
+#define EX_WINDOW_TIME_US(end_us) ((end_us)-1000)
 
 /* Whether the lengths are usable: positive, CUMULATE's size a multiple
  * of its step; false with a message in msg (msg_cap bytes). */

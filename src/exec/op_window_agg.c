@@ -529,8 +529,8 @@ static int assign_windows(wagg_t *w, const ty_batch_t *b, uint32_t nv, fl_err_t 
 /* Calls fn with the groups of windows order[0..nw) in that order and in
  * each window's list order, at most TY_BATCH_ROWS at a time; ord[k] is
  * the index into order of group gids[k]'s window. */
-typedef int (*chunk_fn)(wagg_t *w, const uint32_t *order, const uint32_t *gids,
-                        const uint32_t *ord, uint32_t n, void *arg, fl_err_t *err);
+typedef int (*chunk_fn)(wagg_t *w, const uint32_t *order, const uint32_t *gids, const uint32_t *ord,
+                        uint32_t n, void *arg, fl_err_t *err);
 
 static int walk_groups(wagg_t *w, const uint32_t *order, uint32_t nw, chunk_fn fn, void *arg,
                        fl_err_t *err) {
@@ -597,15 +597,16 @@ static int emit_chunk(wagg_t *w, const uint32_t *order, const uint32_t *gids, co
     ty_vec_append_i64(ob->cols[1], x->end);
     ty_vec_append_i64(ob->cols[2], EX_WINDOW_TIME_US(x->end));
   }
-  for (uint32_t c = 1; c < w->ntk; c++) ex_vec_gather(ob->cols[2 + c], ex_ht_keys(w->ght, c), gids, n);
+  for (uint32_t c = 1; c < w->ntk; c++)
+    ex_vec_gather(ob->cols[2 + c], ex_ht_keys(w->ght, c), gids, n);
   for (uint32_t k = 0; k < n; k++)
     memcpy(w->emit_states + (size_t)k * w->stride, w->states + (size_t)gids[k] * w->stride,
            w->stride);
   int rc = FL_OK;
   for (uint32_t i = 0; i < w->naggs && !rc; i++) {
     ex_agg_t *a = w->aggs[i].agg;
-    rc = a->fn->finalize(a, w->emit_states + w->offsets[i], w->stride, n,
-                         ob->cols[2 + w->ntk + i], err);
+    rc = a->fn->finalize(a, w->emit_states + w->offsets[i], w->stride, n, ob->cols[2 + w->ntk + i],
+                         err);
     if (rc) fl_err_prefix(err, "%s: ", a->name);
   }
   for (uint32_t k = 0; k < n; k++) {
@@ -745,7 +746,8 @@ static int compact(wagg_t *w) {
     fl_free(pl);
   } else {
     t.wht = ex_ht_new((const ty_type_t *const[]){ty_primitive(TY_LONG), ty_primitive(TY_LONG)}, 2);
-    ty_vec_t *cols[2] = {ty_vec_new(ty_primitive(TY_LONG), 64), ty_vec_new(ty_primitive(TY_LONG), 64)};
+    ty_vec_t *cols[2] = {ty_vec_new(ty_primitive(TY_LONG), 64),
+                         ty_vec_new(ty_primitive(TY_LONG), 64)};
     uint32_t one = 0, g;
     for (uint32_t i = 0; i < nw; i++) {
       const win_t *x = &w->wins[order[i]];
@@ -803,7 +805,8 @@ static int spill_chunk(wagg_t *w, const uint32_t *order, const uint32_t *gids, c
     ty_vec_append_i64(sb->cols[0], x->start);
     ty_vec_append_i64(sb->cols[1], x->end);
   }
-  for (uint32_t c = 1; c < w->ntk; c++) ex_vec_gather(sb->cols[1 + c], ex_ht_keys(w->ght, c), gids, n);
+  for (uint32_t c = 1; c < w->ntk; c++)
+    ex_vec_gather(sb->cols[1 + c], ex_ht_keys(w->ght, c), gids, n);
   serialize_states(w, gids, n, sb->cols[1 + w->ntk]);
   ty_batch_seal(sb);
   return ex_spill_write(f, sb, err);
@@ -889,8 +892,8 @@ static int merge_runs(wagg_t *w, uint32_t wid, fl_err_t *err) {
         if (u->eof) break;
         int rc = ex_spill_read(u->f, u->cur, &u->eof, err);
         if (rc) return rc;
-        u->pos = 0;
         if (u->eof) break;
+        u->pos = 0;
         continue;
       }
       const int64_t *s = (const int64_t *)u->cur->cols[0]->data;
@@ -1049,7 +1052,8 @@ static int wagg_checkpoint(ex_op_t *op, fl_buf_t *out, fl_err_t *err) {
       for (uint32_t k = 0; k < n; k++) rows[k] = w->wins[order[i0 + k]].part;
       ty_batch_t *pb = w->part_batch;
       ty_batch_reset(pb);
-      for (uint32_t c = 0; c < w->npart; c++) ex_vec_gather(pb->cols[c], ex_ht_keys(w->pht, c), rows, n);
+      for (uint32_t c = 0; c < w->npart; c++)
+        ex_vec_gather(pb->cols[c], ex_ht_keys(w->pht, c), rows, n);
       /* A batch without columns still needs its row count. */
       pb->nrows = n;
       if (w->npart) ty_batch_seal(pb);
@@ -1079,8 +1083,7 @@ static int wagg_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
     return fl_err_set(err, FL_ECORRUPT, "%s: not a window aggregation checkpoint", r->what);
   if (kind != (uint32_t)w->spec.kind)
     return fl_err_set(err, FL_EINVALID,
-                      "%s: the checkpoint is of another kind of window than the operator",
-                      r->what);
+                      "%s: the checkpoint is of another kind of window than the operator", r->what);
   if ((rc = fl_rd_le64(r, &wm, err)) || (rc = fl_rd_le64(r, &w->stats.rows_in, err)) ||
       (rc = fl_rd_le64(r, &w->stats.late_rows, err)) ||
       (rc = fl_rd_le64(r, &w->stats.windows_out, err)) ||
@@ -1212,10 +1215,10 @@ static void wagg_destroy(ex_op_t *op) {
   ty_batch_free(w->ckpt_batch);
   ty_batch_free(w->part_batch);
   fl_buf_free(&w->sbuf);
-  void *ptrs[] = {w->null_cols, w->probe,   w->mv,        w->rows,      w->prow,    w->gids,
-                  w->frows,     w->fgids,   w->row_wid,   w->vr,        w->has_win, w->found,
-                  w->wins,      w->heap,    w->part_head, w->states,    w->g_next,  w->g_alive,
-                  w->offsets,   w->gtypes,  w->ptypes,    w->emit_states};
+  void *ptrs[] = {w->null_cols, w->probe,  w->mv,        w->rows,       w->prow,    w->gids,
+                  w->frows,     w->fgids,  w->row_wid,   w->vr,         w->has_win, w->found,
+                  w->wins,      w->heap,   w->part_head, w->states,     w->g_next,  w->g_alive,
+                  w->offsets,   w->gtypes, w->ptypes,    w->emit_states};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) fl_free(ptrs[i]);
   free(w->tmp_state);
   fl_free(w);
@@ -1249,8 +1252,8 @@ int ex_window_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_window_agg_op
     return fl_err_set(err, FL_ELIMIT, "window aggregation: too many keys");
   for (uint32_t c = 0; c < o->nkeys; c++)
     if (o->key_cols[c] >= ncols)
-      return fl_err_set(err, FL_EINVALID, "window aggregation: key column %u of %u",
-                        o->key_cols[c], ncols);
+      return fl_err_set(err, FL_EINVALID, "window aggregation: key column %u of %u", o->key_cols[c],
+                        ncols);
   for (uint32_t c = 0; c < o->npartition; c++)
     if (o->partition_cols[c] >= ncols)
       return fl_err_set(err, FL_EINVALID, "window aggregation: partition column %u of %u",
@@ -1259,8 +1262,8 @@ int ex_window_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_window_agg_op
     return fl_err_set(err, FL_EINVALID, "window aggregation: only SESSION windows take partitions");
   for (uint32_t s = 0; s < o->nsets; s++)
     if (o->grouping_sets[s] >> o->nkeys)
-      return fl_err_set(err, FL_EINVALID, "window aggregation: grouping set %u names a key beyond %u",
-                        s, o->nkeys);
+      return fl_err_set(err, FL_EINVALID,
+                        "window aggregation: grouping set %u names a key beyond %u", s, o->nkeys);
   for (uint32_t i = 0; i < o->naggs; i++) {
     const ex_agg_spec_t *s = &o->aggs[i];
     if (s->arg_col >= (int32_t)ncols || (s->arg_col < 0 && s->agg->arg))
@@ -1337,8 +1340,9 @@ int ex_window_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_window_agg_op
     f[3 + o->nkeys] =
         (ty_field_t){.name = "$grouping_set", .required = true, .type = ty_primitive(TY_LONG)};
   for (uint32_t i = 0; i < o->naggs; i++)
-    f[2 + w->ntk + i] = (ty_field_t){.name = o->aggs[i].name ? o->aggs[i].name : o->aggs[i].agg->name,
-                                     .type = o->aggs[i].agg->out};
+    f[2 + w->ntk + i] =
+        (ty_field_t){.name = o->aggs[i].name ? o->aggs[i].name : o->aggs[i].agg->name,
+                     .type = o->aggs[i].agg->out};
   for (uint32_t i = 0; i < nout; i++) f[i].id = (int32_t)i + 1;
   w->op.out_schema = ty_schema_new(arena, 0, f, nout);
 
@@ -1349,8 +1353,8 @@ int ex_window_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_window_agg_op
   sf[0] = (ty_field_t){.name = "window_start", .type = ty_primitive(TY_LONG)};
   sf[1] = (ty_field_t){.name = "window_end", .type = ty_primitive(TY_LONG)};
   for (uint32_t c = 1; c < w->ntk; c++)
-    sf[1 + c] = (ty_field_t){.name = c <= o->nkeys ? f[2 + c].name : "$grouping_set",
-                             .type = w->gtypes[c]};
+    sf[1 + c] =
+        (ty_field_t){.name = c <= o->nkeys ? f[2 + c].name : "$grouping_set", .type = w->gtypes[c]};
   sf[nsp - 1] = (ty_field_t){.name = "states", .type = ty_primitive(TY_BINARY)};
   for (uint32_t i = 0; i < nsp; i++) sf[i].id = (int32_t)i + 1;
   w->spill_schema = ty_schema_new(arena, 0, sf, nsp);
@@ -1372,7 +1376,8 @@ int ex_window_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_window_agg_op
   w->we_vec = ty_vec_new(ty_primitive(TY_LONG), TY_BATCH_ROWS);
   w->set_vec = ty_vec_new(ty_primitive(TY_LONG), TY_BATCH_ROWS);
   w->null_cols = fl_calloc(o->nkeys ? o->nkeys : 1, sizeof *w->null_cols);
-  for (uint32_t c = 0; c < o->nkeys; c++) w->null_cols[c] = ty_vec_new(w->gtypes[1 + c], TY_BATCH_ROWS);
+  for (uint32_t c = 0; c < o->nkeys; c++)
+    w->null_cols[c] = ty_vec_new(w->gtypes[1 + c], TY_BATCH_ROWS);
   w->probe = fl_calloc(w->ntk, sizeof *w->probe);
   w->mv = fl_calloc(w->ntk, sizeof *w->mv);
   for (uint32_t c = 0; c < w->ntk; c++) w->mv[c] = ty_vec_new(w->gtypes[c], TY_BATCH_ROWS);

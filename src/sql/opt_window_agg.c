@@ -105,7 +105,8 @@ static int fuse(fl_arena_t *a, sql_plan_t **pp, fl_err_t *err) {
   if (!why && (wkey[0] < 0 || wkey[1] < 0)) why = "GROUP BY without window_start and window_end";
   for (uint32_t j = 0; j < A->u.agg.naggs && !why; j++) {
     const sql_agg_call_t *g = &A->u.agg.aggs[j];
-    if ((g->arg_col >= 0 && cls[g->arg_col] >= 0) || (g->filter_col >= 0 && cls[g->filter_col] >= 0))
+    if ((g->arg_col >= 0 && cls[g->arg_col] >= 0) ||
+        (g->filter_col >= 0 && cls[g->filter_col] >= 0))
       why = "an aggregate of a window column";
   }
   uint64_t *sets = NULL;
@@ -169,7 +170,8 @@ static int fuse(fl_arena_t *a, sql_plan_t **pp, fl_err_t *err) {
     }
     for (uint32_t j = 0; j < nx; j++) {
       ex[c->ncols + j] = col_ref(a, idx[j], &ci->cols[idx[j]].type);
-      cols[c->ncols + j] = (sql_col_t){.name = j ? "$wpart" : "$wtime", .type = ci->cols[idx[j]].type};
+      cols[c->ncols + j] =
+          (sql_col_t){.name = j ? "$wpart" : "$wtime", .type = ci->cols[idx[j]].type};
       idx[j] = c->ncols + j;
     }
     c->u.project.exprs = ex;

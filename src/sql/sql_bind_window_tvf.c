@@ -61,8 +61,8 @@ static int interval_arg(sql_binder_t *b, const wdesc_t *d, const char *param,
                      "year-month interval",
                      d->name, param);
   if (e->kind != SQL_BX_CONST || e->type.kind != SQL_DT_INTERVAL_DS || e->c.null)
-    return sql__errf(b, a->pos, FL_EINVALID, "%s: %s must be a constant interval, not %s",
-                     d->name, param, sql_dtype_str(&e->type));
+    return sql__errf(b, a->pos, FL_EINVALID, "%s: %s must be a constant interval, not %s", d->name,
+                     param, sql_dtype_str(&e->type));
   *out = e->c.i;
   return FL_OK;
 }
@@ -97,8 +97,7 @@ int sql__bind_window_tvf(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out
       if (strcasecmp(n, "timecol") == 0) slot = &timecol;
       for (uint32_t k = 0; k < nparams; k++)
         if (strcasecmp(n, d->params[k]) == 0) slot = &params[k];
-      if (!slot)
-        return sql__errf(b, a->pos, FL_EINVALID, "%s has no argument named %s", fname, n);
+      if (!slot) return sql__errf(b, a->pos, FL_EINVALID, "%s has no argument named %s", fname, n);
     } else {
       positional = true;
       if (npos == 0) slot = &data;
@@ -115,8 +114,8 @@ int sql__bind_window_tvf(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out
     *slot = a;
   }
   if (named && positional)
-    return sql__errf(b, rel->pos, FL_EINVALID,
-                     "%s: named and positional arguments cannot be mixed", fname);
+    return sql__errf(b, rel->pos, FL_EINVALID, "%s: named and positional arguments cannot be mixed",
+                     fname);
   if (!data || data->kind != SQL_TARG_TABLE)
     return sql__errf(b, data ? data->pos : rel->pos, FL_EINVALID,
                      "%s needs the table to window as its first argument: TABLE name", fname);
@@ -157,8 +156,8 @@ int sql__bind_window_tvf(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out
     if ((rc = interval_arg(b, d, d->params[k], params[k], &v[k]))) return rc;
     bool is_offset = strcmp(d->params[k], "offset") == 0;
     if (!is_offset && v[k] <= 0)
-      return sql__errf(b, params[k]->pos, FL_EINVALID, "%s: %s must be a positive interval",
-                       fname, d->params[k]);
+      return sql__errf(b, params[k]->pos, FL_EINVALID, "%s: %s must be a positive interval", fname,
+                       d->params[k]);
   }
   switch (d->kind) {
     case SQL_WT_TUMBLE:
