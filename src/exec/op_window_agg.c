@@ -778,6 +778,7 @@ static int compact(wagg_t *w) {
     ex_ht_free(w->wht);
   }
   *w = t;
+  w->stats.compactions++;
   return FL_OK;
 }
 

@@ -52,6 +52,7 @@ typedef struct ex_window_agg_stats {
   uint64_t groups_out;   /* rows emitted */
   uint64_t open_windows; /* windows (sessions) holding state now */
   uint64_t spills;       /* runs written */
+  uint64_t compactions;  /* rebuilds of the tables without fired state */
 } ex_window_agg_stats_t;
 
 /*
