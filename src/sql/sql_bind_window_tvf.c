@@ -108,9 +108,11 @@ int sql__bind_window_tvf(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out
                          2 + nparams);
       npos++;
     }
+    if (named && positional)
+      return sql__errf(b, a->pos, FL_EINVALID, "%s: named and positional arguments cannot be mixed",
+                       fname);
     if (*slot)
-      return sql__errf(b, a->pos, FL_EINVALID, "%s: argument %s given twice", fname,
-                       a->name.name ? a->name.name : "");
+      return sql__errf(b, a->pos, FL_EINVALID, "%s: argument %s given twice", fname, a->name.name);
     *slot = a;
   }
   if (named && positional)
