@@ -51,7 +51,10 @@
  * the group table (new groups take the deserialized states, existing ones
  * combine) and the window is emitted. At most one window's groups (and
  * one batch of others) are back in memory at a time, and the results are
- * exactly those of an in-memory run. Session state does not spill (its
+ * exactly those of an in-memory run. When MAX_RUNS runs exist, their
+ * unread rows are merged into one run (a k-way merge in firing order), so
+ * the open files stay few whatever the number of spills. Session state
+ * does not spill (its
  * memory is reserved with ex_mem_force).
  *
  * States.
@@ -86,6 +89,7 @@
 
 #define NONE UINT32_MAX
 #define MIN_SPILL_GROUPS 64
+#define MAX_RUNS 16 /* open run files before they are merged into one */
 #define COMPACT_MIN_DEAD 4096
 #define CHECKPOINT_MAGIC 0x47474157u /* "WAGG" */
 
@@ -884,19 +888,26 @@ static int merge_spilled(wagg_t *w, const ty_batch_t *sb, uint32_t from, uint32_
   return FL_OK;
 }
 
+/* Makes the run's next row current; *has is false at its end. */
+static int run_head(run_t *u, bool *has, fl_err_t *err) {
+  while (u->pos == u->cur->nrows && !u->eof) {
+    int rc = ex_spill_read(u->f, u->cur, &u->eof, err);
+    if (rc) return rc;
+    if (!u->eof) u->pos = 0;
+  }
+  *has = u->pos < u->cur->nrows;
+  return FL_OK;
+}
+
 static int merge_runs(wagg_t *w, uint32_t wid, fl_err_t *err) {
   const win_t *x = &w->wins[wid];
   for (uint32_t i = 0; i < w->nruns; i++) {
     run_t *u = &w->runs[i];
     for (;;) {
-      if (u->pos == u->cur->nrows) {
-        if (u->eof) break;
-        int rc = ex_spill_read(u->f, u->cur, &u->eof, err);
-        if (rc) return rc;
-        if (u->eof) break;
-        u->pos = 0;
-        continue;
-      }
+      bool has;
+      int rc0 = run_head(u, &has, err);
+      if (rc0) return rc0;
+      if (!has) break;
       const int64_t *s = (const int64_t *)u->cur->cols[0]->data;
       const int64_t *e = (const int64_t *)u->cur->cols[1]->data;
       uint32_t p = u->pos;
@@ -920,6 +931,70 @@ static int merge_runs(wagg_t *w, uint32_t wid, fl_err_t *err) {
   return FL_OK;
 }
 
+/*
+ * Merges the unread rows of every run into one run, keeping the firing
+ * order, so that the number of open files stays bounded whatever the
+ * number of spills. Rows of one window from several runs become adjacent
+ * and are combined when the window fires, as before.
+ */
+static int merge_all_runs(wagg_t *w, fl_err_t *err) {
+  ex_spill_file_t *f;
+  int rc = ex_spill_create(w->dir, &f, err);
+  if (rc) return rc;
+  ty_batch_t *ob = w->spill_batch;
+  ty_batch_reset(ob);
+  uint32_t rows[TY_BATCH_ROWS];
+  for (;;) {
+    run_t *best = NULL;
+    int64_t be = 0, bs = 0;
+    for (uint32_t i = 0; i < w->nruns && !rc; i++) {
+      run_t *u = &w->runs[i];
+      bool has;
+      if ((rc = run_head(u, &has, err)) || !has) continue;
+      int64_t s = ((const int64_t *)u->cur->cols[0]->data)[u->pos];
+      int64_t e = ((const int64_t *)u->cur->cols[1]->data)[u->pos];
+      if (!best || e < be || (e == be && s < bs)) {
+        best = u;
+        be = e;
+        bs = s;
+      }
+    }
+    if (rc || !best) break;
+    const int64_t *s = (const int64_t *)best->cur->cols[0]->data;
+    const int64_t *e = (const int64_t *)best->cur->cols[1]->data;
+    uint32_t n = 0;
+    while (best->pos + n < best->cur->nrows && s[best->pos + n] == bs && e[best->pos + n] == be) {
+      rows[n] = best->pos + n;
+      n++;
+    }
+    if (ob->cols[0]->len + n > TY_BATCH_ROWS) {
+      ty_batch_seal(ob);
+      if ((rc = ex_spill_write(f, ob, err))) break;
+      ty_batch_reset(ob);
+    }
+    for (uint32_t c = 0; c < ob->ncols; c++) ex_vec_gather(ob->cols[c], best->cur->cols[c], rows, n);
+    best->pos += n;
+  }
+  if (!rc && ob->cols[0]->len) {
+    ty_batch_seal(ob);
+    rc = ex_spill_write(f, ob, err);
+  }
+  if (!rc) rc = ex_spill_seal(f, err);
+  if (rc) {
+    ex_spill_free(f);
+    return rc;
+  }
+  ex_spill_rewind(f);
+  for (uint32_t i = 0; i < w->nruns; i++) {
+    ex_spill_free(w->runs[i].f);
+    ty_batch_free(w->runs[i].cur);
+  }
+  w->runs[0] = (run_t){.f = f, .cur = ty_batch_new(w->spill_schema, TY_BATCH_ROWS)};
+  w->nruns = 1;
+  w->stats.run_merges++;
+  return FL_OK;
+}
+
 /* Reserves the footprint; spills the groups when the budget refuses. */
 static int account(wagg_t *w, fl_err_t *err) {
   size_t now = footprint(w);
@@ -934,6 +1009,7 @@ static int account(wagg_t *w, fl_err_t *err) {
   }
   if (!w->session && w->nlive >= MIN_SPILL_GROUPS) {
     int rc = spill_run(w, err);
+    if (!rc && w->nruns >= MAX_RUNS) rc = merge_all_runs(w, err);
     if (rc) return rc;
     now = footprint(w);
   }

@@ -53,6 +53,7 @@ typedef struct ex_window_agg_stats {
   uint64_t open_windows; /* windows (sessions) holding state now */
   uint64_t spills;       /* runs written */
   uint64_t compactions;  /* rebuilds of the tables without fired state */
+  uint64_t run_merges;   /* times the spill runs were merged into one */
 } ex_window_agg_stats_t;
 
 /*
