@@ -67,14 +67,16 @@
  *   u32 'WAGG' | u32 version 1 | u32 window kind
  *   i64 watermark | u64 rows_in | u64 late_rows | u64 windows_out
  *   | u64 groups_out | u32 open windows N
- *   N x (i64 start, i64 end)                  in firing order
+ *   N x (i64 start, i64 end, u8 spilled)      in firing order
  *   SESSION: u32 chunks, encoded batches of the N sessions' partition keys
  *   u32 chunks, encoded batches of groups: window ordinal (bigint, into
  *     the N above), keys, grouping set, serialized states (binary), each
  *     window's groups in their list order
+ *   (u8 1, encoded batch)* u8 0: the spilled rows not yet read back, in
+ *     the run layout (start, end, keys, set, states) and firing order
  * A restored operator continues exactly as the one that wrote it would
- * have. An operator holding spilled runs refuses to checkpoint
- * (FL_EUNSUPPORTED), as hash aggregation does.
+ * have. Spilled runs are first merged into one, whose rows are copied
+ * into the checkpoint and become one run of the restored operator.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "exec/op_window_agg.h"
@@ -972,7 +974,8 @@ static int merge_all_runs(wagg_t *w, fl_err_t *err) {
       if ((rc = ex_spill_write(f, ob, err))) break;
       ty_batch_reset(ob);
     }
-    for (uint32_t c = 0; c < ob->ncols; c++) ex_vec_gather(ob->cols[c], best->cur->cols[c], rows, n);
+    for (uint32_t c = 0; c < ob->ncols; c++)
+      ex_vec_gather(ob->cols[c], best->cur->cols[c], rows, n);
     best->pos += n;
   }
   if (!rc && ob->cols[0]->len) {
@@ -1102,10 +1105,9 @@ static int count_chunk(wagg_t *w, const uint32_t *order, const uint32_t *gids, c
 
 static int wagg_checkpoint(ex_op_t *op, fl_buf_t *out, fl_err_t *err) {
   wagg_t *w = (wagg_t *)op;
-  if (w->nruns)
-    return fl_err_set(err, FL_EUNSUPPORTED,
-                      "window aggregation: cannot checkpoint after spilling (raise the memory "
-                      "budget)");
+  /* Spilled rows not yet read go into the checkpoint from one merged run. */
+  int rc0;
+  if (w->nruns && (rc0 = merge_all_runs(w, err))) return rc0;
   uint32_t nw;
   uint32_t *order = open_windows(w, &nw);
   fl_buf_append_le32(out, CHECKPOINT_MAGIC);
@@ -1120,6 +1122,7 @@ static int wagg_checkpoint(ex_op_t *op, fl_buf_t *out, fl_err_t *err) {
   for (uint32_t i = 0; i < nw; i++) {
     fl_buf_append_le64(out, (uint64_t)w->wins[order[i]].start);
     fl_buf_append_le64(out, (uint64_t)w->wins[order[i]].end);
+    fl_buf_append_u8(out, w->wins[order[i]].spilled);
   }
   if (w->session) {
     fl_buf_append_le32(out, (nw + TY_BATCH_ROWS - 1) / TY_BATCH_ROWS);
@@ -1143,6 +1146,22 @@ static int wagg_checkpoint(ex_op_t *op, fl_buf_t *out, fl_err_t *err) {
   fl_buf_append_le32(out, nchunks);
   int rc = walk_groups(w, order, nw, ckpt_chunk, out, err);
   fl_free(order);
+  if (!rc && w->nruns) {
+    run_t *u = &w->runs[0];
+    bool eof = false;
+    ex_spill_rewind(u->f);
+    while (!rc) {
+      if ((rc = ex_spill_read(u->f, w->spill_batch, &eof, err)) || eof) break;
+      fl_buf_append_u8(out, 1);
+      ex_batch_encode(w->spill_batch, out);
+    }
+    ex_spill_rewind(u->f);
+    ty_batch_reset(u->cur);
+    u->cur->nrows = 0;
+    u->pos = 0;
+    u->eof = false;
+  }
+  fl_buf_append_u8(out, 0);
   return rc;
 }
 
@@ -1167,14 +1186,17 @@ static int wagg_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
       (rc = fl_rd_le64(r, &w->stats.groups_out, err)) || (rc = fl_rd_le32(r, &nw, err)))
     goto bad;
   w->wm = (int64_t)wm;
-  if (nw > fl_rd_left(r) / 16)
+  if (nw > fl_rd_left(r) / 17)
     return fl_err_set(err, FL_ECORRUPT, "%s: %u windows do not fit the checkpoint", r->what, nw);
   int64_t *se = fl_malloc(((size_t)nw * 2 + 1) * sizeof *se);
   uint32_t *wids = fl_malloc(((size_t)nw + 1) * sizeof *wids);
-  for (uint32_t i = 0; i < 2 * nw && !rc; i++) {
-    uint64_t v;
-    rc = fl_rd_le64(r, &v, err);
-    se[i] = (int64_t)v;
+  uint8_t *spilled = fl_calloc((size_t)nw + 1, 1);
+  for (uint32_t i = 0; i < nw && !rc; i++) {
+    uint64_t v0, v1;
+    if (!(rc = fl_rd_le64(r, &v0, err)) && !(rc = fl_rd_le64(r, &v1, err)))
+      rc = fl_rd_u8(r, &spilled[i], err);
+    se[2 * i] = (int64_t)v0;
+    se[2 * i + 1] = (int64_t)v1;
   }
   uint32_t *parts = fl_calloc((size_t)nw + 1, sizeof *parts);
   if (!rc && w->session) {
@@ -1213,7 +1235,9 @@ static int wagg_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
       }
     }
     wids[i] = new_window(w, se[2 * i], se[2 * i + 1], parts[i]);
+    w->wins[wids[i]].spilled = spilled[i] != 0;
   }
+  fl_free(spilled);
   fl_free(se);
   fl_free(parts);
   if (!rc) rc = fl_rd_le32(r, &nchunks, err);
@@ -1260,6 +1284,23 @@ static int wagg_restore(ex_op_t *op, fl_rd_t *r, fl_err_t *err) {
     }
   }
   fl_free(wids);
+  /* Spilled rows become one run again. */
+  ex_spill_file_t *f = NULL;
+  for (;;) {
+    uint8_t more;
+    if (rc || (rc = fl_rd_u8(r, &more, err)) || !more) break;
+    if ((rc = ex_batch_decode(r, w->spill_batch, err))) break;
+    if (!f && !w->dir && (rc = ex_spill_dir_open(w->ctx->spill_dir, &w->dir, err))) break;
+    if (!f && (rc = ex_spill_create(w->dir, &f, err))) break;
+    rc = ex_spill_write(f, w->spill_batch, err);
+  }
+  if (f && !rc) rc = ex_spill_seal(f, err);
+  if (f && rc) ex_spill_free(f);
+  if (f && !rc) {
+    ex_spill_rewind(f);
+    w->runs = fl_realloc(w->runs, (w->nruns + 1) * sizeof *w->runs);
+    w->runs[w->nruns++] = (run_t){.f = f, .cur = ty_batch_new(w->spill_schema, TY_BATCH_ROWS)};
+  }
   if (rc) goto bad;
   w->stats.open_windows = w->nalive;
   return account(w, err);
