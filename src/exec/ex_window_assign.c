@@ -25,9 +25,16 @@ bool ex_window_spec_check(const ex_window_spec_t *s, char *msg, uint32_t msg_cap
       snprintf(msg, msg_cap, "TUMBLE window size must be positive");
       return false;
     case EX_WINDOW_HOP:
-      if (s->size_us > 0 && s->slide_us > 0) return true;
-      snprintf(msg, msg_cap, "HOP window size and slide must be positive");
-      return false;
+      if (s->size_us <= 0 || s->slide_us <= 0) {
+        snprintf(msg, msg_cap, "HOP window size and slide must be positive");
+        return false;
+      }
+      if (s->size_us / s->slide_us >= EX_WINDOW_MAX_PER_ROW) {
+        snprintf(msg, msg_cap, "HOP puts each row in %lld windows (at most %d)",
+                 (long long)(s->size_us / s->slide_us), EX_WINDOW_MAX_PER_ROW);
+        return false;
+      }
+      return true;
     case EX_WINDOW_CUMULATE:
       if (s->size_us <= 0 || s->slide_us <= 0) {
         snprintf(msg, msg_cap, "CUMULATE window step and size must be positive");
@@ -38,6 +45,11 @@ bool ex_window_spec_check(const ex_window_spec_t *s, char *msg, uint32_t msg_cap
                  "CUMULATE table function based aggregate requires maxSize must be an integral "
                  "multiple of step, but got maxSize %lld ms and step %lld ms",
                  (long long)(s->size_us / 1000), (long long)(s->slide_us / 1000));
+        return false;
+      }
+      if (s->size_us / s->slide_us > EX_WINDOW_MAX_PER_ROW) {
+        snprintf(msg, msg_cap, "CUMULATE puts each row in %lld windows (at most %d)",
+                 (long long)(s->size_us / s->slide_us), EX_WINDOW_MAX_PER_ROW);
         return false;
       }
       return true;
@@ -58,8 +70,15 @@ uint32_t ex_window_max_per_row(const ex_window_spec_t *s) {
   }
 }
 
+/* Times within this distance of the int64 range would overflow window
+ * bounds; such rows get no window. */
+#define EX_WINDOW_SAFE_US (INT64_MAX / 4)
+
 bool ex_window_nth(const ex_window_spec_t *s, int64_t t, uint32_t j, int64_t *start_us,
                    int64_t *end_us) {
+  if (t > EX_WINDOW_SAFE_US || t < -EX_WINDOW_SAFE_US || s->size_us > EX_WINDOW_SAFE_US ||
+      s->offset_us > EX_WINDOW_SAFE_US || s->offset_us < -EX_WINDOW_SAFE_US)
+    return false;
   switch (s->kind) {
     case EX_WINDOW_TUMBLE: {
       if (j) return false;

@@ -36,15 +36,21 @@ typedef struct ex_window_spec {
 /* Flink's window_time: the last millisecond of a window (its rowtime). */
 #define EX_WINDOW_TIME_US(end_us) ((end_us)-1000)
 
+/* The most windows a HOP or CUMULATE row may be in (size / slide). */
+#define EX_WINDOW_MAX_PER_ROW 100000
+
 /* Whether the lengths are usable: positive, CUMULATE's size a multiple
- * of its step; false with a message in msg (msg_cap bytes). */
+ * of its step, at most EX_WINDOW_MAX_PER_ROW windows per row; false with a message in msg (msg_cap
+ * bytes). */
 bool ex_window_spec_check(const ex_window_spec_t *s, char *msg, uint32_t msg_cap);
 
 /* The most windows one row belongs to (SESSION: 1). */
 uint32_t ex_window_max_per_row(const ex_window_spec_t *s);
 
 /* The j-th window (j < ex_window_max_per_row) of a row at time t, in
- * order of increasing end; false when the row has fewer than j + 1. */
+ * order of increasing end; false when the row has fewer than j + 1 (a
+ * HOP slide longer than its size leaves gaps; times beyond +-2^61 us,
+ * some 73,000 years from 1970, have none rather than overflowing). */
 bool ex_window_nth(const ex_window_spec_t *s, int64_t t, uint32_t j, int64_t *start_us,
                    int64_t *end_us);
 

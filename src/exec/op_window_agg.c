@@ -151,7 +151,7 @@ typedef struct wagg {
   /* Per batch scratch, indexed by batch row. */
   ty_vec_t *wid_vec, *ws_vec, *we_vec, *set_vec, **null_cols, **probe, **mv;
   uint32_t *rows, *prow, *gids, *frows, *fgids, *row_wid, *vr, scap;
-  uint8_t *has_win;
+  uint8_t *has_win; /* per row: 0 no window, 1 only fired ones (late), 2 assigned */
   uint8_t *tmp_state, *emit_states;
   uint32_t *found, found_cap;
   /* Output, spill and checkpoint batches. */
@@ -449,8 +449,12 @@ static int assign_sessions(wagg_t *w, const ty_batch_t *b, uint32_t nv, uint32_t
   *m = 0;
   for (uint32_t k = 0; k < nv; k++) {
     uint32_t r = w->vr[k], part = w->gids[k];
-    int64_t lo = t[r], hi = t[r] + w->spec.gap_us;
-    if (fires(w, hi)) continue;
+    int64_t lo = t[r], hi;
+    if (__builtin_add_overflow(lo, w->spec.gap_us, &hi)) continue;
+    if (fires(w, hi)) {
+      w->has_win[r] = 1;
+      continue;
+    }
     uint32_t nf = 0, best = NONE;
     for (uint32_t s = w->part_head[part]; s != NONE; s = w->wins[s].next_in_part) {
       const win_t *x = &w->wins[s];
@@ -482,7 +486,7 @@ static int assign_sessions(wagg_t *w, const ty_batch_t *b, uint32_t nv, uint32_t
       }
     }
     w->row_wid[r] = sid;
-    w->has_win[r] = 1;
+    w->has_win[r] = 2;
     w->prow[(*m)++] = r;
   }
   /* Rows assigned before a later row merged their session follow it. */
@@ -509,10 +513,13 @@ static int assign_windows(wagg_t *w, const ty_batch_t *b, uint32_t nv, fl_err_t 
       int64_t s, e;
       if (!ex_window_nth(&w->spec, t[r], j, &s, &e)) continue;
       any = true;
-      if (fires(w, e)) continue;
+      if (fires(w, e)) {
+        if (!w->has_win[r]) w->has_win[r] = 1;
+        continue;
+      }
       ws[r] = s;
       we[r] = e;
-      w->has_win[r] = 1;
+      w->has_win[r] = 2;
       w->prow[m++] = r;
     }
     if (!any) break;
@@ -1048,7 +1055,7 @@ static int wagg_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   }
   uint32_t nlate = 0;
   for (uint32_t k = 0; k < nv; k++)
-    if (!w->has_win[w->vr[k]]) w->rows[nlate++] = w->vr[k];
+    if (w->has_win[w->vr[k]] == 1) w->rows[nlate++] = w->vr[k];
   w->stats.late_rows += nlate;
   if (nlate && w->late_fn && (rc = w->late_fn(w->late_arg, b, w->rows, nlate, err))) return rc;
   w->stats.open_windows = w->nalive;

@@ -176,6 +176,13 @@ int sql__bind_window_tvf(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out
                          "CUMULATE table function based aggregate requires maxSize must be an "
                          "integral multiple of step, but got maxSize %lld ms and step %lld ms",
                          (long long)(v[1] / 1000), (long long)(v[0] / 1000));
+      /* Each row is copied once per window: keep that bounded (the
+       * executor's EX_WINDOW_MAX_PER_ROW). */
+      if (v[1] / v[0] > 100000)
+        return sql__errf(b, params[0]->pos, FL_EINVALID,
+                         "%s puts each row in %lld windows (at most 100000): the %s is too "
+                         "small for the size",
+                         fname, (long long)(v[1] / v[0]), d->params[0]);
       break;
     case SQL_WT_SESSION: p->u.wtvf.gap_us = v[0]; break;
   }
