@@ -91,6 +91,11 @@ struct ex_query {
     ex_join_type_t type;
   } * joins;
   uint32_t njoins, joins_cap;
+  ex_op_t **waggs; /* window aggregations */
+  uint32_t nwaggs;
+  int64_t lateness_us;
+  ex_window_late_fn late_fn;
+  void *late_arg;
 };
 
 /* ---- meters (EXPLAIN ANALYZE) ----
@@ -728,8 +733,15 @@ static int build_window_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, e
                             .grouping_sets = p->u.wtvf.sets,
                             .nsets = p->u.wtvf.nsets,
                             .aggs = specs,
-                            .naggs = na};
-  return ex_window_agg_new(&q->qctx, q->a, &o, next, out, err);
+                            .naggs = na,
+                            .allowed_lateness_us = q->lateness_us,
+                            .late_fn = q->late_fn,
+                            .late_arg = q->late_arg};
+  int rc = ex_window_agg_new(&q->qctx, q->a, &o, next, out, err);
+  if (rc) return rc;
+  q->waggs = fl_realloc(q->waggs, (q->nwaggs + 1) * sizeof *q->waggs);
+  q->waggs[q->nwaggs++] = *out;
+  return FL_OK;
 }
 
 static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
@@ -861,6 +873,11 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   q->plan = p;
   q->progress = o ? o->progress : NULL;
   q->analyze = o && o->analyze;
+  if (o) {
+    q->lateness_us = o->window_allowed_lateness_us;
+    q->late_fn = o->window_late_fn;
+    q->late_arg = o->window_late_arg;
+  }
   ex_ctx_init(&q->ectx, a, o ? o->zone : NULL, o ? o->now_us : -1);
   ex_mem_init(&q->mem, o ? o->mem_limit : 0);
   q->qctx = (ex_opctx_t){.mem = &q->mem, .spill_dir = o ? o->spill_dir : NULL};
@@ -1053,6 +1070,15 @@ void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
                     (unsigned long long)s->blocks);
     }
   }
+  for (uint32_t i = 0; i < q->nwaggs; i++) {
+    const ex_window_agg_stats_t *s = ex_window_agg_stats(q->waggs[i]);
+    fl_buf_printf(out,
+                  "window aggregation %u: rows in %llu, late rows %llu, windows out %llu, rows out "
+                  "%llu, spilled runs %llu\n",
+                  i, (unsigned long long)s->rows_in, (unsigned long long)s->late_rows,
+                  (unsigned long long)s->windows_out, (unsigned long long)s->groups_out,
+                  (unsigned long long)s->spills);
+  }
   fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
   fl_buf_printf(out, "threads: %u\n", q->nlanes);
   if (q->nnodes) fl_buf_printf(out, "operators (rows in, own time; summed over threads):\n");
@@ -1083,5 +1109,11 @@ void ex_query_free(ex_query_t *q) {
   fl_free(q->srcs);
   fl_free(q->ops);
   fl_free(q->joins);
+  fl_free(q->waggs);
   fl_free(q);
+}
+
+uint32_t ex_query_window_aggs(const ex_query_t *q, ex_op_t *const **ops) {
+  *ops = q->waggs;
+  return q->nwaggs;
 }
