@@ -101,7 +101,8 @@ typedef struct win {
   uint32_t part;                /* SESSION: its partition */
   uint32_t next_in_part;        /* SESSION: the partition's next open session */
   uint32_t merged_into;         /* SESSION: itself, or the session that absorbed it */
-  bool alive, spilled;
+  bool alive, spilled;          /* spilled: groups of it (or of sessions it absorbed) are in runs */
+  bool firing;                  /* SESSION: due in the current fire() */
 } win_t;
 
 typedef struct heap_ent {
@@ -421,6 +422,7 @@ static int merge_session(wagg_t *w, uint32_t to, uint32_t from, fl_err_t *err) {
   *pp = src->next_in_part;
   src->alive = false;
   src->merged_into = to;
+  if (src->spilled) w->wins[to].spilled = true;
   src->head = src->tail = NONE;
   src->ngroups = 0;
   w->nalive--;
@@ -653,7 +655,10 @@ static int emit_windows(wagg_t *w, const uint32_t *order, uint32_t n, fl_err_t *
 
 /* Fires the windows due at the watermark (all of them when all is set),
  * in (end, start) order, at most about one batch of groups held back. */
+static int fire_sessions_spilled(wagg_t *w, bool all, fl_err_t *err);
+
 static int fire(wagg_t *w, bool all, fl_err_t *err) {
+  if (w->session && w->nruns) return fire_sessions_spilled(w, all, err);
   uint32_t *pend = NULL, np = 0, cap = 0, groups = 0;
   int rc = FL_OK;
   while (w->nheap && !rc) {
@@ -676,7 +681,8 @@ static int fire(wagg_t *w, bool all, fl_err_t *err) {
   }
   if (!rc && np) rc = emit_windows(w, pend, np, err);
   fl_free(pend);
-  if (!rc && w->ndead > w->nlive && w->ndead >= COMPACT_MIN_DEAD) rc = compact(w);
+  if (!rc && w->ndead > w->nlive && w->ndead >= COMPACT_MIN_DEAD && !(w->session && w->nruns))
+    rc = compact(w);
   return rc;
 }
 
@@ -816,8 +822,9 @@ static int spill_chunk(wagg_t *w, const uint32_t *order, const uint32_t *gids, c
   for (uint32_t k = 0; k < n; k++) {
     win_t *x = &w->wins[order[ord[k]]];
     x->spilled = true;
-    ty_vec_append_i64(sb->cols[0], x->start);
-    ty_vec_append_i64(sb->cols[1], x->end);
+    /* SESSION bounds change as sessions merge: its runs name the session. */
+    ty_vec_append_i64(sb->cols[0], w->session ? order[ord[k]] : x->start);
+    ty_vec_append_i64(sb->cols[1], w->session ? 0 : x->end);
   }
   for (uint32_t c = 1; c < w->ntk; c++)
     ex_vec_gather(sb->cols[1 + c], ex_ht_keys(w->ght, c), gids, n);
@@ -852,14 +859,22 @@ static int spill_run(wagg_t *w, fl_err_t *err) {
 
 /* Merges rows [from, to) of a run's batch, all of window wid, into the
  * group table. */
+static uint32_t session_root(const wagg_t *w, uint32_t s) {
+  while (w->wins[s].merged_into != s) s = w->wins[s].merged_into;
+  return s;
+}
+
+/* Merges rows [from, to) of a run's batch into the group table, all of
+ * window wid, or (SESSION runs, by_root) each of its session's root. */
 static int merge_spilled(wagg_t *w, const ty_batch_t *sb, uint32_t from, uint32_t to, uint32_t wid,
-                         fl_err_t *err) {
+                         bool by_root, fl_err_t *err) {
   uint32_t n = to - from;
   reserve_scratch(w, sb->nrows);
   int64_t *wv = fill_long(w->wid_vec, sb->nrows);
+  const int64_t *sid = (const int64_t *)sb->cols[0]->data;
   for (uint32_t k = 0; k < n; k++) {
     w->prow[k] = from + k;
-    wv[from + k] = wid;
+    wv[from + k] = by_root ? session_root(w, (uint32_t)sid[from + k]) : wid;
   }
   w->probe[0] = w->wid_vec;
   for (uint32_t c = 1; c < w->ntk; c++) w->probe[c] = sb->cols[1 + c];
@@ -892,7 +907,7 @@ static int merge_spilled(wagg_t *w, const ty_batch_t *sb, uint32_t from, uint32_
     if (fl_rd_left(&r))
       return fl_err_set(err, FL_ECORRUPT, "spilled window state has %zu bytes left over",
                         fl_rd_left(&r));
-    if (fresh) link_new(w, NULL, &g, 1, before, (const int64_t[]){wid});
+    if (fresh) link_new(w, NULL, &g, 1, before, &wv[from + k]);
   }
   return FL_OK;
 }
@@ -926,7 +941,7 @@ static int merge_runs(wagg_t *w, uint32_t wid, fl_err_t *err) {
                           ex_spill_path(u->f));
       uint32_t k = p;
       while (k < u->cur->nrows && e[k] == x->end && s[k] == x->start) k++;
-      int rc = merge_spilled(w, u->cur, p, k, wid, err);
+      int rc = merge_spilled(w, u->cur, p, k, wid, false, err);
       if (rc) return rc;
       u->pos = k;
     }
@@ -1005,6 +1020,114 @@ static int merge_all_runs(wagg_t *w, fl_err_t *err) {
   return FL_OK;
 }
 
+/*
+ * Firing SESSION windows while runs exist. A run names each group's
+ * session as it was when spilled; sessions merged since then are found
+ * through merged_into (dead sessions stay registered while runs exist).
+ * The due sessions are collected first; one pass over the runs sends the
+ * rows of due sessions to 16 partition files by their root session and
+ * keeps the others as the one remaining run; then each partition is
+ * merged into the group table and its due sessions emitted, so about a
+ * sixteenth of the spilled due state is in memory at a time. Due
+ * sessions without spilled groups are emitted first, in firing order.
+ */
+/* The partition (of 16) of a root session. */
+static uint32_t part_of(uint32_t sid) { return (sid * 0x9E3779B1u) >> 28; }
+
+static int fire_sessions_spilled(wagg_t *w, bool all, fl_err_t *err) {
+  uint32_t *due = NULL, nd = 0, cap = 0;
+  int rc = FL_OK;
+  while (w->nheap) {
+    heap_ent_t top = w->heap[0];
+    if (!all && !fires(w, top.end)) break;
+    heap_pop(w);
+    win_t *x = &w->wins[top.wid];
+    if (!x->alive || x->start != top.start || x->end != top.end || x->firing) continue;
+    if (nd == cap) {
+      cap = cap ? cap * 2 : 64;
+      due = fl_realloc(due, cap * sizeof *due);
+    }
+    x->firing = true;
+    due[nd++] = top.wid;
+  }
+  uint32_t *plain = fl_malloc((nd ? nd : 1) * sizeof *plain), np = 0;
+  for (uint32_t i = 0; i < nd; i++)
+    if (!w->wins[due[i]].spilled) plain[np++] = due[i];
+  if (np) rc = emit_windows(w, plain, np, err);
+  bool any_spilled = np < nd;
+  ex_spill_file_t *parts[16] = {0}, *rest = NULL;
+  ty_batch_t *rb = any_spilled ? ty_batch_new(w->spill_schema, TY_BATCH_ROWS) : NULL;
+  uint32_t *dest = fl_malloc(TY_BATCH_ROWS * sizeof *dest), *rows = fl_malloc(TY_BATCH_ROWS * 4);
+  /* Split the runs: rows of due roots by partition, the others to rest. */
+  for (uint32_t i = 0; i < w->nruns && any_spilled && !rc; i++) {
+    ex_spill_file_t *f = w->runs[i].f;
+    bool eof = false;
+    ex_spill_rewind(f);
+    while (!rc && !(rc = ex_spill_read(f, rb, &eof, err)) && !eof) {
+      const int64_t *sid = (const int64_t *)rb->cols[0]->data;
+      for (uint32_t k = 0; k < rb->nrows; k++) {
+        uint32_t r = session_root(w, (uint32_t)sid[k]);
+        dest[k] = w->wins[r].firing ? part_of(r) : 16;
+      }
+      for (uint32_t p = 0; p <= 16 && !rc; p++) {
+        uint32_t n = 0;
+        for (uint32_t k = 0; k < rb->nrows; k++)
+          if (dest[k] == p) rows[n++] = k;
+        if (!n) continue;
+        ex_spill_file_t **to = p < 16 ? &parts[p] : &rest;
+        if (!*to && (rc = ex_spill_create(w->dir, to, err))) break;
+        ty_batch_reset(w->spill_batch);
+        for (uint32_t c = 0; c < rb->ncols; c++)
+          ex_vec_gather(w->spill_batch->cols[c], rb->cols[c], rows, n);
+        ty_batch_seal(w->spill_batch);
+        rc = ex_spill_write(*to, w->spill_batch, err);
+      }
+    }
+  }
+  if (any_spilled && !rc) {
+    for (uint32_t i = 0; i < w->nruns; i++) {
+      ex_spill_free(w->runs[i].f);
+      ty_batch_free(w->runs[i].cur);
+    }
+    w->nruns = 0;
+    if (rest && !(rc = ex_spill_seal(rest, err))) {
+      ex_spill_rewind(rest);
+      w->runs[0] = (run_t){.f = rest, .cur = ty_batch_new(w->spill_schema, TY_BATCH_ROWS)};
+      w->nruns = 1;
+      rest = NULL;
+    }
+  }
+  /* Each partition: merge its rows, emit its due spilled sessions. */
+  for (uint32_t p = 0; p < 16 && any_spilled && !rc; p++) {
+    if (parts[p] && !(rc = ex_spill_seal(parts[p], err))) {
+      bool eof = false;
+      ex_spill_rewind(parts[p]);
+      while (!rc && !(rc = ex_spill_read(parts[p], rb, &eof, err)) && !eof)
+        rc = merge_spilled(w, rb, 0, rb->nrows, 0, true, err);
+    }
+    size_t now = footprint(w);
+    if (!rc && now > w->reserved) {
+      ex_mem_force(w->ctx->mem, now - w->reserved);
+      w->reserved = now;
+    }
+    np = 0;
+    for (uint32_t i = 0; i < nd && !rc; i++) {
+      uint32_t r = due[i];
+      if (w->wins[r].spilled && part_of(r) == p) plain[np++] = r;
+    }
+    if (!rc && np) rc = emit_windows(w, plain, np, err);
+  }
+  for (uint32_t p = 0; p < 16; p++) ex_spill_free(parts[p]);
+  ex_spill_free(rest);
+  for (uint32_t i = 0; i < nd; i++) w->wins[due[i]].firing = false;
+  ty_batch_free(rb);
+  fl_free(dest);
+  fl_free(rows);
+  fl_free(plain);
+  fl_free(due);
+  return rc;
+}
+
 /* Reserves the footprint; spills the groups when the budget refuses. */
 static int account(wagg_t *w, fl_err_t *err) {
   size_t now = footprint(w);
@@ -1017,7 +1140,7 @@ static int account(wagg_t *w, fl_err_t *err) {
     w->reserved = now;
     return FL_OK;
   }
-  if (!w->session && w->nlive >= MIN_SPILL_GROUPS) {
+  if (w->nlive >= MIN_SPILL_GROUPS) {
     int rc = spill_run(w, err);
     if (!rc && w->nruns >= MAX_RUNS) rc = merge_all_runs(w, err);
     if (rc) return rc;
@@ -1114,6 +1237,10 @@ static int wagg_checkpoint(ex_op_t *op, fl_buf_t *out, fl_err_t *err) {
   wagg_t *w = (wagg_t *)op;
   /* Spilled rows not yet read go into the checkpoint from one merged run. */
   int rc0;
+  if (w->session && w->nruns)
+    return fl_err_set(err, FL_EUNSUPPORTED,
+                      "window aggregation: cannot checkpoint spilled SESSION windows (raise the "
+                      "memory budget)");
   if (w->nruns && (rc0 = merge_all_runs(w, err))) return rc0;
   uint32_t nw;
   uint32_t *order = open_windows(w, &nw);
