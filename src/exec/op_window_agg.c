@@ -40,7 +40,7 @@
  * is renewed whenever its bounds change and stale entries are skipped.
  * A row is late when [t, t + gap] would fire at the current watermark.
  *
- * Spilling (TUMBLE, HOP, CUMULATE). After each batch the operator
+ * Spilling. After each batch the operator
  * reserves its footprint against the query budget. When that is refused,
  * every live group is written, in window order (end, start), to a new
  * run file (ex_spill.h) as start, end, keys and one binary column of
@@ -53,9 +53,11 @@
  * one batch of others) are back in memory at a time, and the results are
  * exactly those of an in-memory run. When MAX_RUNS runs exist, their
  * unread rows are merged into one run (a k-way merge in firing order), so
- * the open files stay few whatever the number of spills. Session state
- * does not spill (its
- * memory is reserved with ex_mem_force).
+ * the open files stay few whatever the number of spills. SESSION groups
+ * spill the same way, each run row naming its session; since sessions
+ * keep merging, a run row belongs to the root of its session's
+ * merged_into chain (merged sessions stay registered while runs exist),
+ * and firing splits the runs by root (fire_sessions_spilled).
  *
  * States.
  *   RUNNING    consuming batches and watermarks.
@@ -77,6 +79,8 @@
  * A restored operator continues exactly as the one that wrote it would
  * have. Spilled runs are first merged into one, whose rows are copied
  * into the checkpoint and become one run of the restored operator.
+ * SESSION windows with spilled groups refuse to checkpoint
+ * (FL_EUNSUPPORTED): their runs name sessions by number.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "exec/op_window_agg.h"
