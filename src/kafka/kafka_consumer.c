@@ -192,8 +192,8 @@ static int not_assigned(fl_err_t *err, const char *topic, int32_t partition) {
 }
 
 /* Turns a start position into the offset of the first message to read. */
-static int resolve(kf_consumer_t *c, const char *topic, int32_t partition, kf_position_t pos,
-                   int timeout_ms, int64_t *offset, fl_err_t *err) {
+int kf_consumer_resolve(kf_consumer_t *c, const char *topic, int32_t partition, kf_position_t pos,
+                        int timeout_ms, int64_t *offset, fl_err_t *err) {
   int64_t low, high;
   rd_kafka_resp_err_t e;
   switch (pos.kind) {
@@ -224,8 +224,8 @@ static int resolve(kf_consumer_t *c, const char *topic, int32_t partition, kf_po
         return FL_OK;
       }
       /* No message at or after the time: start at the end. */
-      return resolve(c, topic, partition, (kf_position_t){.kind = KF_POS_LATEST}, timeout_ms,
-                     offset, err);
+      return kf_consumer_resolve(c, topic, partition, (kf_position_t){.kind = KF_POS_LATEST},
+                                 timeout_ms, offset, err);
     }
     case KF_POS_GROUP: {
       if (!c->has_group)
@@ -240,8 +240,8 @@ static int resolve(kf_consumer_t *c, const char *topic, int32_t partition, kf_po
         return FL_OK;
       }
       if (pos.fallback == KF_POS_EARLIEST || pos.fallback == KF_POS_LATEST)
-        return resolve(c, topic, partition, (kf_position_t){.kind = pos.fallback}, timeout_ms,
-                       offset, err);
+        return kf_consumer_resolve(c, topic, partition, (kf_position_t){.kind = pos.fallback},
+                                   timeout_ms, offset, err);
       return fl_err_set(err, FL_ENOTFOUND, "partition %s[%d]: the group has no committed offset",
                         topic, partition);
     }
@@ -272,7 +272,7 @@ int kf_consumer_assign(kf_consumer_t *c, const char *topic, const int32_t *parti
                        const kf_position_t *pos, uint32_t n, int timeout_ms, fl_err_t *err) {
   int64_t *offs = fl_malloc(((size_t)n + 1) * sizeof *offs);
   for (uint32_t i = 0; i < n; i++) {
-    int rc = resolve(c, topic, partitions[i], pos[i], timeout_ms, &offs[i], err);
+    int rc = kf_consumer_resolve(c, topic, partitions[i], pos[i], timeout_ms, &offs[i], err);
     if (rc) {
       fl_free(offs);
       return rc;
@@ -328,7 +328,7 @@ int kf_consumer_seek(kf_consumer_t *c, const char *topic, int32_t partition, kf_
   kf_part_t *p = find_part(c, topic, partition);
   if (!p) return not_assigned(err, topic, partition);
   int64_t off;
-  int rc = resolve(c, topic, partition, pos, timeout_ms, &off, err);
+  int rc = kf_consumer_resolve(c, topic, partition, pos, timeout_ms, &off, err);
   if (rc) return rc;
   p->next = off;
   return refetch(c, p, timeout_ms, err);

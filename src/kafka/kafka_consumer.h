@@ -95,6 +95,11 @@ int kf_consumer_assign(kf_consumer_t *c, const char *topic, const int32_t *parti
                        const kf_position_t *pos, uint32_t n, int timeout_ms, fl_err_t *err);
 /* Removes one partition from the assignment. */
 int kf_consumer_unassign(kf_consumer_t *c, const char *topic, int32_t partition, fl_err_t *err);
+/* The offset a position stands for now (asking the broker for watermarks,
+ * timestamps and committed offsets, within timeout_ms); the partition need
+ * not be assigned. A timestamp after the last message gives the end. */
+int kf_consumer_resolve(kf_consumer_t *c, const char *topic, int32_t partition, kf_position_t pos,
+                        int timeout_ms, int64_t *offset, fl_err_t *err);
 /* Moves an assigned partition to a new position. */
 int kf_consumer_seek(kf_consumer_t *c, const char *topic, int32_t partition, kf_position_t pos,
                      int timeout_ms, fl_err_t *err);

@@ -14,9 +14,10 @@
  * current batch wait for the next poll of the source; the consumer is
  * only polled again when they are used up.
  *
- * Bounded (--once): the end offsets (high watermarks) of every partition
- * are read at start, and the source ends when every position reached its
- * end; messages beyond an end are not handed out.
+ * Bounded (--once, or Flink's 'scan.bounded.mode'): the end offset of
+ * every partition is fixed at start (bounded_ends), and the source ends
+ * when every position reached its end; messages beyond an end are not
+ * handed out.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@ typedef struct kafka_source {
   kf_consumer_t *c;
   const char *topic;
   const char *mode, *ts_millis, *specific;
+  /* 'scan.bounded.*': where the table ends (NULL or "unbounded": never) */
+  const char *bmode, *bts_millis, *bspecific;
   bool has_group;
   st_kafka_decoder_t *dec;
   kf_msgs_t msgs;
@@ -53,6 +56,9 @@ static const char *const known[] = {
     "scan.startup.mode",
     "scan.startup.timestamp-millis",
     "scan.startup.specific-offsets",
+    "scan.bounded.mode",
+    "scan.bounded.timestamp-millis",
+    "scan.bounded.specific-offsets",
     "scan.watermark.idle-timeout",
     "scan.topic-partition-discovery.interval",
     "json.ignore-parse-errors",
@@ -67,6 +73,49 @@ static bool at_end(const kafka_source_t *k) {
   for (int32_t p = 0; p < k->nparts; p++)
     if (k->mine[p] && k->pos[p] < k->end[p]) return false;
   return true;
+}
+
+/*
+ * Where each partition of this source ends, if it does: with --once at the
+ * end of the log as it is now, with Flink's 'scan.bounded.mode' at the
+ * position that mode names ('latest-offset': the end now, 'timestamp': the
+ * first message at or after 'scan.bounded.timestamp-millis',
+ * 'group-offsets': the group's committed offsets, 'specific-offsets': the
+ * listed offsets, unlisted partitions at the group's), and with both at
+ * the earlier of the two. A bounded table ends the job once every source
+ * has ended, as a bounded Flink job finishes.
+ */
+static int bounded_ends(kafka_source_t *k, bool once, fl_err_t *err) {
+  bool by_mode = k->bmode && strcmp(k->bmode, "unbounded") != 0;
+  if (!once && !by_mode) return FL_OK;
+  uint32_t n = (uint32_t)k->nparts;
+  kf_position_t *stop = NULL;
+  int rc = FL_OK;
+  if (by_mode) {
+    if (!strcmp(k->bmode, "earliest-offset")) {
+      fl_err_set(err, FL_EINVALID,
+                 "'earliest-offset' is not a bounded mode (unbounded, latest-offset, "
+                 "group-offsets, timestamp, specific-offsets)");
+      return st_source_option_error(k->s.table, "scan.bounded.mode", err);
+    }
+    stop = fl_calloc(n ? n : 1, sizeof *stop);
+    rc = kf_startup_parse(k->bmode, k->bts_millis, k->bspecific, n, stop, err);
+    if (rc) {
+      fl_free(stop);
+      return st_source_option_error(k->s.table, "scan.bounded.mode", err);
+    }
+  }
+  k->end = fl_calloc(n ? n : 1, sizeof *k->end);
+  for (uint32_t p = 0; p < n && !rc; p++) {
+    if (!k->mine[p]) continue;
+    int64_t low, high = INT64_MAX, at = INT64_MAX;
+    if (once)
+      rc = kf_consumer_watermarks(k->c, k->topic, (int32_t)p, true, 30000, &low, &high, err);
+    if (!rc && stop) rc = kf_consumer_resolve(k->c, k->topic, (int32_t)p, stop[p], 30000, &at, err);
+    k->end[p] = at < high ? at : high;
+  }
+  fl_free(stop);
+  return rc;
 }
 
 static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *err) {
@@ -113,14 +162,7 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
   if (!rc && nmine) rc = kf_consumer_assign(k->c, k->topic, parts, start, nmine, 30000, err);
   for (uint32_t p = 0; p < n && !rc; p++)
     if (k->mine[p]) rc = kf_consumer_position(k->c, k->topic, (int32_t)p, &k->pos[p], err);
-  if (!rc && bounded) {
-    k->end = fl_calloc(n, sizeof *k->end);
-    for (uint32_t p = 0; p < n && !rc; p++) {
-      if (!k->mine[p]) continue;
-      int64_t low;
-      rc = kf_consumer_watermarks(k->c, k->topic, (int32_t)p, true, 30000, &low, &k->end[p], err);
-    }
-  }
+  if (!rc) rc = bounded_ends(k, bounded, err);
   fl_free(start);
   fl_free(parts);
   if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
@@ -283,6 +325,12 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
       k->ts_millis = v;
     else if (!strcmp(key, "scan.startup.specific-offsets"))
       k->specific = v;
+    else if (!strcmp(key, "scan.bounded.mode"))
+      k->bmode = v;
+    else if (!strcmp(key, "scan.bounded.timestamp-millis"))
+      k->bts_millis = v;
+    else if (!strcmp(key, "scan.bounded.specific-offsets"))
+      k->bspecific = v;
     else if (!strcmp(key, "format") || !strcmp(key, "value.format")) {
       if (strcmp(v, "json") != 0 && strcmp(v, "raw") != 0)
         rc =

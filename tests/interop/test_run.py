@@ -342,6 +342,39 @@ def test_kafka_json_pass_through_with_metadata_columns(kafka_broker, wh, tmp_pat
     assert str(len(range(0, n, parts))) in out
 
 
+def test_kafka_bounded_modes_end_the_job(kafka_broker, wh, tmp_path):
+    """Flink's 'scan.bounded.mode': without --once the job ends by itself at
+    the bound, with exactly the rows before it."""
+    topic, parts, n = "run-bounded", 2, 400
+    kafka_broker.create_topic(topic, parts)
+    produce_orders(kafka_broker, topic, 0, n, parts)
+    cases = {
+        "latest": ("'scan.bounded.mode' = 'latest-offset'", set(range(n))),
+        # Kafka timestamps are BASE_MS + id: the bound is the first message
+        # at or after BASE_MS + 300 in each partition.
+        "ts": (f"'scan.bounded.mode' = 'timestamp', 'scan.bounded.timestamp-millis' = '{BASE_MS + 300}'",
+               set(range(300))),
+        # Offsets 10 and 25: ids 0, 2, ..., 18 of partition 0 and 1, 3, ..., 49 of partition 1.
+        "specific": ("'scan.bounded.mode' = 'specific-offsets', "
+                     "'scan.bounded.specific-offsets' = 'partition:0,offset:10;partition:1,offset:25'",
+                     set(range(0, 20, 2)) | set(range(1, 50, 2))),
+    }
+    for name, (opts, want) in cases.items():
+        sql(wh, f"CREATE TABLE db.b_{name} (id bigint)")
+        body = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group=f"g-b-{name}")
+        body = body.replace("'format' = 'json'", "'format' = 'json', " + opts)
+        job = write_job(tmp_path, f"b_{name}.sql", body + f"INSERT INTO db.b_{name} SELECT id FROM orders;\n")
+        run_job(wh, job, timeout=60)  # no --once: the bound ends it
+        got = [r["id"] for r in rows_of(wh, f"db.b_{name}")]
+        assert sorted(got) == sorted(want), name
+    body = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-b-bad")
+    body = body.replace("'format' = 'json'", "'format' = 'json', 'scan.bounded.mode' = 'earliest-offset'")
+    job = write_job(tmp_path, "b_bad.sql", body + "INSERT INTO db.b_latest SELECT id FROM orders;\n")
+    proc = run_job(wh, job, check=False)
+    assert proc.returncode == 1
+    assert "scan.bounded.mode" in proc.stderr and "not a bounded mode" in proc.stderr, proc.stderr
+
+
 def test_kafka_statement_set_shares_the_source(kafka_broker, wh, tmp_path):
     """Two INSERTs over one source: filter and projection into two tables,
     both committed in one catalog transaction per checkpoint."""
