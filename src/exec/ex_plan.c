@@ -505,7 +505,14 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t **Lout, fl_err
                          .probe_schema = schema_of(q, probe),
                          .build_schema = schema_of(q, bld)};
   uint32_t nl = p->u.join.nleft, nr = p->u.join.nright;
-  if (swap) {
+  bool semi = spec.type == EX_JOIN_SEMI || spec.type == EX_JOIN_ANTI;
+  if (swap && semi) {
+    /* The left rows are held and the subquery's probe them. */
+    spec.type = spec.type == EX_JOIN_SEMI ? EX_JOIN_RIGHT_SEMI : EX_JOIN_RIGHT_ANTI;
+    spec.nprobe_out = 0;
+    spec.build_out = iota(q->a, nl);
+    spec.nbuild_out = nl;
+  } else if (swap) {
     if (spec.type == EX_JOIN_LEFT)
       spec.type = EX_JOIN_RIGHT;
     else if (spec.type == EX_JOIN_RIGHT)
@@ -528,7 +535,7 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t **Lout, fl_err
     spec.filter_arg = res[0];
   }
   ex_op_t **next = Lout;
-  if (swap) {
+  if (swap && !semi) {
     /* The join yields right then left columns; put them back in order. */
     uint32_t n = nl + nr;
     ty_field_t *f = fl_arena_zalloc(q->a, (n ? n : 1) * sizeof *f);
