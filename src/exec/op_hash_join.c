@@ -935,6 +935,12 @@ int ex_hash_join_probe_lane(ex_op_t *join, fl_arena_t *arena, ex_join_filter_fn 
 
 ex_op_t *ex_hash_join_build_side(ex_op_t *join) { return &((hash_join_t *)join)->build.op; }
 
+const ex_ht_t *ex_hash_join_table(const ex_op_t *join) {
+  hash_join_t *j = (hash_join_t *)join;
+  if (!atomic_load(&j->built) || j->spilled) return NULL;
+  return j->ht;
+}
+
 const ex_hash_join_stats_t *ex_hash_join_stats(const ex_op_t *join) {
   hash_join_t *j = (hash_join_t *)join;
   j->stats.rows_out = j->out.rows_out;
