@@ -57,6 +57,9 @@ typedef struct pending_filter {
   const sql_plan_t *node;
   const ex_op_t *join;
   uint32_t *cols, ncols;
+  /* Set while the join's probe input is being built: a plan node shared
+   * with another part of the plan gets the filter only here. */
+  bool armed;
 } pending_filter_t;
 
 struct ex_query {
@@ -540,7 +543,7 @@ static void add_join_filter(ex_query_t *q, const sql_plan_t *p, const sql_plan_t
   const sql_plan_t *node = join_filter_target(probe, cols, n);
   if (!node) return;
   q->jfilters = fl_realloc(q->jfilters, (q->njfilters + 1) * sizeof *q->jfilters);
-  q->jfilters[q->njfilters++] = (pending_filter_t){node, op, cols, n};
+  q->jfilters[q->njfilters++] = (pending_filter_t){node, op, cols, n, false};
 }
 
 /*
@@ -655,7 +658,12 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t **Lout, fl_err
   node_stat_t *bst = node_of(q, "JOIN (build)");
   if ((rc = build(q, bld, gathered(q, spec.build_schema, metered(q, bst, build_side)), err)))
     return rc;
-  return build(q, probe, probe_lanes, err);
+  for (uint32_t i = 0; i < q->njfilters; i++)
+    if (q->jfilters[i].join == op) q->jfilters[i].armed = true;
+  rc = build(q, probe, probe_lanes, err);
+  for (uint32_t i = 0; i < q->njfilters; i++)
+    if (q->jfilters[i].join == op) q->jfilters[i].node = NULL;
+  return rc;
 }
 
 static ex_sort_key_t *sort_keys(ex_query_t *q, const sql_plan_t *s) {
@@ -762,7 +770,7 @@ static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t 
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
   for (uint32_t i = 0; i < q->njfilters; i++) {
     pending_filter_t *f = &q->jfilters[i];
-    if (f->node != p) continue;
+    if (f->node != p || !f->armed) continue;
     ex_op_t **fl = new_lanes(q);
     for (uint32_t w = 0; w < q->nlanes; w++) {
       int rc = ex_join_filter_new(f->join, schema_of(q, p), f->cols, f->ncols, L[w], &fl[w], err);
