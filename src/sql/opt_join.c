@@ -146,9 +146,16 @@ static sql_bexpr_t *remap_cols(fl_arena_t *a, const sql_bexpr_t *e, const uint32
   return c;
 }
 
-/* Puts pred as a filter over *in (joined to a filter already there). */
+/* Puts pred as a filter over *in (joined to a filter already there);
+ * below SEMI and ANTI joins, whose output is their left input's columns,
+ * so that it still lands directly over a scan and prunes it. */
 static void push_filter(fl_arena_t *a, sql_plan_t **in, sql_bexpr_t *pred) {
   sql_plan_t *p = *in;
+  if (p->kind == SQL_P_JOIN && p->u.join.type >= SQL_JT_SEMI && p->u.join.split) {
+    push_filter(a, &p->inputs[0], pred);
+    p->in = p->inputs[0];
+    return;
+  }
   if (p->kind == SQL_P_FILTER) {
     sql_bexpr_t *v[2] = {p->u.filter.pred, pred};
     p->u.filter.pred = and_of(a, v, 2);
@@ -456,6 +463,42 @@ static sql_plan_t *semi_join(fl_arena_t *a, sql_plan_t *left, const sql_bexpr_t 
   j->inputs[1] = in->plan;
   j->u.join.split = true;
   return j;
+}
+
+/* Puts the SEMI join of `x IN (q)` (in) where x, a plain column, comes
+ * from: down through filters and inner joins to the relation that has it
+ * (TPC-H Q18: the orders among 57 keys, before they join customers and
+ * line items, not the 6 million joined rows after). A SEMI join's output
+ * is its left input's columns, so nothing above changes. Returns false
+ * when x is not a plain column of a filter or inner join below p. */
+static bool is_inner_tree(const sql_plan_t *p);
+
+static bool place_semi(fl_arena_t *a, sql_plan_t *p, const sql_bexpr_t *in) {
+  const sql_bexpr_t *x = in->args[0];
+  if (x->kind != SQL_BX_COL) return false;
+  uint32_t col = x->col, slot = 0;
+  sql_plan_t *parent = NULL, *at = p;
+  for (;;) {
+    if (at->kind == SQL_P_FILTER) {
+      parent = at;
+      slot = 0;
+    } else if (is_inner_tree(at) && col < at->u.join.nleft + at->u.join.nright) {
+      parent = at;
+      slot = col >= at->u.join.nleft;
+      if (slot) col -= at->u.join.nleft;
+    } else {
+      break;
+    }
+    at = at->inputs[slot];
+  }
+  if (!parent || (parent->kind == SQL_P_FILTER && parent == p)) return false;
+  sql_bexpr_t *c = fl_arena_memdup(a, in, sizeof *c);
+  c->args = fl_arena_memdup(a, in->args, in->nargs * sizeof *c->args);
+  c->args[0] = fl_arena_memdup(a, x, sizeof *x);
+  c->args[0]->col = col;
+  parent->inputs[slot] = semi_join(a, at, c, SQL_JT_SEMI);
+  if (!slot) parent->in = parent->inputs[0];
+  return true;
 }
 
 /* The IN subquery of conjunct c, and whether it is negated; NULL: none. */
@@ -936,6 +979,7 @@ static void opt(fl_arena_t *a, const sql_resolver_t *rs, sql_stats_t *st, sql_pl
       for (uint32_t i = 0; i < ins.n; i++) {
         bool neg;
         const sql_bexpr_t *q = in_query(ins.v[i], &neg);
+        if (!neg && place_semi(a, p, q)) continue;
         p = semi_join(a, p, q, neg ? SQL_JT_NULL_AWARE_ANTI : SQL_JT_SEMI);
       }
       *pp = p;
