@@ -346,13 +346,16 @@ static bool only_side(const sql_bexpr_t *e, const void *arg) {
 }
 
 /* Builds the hash table on the smaller input: the left one when its
- * estimate is below the right one's. SEMI and ANTI joins may build on the
- * left too (the executor's RIGHT_SEMI and RIGHT_ANTI) when they have keys;
- * NOT IN keeps its subquery as the build side. */
+ * estimate is below the right one's (half of it for SEMI and ANTI). SEMI and ANTI joins may build
+ * on the left too (the executor's RIGHT_SEMI and RIGHT_ANTI) when they have keys; NOT IN keeps its
+ * subquery as the build side. */
 static void choose_build(sql_plan_t *j) {
   sql_join_type_t t = j->u.join.type;
   if (t > SQL_JT_FULL && !((t == SQL_JT_SEMI || t == SQL_JT_ANTI) && j->u.join.nkeys)) return;
   int64_t ln = est_rows(j->inputs[0]), rn = est_rows(j->inputs[1]);
+  /* A SEMI or ANTI join holds only the subquery's keys, its swapped form
+   * whole left rows: swap only for a clearly smaller left side. */
+  if (t >= SQL_JT_SEMI && ln >= 0 && ln <= INT64_MAX / 2) ln *= 2;
   j->u.join.build_left = ln >= 0 && rn >= 0 && ln < rn;
 }
 
