@@ -14,7 +14,8 @@
 #include "exec/ex_vec.h"
 
 static const char *const join_type_names[EX_JOIN_TYPE_COUNT] = {
-    "inner", "left", "right", "full", "semi", "anti", "null-aware anti"};
+    "inner",           "left",       "right",     "full", "semi", "anti",
+    "null-aware anti", "right semi", "right anti"};
 
 const char *ex_join_type_name(ex_join_type_t t) {
   return (unsigned)t < EX_JOIN_TYPE_COUNT ? join_type_names[t] : "?";
@@ -33,6 +34,7 @@ void ex__join_store_clear(ex__join_store_t *s) {
   s->chunks = NULL;
   s->nchunks = s->cap = 0;
   s->nrows = 0;
+  s->full_bytes = 0;
 }
 
 void ex__join_store_free(ex__join_store_t *s) {
@@ -56,6 +58,7 @@ int ex__join_store_append(ex__join_store_t *s, const ty_batch_t *b, uint32_t *fi
       }
       /* Chunks start small and grow by doubling up to TY_BATCH_ROWS, so a
        * small build side (or partition) holds little. */
+      if (s->nchunks) s->full_bytes += ex_batch_bytes(s->chunks[s->nchunks - 1]);
       s->chunks[s->nchunks++] = ty_batch_new(s->schema, 64);
     }
     ty_batch_t *c = s->chunks[s->nchunks - 1];
@@ -98,8 +101,8 @@ void ex__join_store_gather(ex__join_store_t *s, uint32_t c, const uint32_t *ids,
 }
 
 size_t ex__join_store_bytes(const ex__join_store_t *s) {
-  size_t n = (size_t)s->cap * sizeof *s->chunks;
-  for (uint32_t i = 0; i < s->nchunks; i++) n += ex_batch_bytes(s->chunks[i]);
+  size_t n = (size_t)s->cap * sizeof *s->chunks + s->full_bytes;
+  if (s->nchunks) n += ex_batch_bytes(s->chunks[s->nchunks - 1]);
   return n;
 }
 
@@ -134,6 +137,10 @@ int ex__join_out_init(ex__join_out_t *o, ex_op_t *op, fl_arena_t *arena, const e
                     spec->type == EX_JOIN_NULL_AWARE_ANTI;
   if (probe_only && spec->nbuild_out)
     return fl_err_set(err, FL_EINVALID, "%s: a %s join outputs probe columns only", what,
+                      ex_join_type_name(spec->type));
+  bool build_only = spec->type == EX_JOIN_RIGHT_SEMI || spec->type == EX_JOIN_RIGHT_ANTI;
+  if (build_only && spec->nprobe_out)
+    return fl_err_set(err, FL_EINVALID, "%s: a %s join outputs build columns only", what,
                       ex_join_type_name(spec->type));
   o->op = op;
   o->spec = *spec;
@@ -212,7 +219,7 @@ int ex__join_pairs(ex__join_out_t *o, const ty_batch_t *pb, const uint32_t *prow
       if (x >= n || (i && x <= o->sel[i - 1]))
         return fl_err_set(err, FL_EINTERNAL, "join condition returned a bad selection");
       pmatched[pk[x]] = 1;
-      if (bmatched) bmatched[bid[x]] = 1;
+      if (bmatched) ex__join_mark(bmatched, bid[x]);
     }
     if (!emit_pairs || !nsel) return FL_OK;
     o->view.nrows = n;
@@ -222,7 +229,7 @@ int ex__join_pairs(ex__join_out_t *o, const ty_batch_t *pb, const uint32_t *prow
   }
   for (uint32_t x = 0; x < n; x++) {
     pmatched[pk[x]] = 1;
-    if (bmatched) bmatched[bid[x]] = 1;
+    if (bmatched) ex__join_mark(bmatched, bid[x]);
   }
   if (!emit_pairs) return FL_OK;
   ty_batch_t *ob = o->ob;
@@ -253,8 +260,8 @@ int ex__join_emit_probe(ex__join_out_t *o, const ty_batch_t *pb, const uint32_t 
   return FL_OK;
 }
 
-int ex__join_emit_unmatched_build(ex__join_out_t *o, ex__join_store_t *st, const uint8_t *bmatched,
-                                  fl_err_t *err) {
+int ex__join_emit_build(ex__join_out_t *o, ex__join_store_t *st, const uint8_t *bmatched,
+                        uint8_t want, fl_err_t *err) {
   const ex_join_spec_t *sp = &o->spec;
   uint32_t *ids = fl_malloc(TY_BATCH_ROWS * sizeof *ids);
   int rc = FL_OK;
@@ -262,7 +269,7 @@ int ex__join_emit_unmatched_build(ex__join_out_t *o, ex__join_store_t *st, const
   while (r < st->nrows && !rc) {
     uint32_t m = 0;
     for (; r < st->nrows && m < TY_BATCH_ROWS; r++)
-      if (!bmatched[r]) ids[m++] = r;
+      if (bmatched[r] == want) ids[m++] = r;
     if (!m) break;
     ty_batch_t *ob = o->ob;
     ty_batch_reset(ob);

@@ -25,6 +25,11 @@
  *              logic: no rows at all when a build key is NULL; a NULL probe
  *              key is dropped unless the build side is empty; otherwise
  *              as ANTI. One key column, no residual.
+ *   RIGHT_SEMI each build row that has at least one pair, once; build
+ *              columns only. SEMI with the inputs' roles swapped, so that
+ *              the smaller side is the one held (EXISTS over a large
+ *              subquery: the outer rows are built, the subquery probes)
+ *   RIGHT_ANTI each build row that has no pair; build columns only
  */
 #ifndef FL_EXEC_EX_JOIN_H
 #define FL_EXEC_EX_JOIN_H
@@ -42,6 +47,8 @@ typedef enum ex_join_type {
   EX_JOIN_SEMI,
   EX_JOIN_ANTI,
   EX_JOIN_NULL_AWARE_ANTI,
+  EX_JOIN_RIGHT_SEMI,
+  EX_JOIN_RIGHT_ANTI,
   EX_JOIN_TYPE_COUNT
 } ex_join_type_t;
 
@@ -67,7 +74,8 @@ typedef struct ex_join_spec {
   const ty_schema_t *probe_schema;
   const ty_schema_t *build_schema;
   /* Output: probe columns probe_out[0..nprobe_out), then build columns
-   * build_out[0..nbuild_out) (none for SEMI and the ANTI types). */
+   * build_out[0..nbuild_out) (none for SEMI and the ANTI types; no
+   * probe columns for RIGHT_SEMI and RIGHT_ANTI). */
   const uint32_t *probe_out;
   uint32_t nprobe_out;
   const uint32_t *build_out;

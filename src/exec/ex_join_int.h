@@ -25,6 +25,7 @@ typedef struct ex__join_store {
   ty_batch_t **chunks;
   uint32_t nchunks, cap;
   uint32_t nrows;
+  size_t full_bytes; /* footprint of every chunk but the last (they are full) */
   /* Gather scratch. */
   const ty_vec_t **srcs;
   uint32_t *idx;
@@ -87,9 +88,19 @@ int ex__join_emit_probe(ex__join_out_t *o, const ty_batch_t *pb, const uint32_t 
 int ex__join_probe_done(ex__join_out_t *o, const ty_batch_t *pb, const uint32_t *rows, uint32_t n,
                         const uint8_t *pmatched, const ty_vec_t *drop_nulls, uint32_t *scratch,
                         fl_err_t *err);
-/* Emits every build row of st whose bmatched entry is 0, probe columns
- * NULL (RIGHT and FULL). */
-int ex__join_emit_unmatched_build(ex__join_out_t *o, ex__join_store_t *st, const uint8_t *bmatched,
-                                  fl_err_t *err);
+/* Emits every build row of st whose bmatched entry is `want`, probe
+ * columns NULL: 0 for RIGHT, FULL and RIGHT_ANTI, 1 for RIGHT_SEMI. */
+int ex__join_emit_build(ex__join_out_t *o, ex__join_store_t *st, const uint8_t *bmatched,
+                        uint8_t want, fl_err_t *err);
+
+/* Marks build row r as matched. Probe lanes of one join mark rows of the
+ * shared array at once; every writer stores 1 and nobody reads it before
+ * all lanes have finished, so a relaxed atomic store is all it takes. */
+static inline void ex__join_mark(uint8_t *bmatched, uint32_t r) {
+  __atomic_store_n(&bmatched[r], 1, __ATOMIC_RELAXED);
+}
+static inline bool ex__join_marked(const uint8_t *bmatched, uint32_t r) {
+  return __atomic_load_n(&bmatched[r], __ATOMIC_RELAXED) != 0;
+}
 
 #endif

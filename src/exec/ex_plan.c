@@ -45,6 +45,7 @@
 #include "exec/op_exchange.h"
 #include "exec/op_hash_agg.h"
 #include "exec/op_hash_join.h"
+#include "exec/op_join_filter.h"
 #include "exec/op_nested_loop_join.h"
 #include "exec/op_sort.h"
 #include "exec/op_stream_agg.h"
@@ -53,8 +54,20 @@
 #include "exec/op_window_agg.h"
 #include "exec/op_window_tvf.h"
 
+/* A join key filter waiting for the probe-side node it goes above. */
+typedef struct pending_filter {
+  const sql_plan_t *node;
+  const ex_op_t *join;
+  uint32_t *cols, ncols;
+  /* Set while the join's probe input is being built: a plan node shared
+   * with another part of the plan gets the filter only here. */
+  bool armed;
+} pending_filter_t;
+
 struct ex_query {
   fl_arena_t *a;
+  pending_filter_t *jfilters;
+  uint32_t njfilters;
   ex_ctx_t ectx;
   ex_mem_t mem;
   ex_opctx_t qctx;
@@ -502,6 +515,54 @@ static int compile_residual(ex_query_t *q, ex_ctx_t *ctx, const sql_plan_t *p,
 }
 
 /*
+ * Where a filter on hash join key columns cols[0..n) of plan `probe` (the
+ * join's probe input) pays: follows them down through filters,
+ * projections of plain columns and aggregations grouped on them, and
+ * returns the node whose output the filter goes on, if the path passed an
+ * aggregation (elsewhere the join's own probe costs the same). cols is
+ * rewritten to that node's columns.
+ */
+static const sql_plan_t *join_filter_target(const sql_plan_t *p, uint32_t *cols, uint32_t n) {
+  bool agg = false;
+  for (;;) {
+    if (p->kind == SQL_P_FILTER) {
+      p = p->in;
+    } else if (p->kind == SQL_P_PROJECT) {
+      for (uint32_t k = 0; k < n; k++) {
+        const sql_bexpr_t *e = p->u.project.exprs[cols[k]];
+        if (e->kind != SQL_BX_COL) return agg ? p : NULL;
+      }
+      for (uint32_t k = 0; k < n; k++) cols[k] = p->u.project.exprs[cols[k]]->col;
+      p = p->in;
+    } else if (p->kind == SQL_P_AGGREGATE && !p->u.agg.sets) {
+      for (uint32_t k = 0; k < n; k++)
+        if (cols[k] >= p->u.agg.nkeys) return agg ? p : NULL;
+      for (uint32_t k = 0; k < n; k++) cols[k] = p->u.agg.keys[cols[k]];
+      agg = true;
+      p = p->in;
+    } else {
+      return agg ? p : NULL;
+    }
+  }
+}
+
+/* Registers a join key filter for the probe side of hash join p (op),
+ * when its type drops probe rows without a pair and a place pays. */
+static void add_join_filter(ex_query_t *q, const sql_plan_t *p, const sql_plan_t *probe,
+                            const ex_op_t *op, ex_join_type_t type, bool swap) {
+  if (type != EX_JOIN_INNER && type != EX_JOIN_RIGHT && type != EX_JOIN_SEMI &&
+      type != EX_JOIN_RIGHT_SEMI && type != EX_JOIN_RIGHT_ANTI)
+    return;
+  uint32_t n = p->u.join.nkeys;
+  uint32_t *cols = fl_arena_zalloc(q->a, n * sizeof *cols);
+  memcpy(cols, swap ? p->u.join.rkeys : p->u.join.lkeys, n * sizeof *cols);
+  const sql_plan_t *node = join_filter_target(probe, cols, n);
+  if (!node) return;
+  q->jfilters = fl_realloc(q->jfilters, (q->njfilters + 1) * sizeof *q->jfilters);
+  q->jfilters[q->njfilters++] = (pending_filter_t){node, op, cols, n, false};
+}
+
+/*
  * A join: the hash join when there are equi-keys, else the nested loop
  * join. The probe side is the left input unless the optimizer chose the
  * left one as the (smaller) build side; then the join type is mirrored
@@ -521,7 +582,14 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t **Lout, fl_err
                          .probe_schema = schema_of(q, probe),
                          .build_schema = schema_of(q, bld)};
   uint32_t nl = p->u.join.nleft, nr = p->u.join.nright;
-  if (swap) {
+  bool semi = spec.type == EX_JOIN_SEMI || spec.type == EX_JOIN_ANTI;
+  if (swap && semi) {
+    /* The left rows are held and the subquery's probe them. */
+    spec.type = spec.type == EX_JOIN_SEMI ? EX_JOIN_RIGHT_SEMI : EX_JOIN_RIGHT_ANTI;
+    spec.nprobe_out = 0;
+    spec.build_out = iota(q->a, nl);
+    spec.nbuild_out = nl;
+  } else if (swap) {
     if (spec.type == EX_JOIN_LEFT)
       spec.type = EX_JOIN_RIGHT;
     else if (spec.type == EX_JOIN_RIGHT)
@@ -544,7 +612,7 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t **Lout, fl_err
     spec.filter_arg = res[0];
   }
   ex_op_t **next = Lout;
-  if (swap) {
+  if (swap && !semi) {
     /* The join yields right then left columns; put them back in order. */
     uint32_t n = nl + nr;
     ty_field_t *f = fl_arena_zalloc(q->a, (n ? n : 1) * sizeof *f);
@@ -588,6 +656,7 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t **Lout, fl_err
     build_side = ex_nl_join_build_side(op);
   }
   keep_op(q, op);
+  if (p->u.join.nkeys) add_join_filter(q, p, probe, op, spec.type, swap);
   if (!p->u.join.nkeys) {
     ex_op_t **g = gathered(q, spec.probe_schema, op);
     for (uint32_t w = 0; w < N; w++) probe_lanes[w] = g[w];
@@ -605,7 +674,12 @@ static int build_join(ex_query_t *q, const sql_plan_t *p, ex_op_t **Lout, fl_err
   node_stat_t *bst = node_of(q, "JOIN (build)");
   if ((rc = build(q, bld, gathered(q, spec.build_schema, metered(q, bst, build_side)), err)))
     return rc;
-  return build(q, probe, probe_lanes, err);
+  for (uint32_t i = 0; i < q->njfilters; i++)
+    if (q->jfilters[i].join == op) q->jfilters[i].armed = true;
+  rc = build(q, probe, probe_lanes, err);
+  for (uint32_t i = 0; i < q->njfilters; i++)
+    if (q->jfilters[i].join == op) q->jfilters[i].node = NULL;
+  return rc;
 }
 
 static ex_sort_key_t *sort_keys(ex_query_t *q, const sql_plan_t *s) {
@@ -756,6 +830,18 @@ static int build_window_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, e
 static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
 
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
+  for (uint32_t i = 0; i < q->njfilters; i++) {
+    pending_filter_t *f = &q->jfilters[i];
+    if (f->node != p || !f->armed) continue;
+    ex_op_t **fl = new_lanes(q);
+    for (uint32_t w = 0; w < q->nlanes; w++) {
+      int rc = ex_join_filter_new(f->join, schema_of(q, p), f->cols, f->ncols, L[w], &fl[w], err);
+      if (rc) return rc;
+      keep_op(q, fl[w]);
+    }
+    f->node = NULL;
+    L = fl;
+  }
   q->depth++;
   int rc = build_node(q, p, L, err);
   q->depth--;
@@ -1107,6 +1193,7 @@ void ex_query_free(ex_query_t *q) {
   for (uint32_t i = 0; i < q->nops; i++) ex_op_destroy(q->ops[i]);
   for (uint32_t i = 0; i < q->nreparts; i++) ex_repartition_free(q->reparts[i]);
   fl_free(q->reparts);
+  fl_free(q->jfilters);
   if (q->sink) ex_op_destroy(&q->sink->op);
   fl_pool_free(q->pool);
   for (uint32_t w = 1; w < q->nlanes; w++) fl_arena_free(q->larena[w]);

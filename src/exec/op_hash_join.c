@@ -34,6 +34,15 @@
  * candidate fails the residual is therefore still emitted NULL-extended,
  * which is what outer-join semantics demand of `ON a.k = b.k AND cond`.
  *
+ * RIGHT_SEMI and RIGHT_ANTI are SEMI and ANTI with the roles swapped,
+ * chosen when the rows to keep are the smaller input (EXISTS with a big
+ * subquery): the probe side only marks the build rows it finds, and at
+ * the end the marked (RIGHT_SEMI) or unmarked (RIGHT_ANTI) build rows
+ * are emitted, as RIGHT emits its unmatched ones. Without a residual a
+ * found chain is marked whole, and a chain whose head is marked is
+ * skipped, so each build row is touched once however many probe rows
+ * find it; with one, a marked build row is not tested again.
+ *
  * NOT IN (NULL_AWARE_ANTI) follows three-valued logic: the build side
  * records whether it has a NULL key and how many rows it has; with a NULL
  * key no probe row is emitted, with an empty build side every probe row
@@ -66,8 +75,10 @@
  * looks up the one table read-only (ex_ht_find_shared with its own
  * scratch), walks the shared chains and emits through its own output
  * stage to its own consumer, so N threads probe at once without locks.
- * What cannot be shared without a lock runs under the join's mutex:
- * RIGHT and FULL joins mark matched build rows, and a spilled join
+ * Matched build rows (RIGHT, FULL, RIGHT_SEMI, RIGHT_ANTI) are marked in
+ * one shared byte array with relaxed atomic stores: every writer stores 1
+ * and the array is read only after every lane has finished. What cannot
+ * be shared without a lock runs under the join's mutex: a spilled join
  * writes probe rows to shared partition files. Each lane, the join
  * included, finishes once; non-last lanes pass finish() on at once, and
  * the last one drains (unmatched build rows, spilled partitions) through
@@ -163,7 +174,20 @@ struct hash_join {
 static bool probe_only(ex_join_type_t t) {
   return t == EX_JOIN_SEMI || t == EX_JOIN_ANTI || t == EX_JOIN_NULL_AWARE_ANTI;
 }
-static bool build_outer(ex_join_type_t t) { return t == EX_JOIN_RIGHT || t == EX_JOIN_FULL; }
+/* Whether the join records which build rows matched (and emits by it at
+ * the end). */
+static bool build_outer(ex_join_type_t t) {
+  return t == EX_JOIN_RIGHT || t == EX_JOIN_FULL || t == EX_JOIN_RIGHT_SEMI ||
+         t == EX_JOIN_RIGHT_ANTI;
+}
+static bool build_only(ex_join_type_t t) {
+  return t == EX_JOIN_RIGHT_SEMI || t == EX_JOIN_RIGHT_ANTI;
+}
+/* Emits the build rows the type keeps after the probe side: unmatched
+ * ones, or for RIGHT_SEMI the matched ones. */
+static int emit_build_rows(hash_join_t *j, fl_err_t *err) {
+  return ex__join_emit_build(&j->out, &j->store, j->bmatched, j->type == EX_JOIN_RIGHT_SEMI, err);
+}
 
 static void reserve_scratch(hash_join_t *j, uint32_t n) {
   if (n <= j->scratch_cap) return;
@@ -359,6 +383,14 @@ static int probe_batch(hash_join_t *j, const ty_batch_t *b, fl_err_t *err) {
   bool only = probe_only(j->type);
   if (only && !j->out.spec.filter) {
     for (uint32_t k = 0; k < n; k++) j->pmatched[k] = j->cursor[k] != EX_JOIN_NONE;
+  } else if (build_only(j->type) && !j->out.spec.filter) {
+    /* Every row of a found chain matches. Chains are marked whole, so a
+     * chain whose head is marked is done. */
+    for (uint32_t k = 0; k < n; k++)
+      for (uint32_t r = j->cursor[k]; r != EX_JOIN_NONE && !ex__join_marked(j->bmatched, r);
+           r = j->next[r])
+        ex__join_mark(j->bmatched, r);
+    return FL_OK;
   } else {
     uint8_t *bm = build_outer(j->type) ? j->bmatched : NULL;
     uint32_t k = 0, np = 0;
@@ -367,6 +399,11 @@ static int probe_batch(hash_join_t *j, const ty_batch_t *b, fl_err_t *err) {
       /* A SEMI or ANTI row already matched needs no more candidates. */
       if (r == EX_JOIN_NONE || (only && j->pmatched[k])) {
         k++;
+        continue;
+      }
+      /* Nor does a build row of RIGHT_SEMI or RIGHT_ANTI. */
+      if (build_only(j->type) && ex__join_marked(j->bmatched, r)) {
+        j->cursor[k] = j->next[r];
         continue;
       }
       j->prow[np] = j->rows[k];
@@ -424,8 +461,7 @@ static int join_partition(hash_join_t *j, ex_spill_file_t *bf, ex_spill_file_t *
         rc = probe_batch(j, j->pread, err);
       }
     }
-    if (!rc && build_outer(j->type))
-      rc = ex__join_emit_unmatched_build(&j->out, &j->store, j->bmatched, err);
+    if (!rc && build_outer(j->type)) rc = emit_build_rows(j, err);
     ex_spill_free(bf);
     ex_spill_free(pf);
     reset_table(j);
@@ -597,9 +633,9 @@ static int probe_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
     return fl_err_set(err, FL_EINTERNAL, "hash join: probe batch %s",
                       j->state == ST_BUILDING ? "before the build side finished" : "after finish");
   j->stats.probe_rows += ty_batch_live(b);
-  /* With lanes, shared writes (matched build rows, partition files) take
-   * the lock. */
-  bool lock = j->nlanes && (j->spilled || build_outer(j->type));
+  /* With lanes, writes to the shared partition files take the lock
+   * (matched build rows are marked with atomic stores). */
+  bool lock = j->nlanes && j->spilled;
   if (lock) pthread_mutex_lock(&j->lock);
   int rc;
   if (!j->spilled)
@@ -637,8 +673,7 @@ static int drain_finish(hash_join_t *j, fl_err_t *err) {
   j->state = ST_DRAINING;
   int rc = FL_OK;
   if (!j->spilled) {
-    if (build_outer(j->type))
-      rc = ex__join_emit_unmatched_build(&j->out, &j->store, j->bmatched, err);
+    if (build_outer(j->type)) rc = emit_build_rows(j, err);
   } else {
     for (uint32_t p = 0; p < EX_HASH_JOIN_FANOUT && !rc; p++)
       if (j->pparts[p]) rc = ex_spill_seal(j->pparts[p], err);
@@ -647,7 +682,7 @@ static int drain_finish(hash_join_t *j, fl_err_t *err) {
       j->bparts[p] = j->pparts[p] = NULL;
       /* Without build rows only the probe-preserving joins have output. */
       bool needed = b || (q && j->type != EX_JOIN_INNER && j->type != EX_JOIN_RIGHT &&
-                          j->type != EX_JOIN_SEMI);
+                          j->type != EX_JOIN_SEMI && !build_only(j->type));
       if (needed)
         rc = join_partition(j, b, q, 1, false, err);
       else
@@ -805,6 +840,7 @@ static void lane_sync(hash_join_t *l) {
   l->ht = j->ht;
   l->head = j->head;
   l->next = j->next;
+  l->bmatched = j->bmatched;
   l->build_total = j->build_total;
   l->build_null = j->build_null;
   l->spilled = j->spilled;
@@ -820,17 +856,11 @@ static int lane_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   lane_sync(l);
   uint32_t n = ty_batch_live(b);
   l->stats.probe_rows += n;
-  if (!l->spilled && !build_outer(l->type)) return probe_batch(l, b, err);
-  int rc;
+  if (!l->spilled) return probe_batch(l, b, err);
   pthread_mutex_lock(&j->lock);
-  if (l->spilled) {
-    rc = (j->type == EX_JOIN_NULL_AWARE_ANTI && j->build_null)
-             ? FL_OK
-             : partition_batch(j, j->pparts, j->stage_p, b, j->probe_keys, 0, err);
-  } else {
-    l->bmatched = j->bmatched; /* written only under the lock */
-    rc = probe_batch(l, b, err);
-  }
+  int rc = (j->type == EX_JOIN_NULL_AWARE_ANTI && j->build_null)
+               ? FL_OK
+               : partition_batch(j, j->pparts, j->stage_p, b, j->probe_keys, 0, err);
   pthread_mutex_unlock(&j->lock);
   return rc;
 }
@@ -904,6 +934,12 @@ int ex_hash_join_probe_lane(ex_op_t *join, fl_arena_t *arena, ex_join_filter_fn 
 }
 
 ex_op_t *ex_hash_join_build_side(ex_op_t *join) { return &((hash_join_t *)join)->build.op; }
+
+const ex_ht_t *ex_hash_join_table(const ex_op_t *join) {
+  hash_join_t *j = (hash_join_t *)join;
+  if (!atomic_load(&j->built) || j->spilled) return NULL;
+  return j->ht;
+}
 
 const ex_hash_join_stats_t *ex_hash_join_stats(const ex_op_t *join) {
   hash_join_t *j = (hash_join_t *)join;

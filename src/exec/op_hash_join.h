@@ -62,4 +62,13 @@ const ex_hash_join_stats_t *ex_hash_join_stats(const ex_op_t *join);
 int ex_hash_join_probe_lane(ex_op_t *join, fl_arena_t *arena, ex_join_filter_fn filter,
                             void *filter_arg, ex_op_t *next, ex_op_t **out, fl_err_t *err);
 
+/*
+ * The finished build side's table of key tuples, for looking up whether a
+ * probe key can match at all (op_join_filter.h); NULL while the build
+ * side runs and when it has spilled (then every key may match). Only key
+ * tuples of matchable build rows are in it (no NULL, no NaN). Read-only:
+ * look up with ex_ht_find_shared.
+ */
+const struct ex_ht *ex_hash_join_table(const ex_op_t *join);
+
 #endif

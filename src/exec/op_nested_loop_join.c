@@ -284,7 +284,7 @@ static int join_spilled(nl_join_t *j, fl_err_t *err) {
       base += n;
     }
     if (!rc && build_outer(j->type))
-      rc = ex__join_emit_unmatched_build(&j->out, &j->store, j->bmatched, err);
+      rc = ex__join_emit_build(&j->out, &j->store, j->bmatched, 0, err);
   }
   /* The probe rows' verdicts are complete only after the last block. */
   if (!rc && j->pfile && j->type != EX_JOIN_INNER && j->type != EX_JOIN_RIGHT) {
@@ -314,7 +314,7 @@ static int nl_probe_finish(ex_op_t *op, fl_err_t *err) {
   if (j->spilled)
     rc = j->bfile ? join_spilled(j, err) : FL_OK;
   else if (build_outer(j->type))
-    rc = ex__join_emit_unmatched_build(&j->out, &j->store, j->bmatched, err);
+    rc = ex__join_emit_build(&j->out, &j->store, j->bmatched, 0, err);
   if (rc) return rc;
   ex__join_store_clear(&j->store);
   release(j);
@@ -362,6 +362,9 @@ int ex_nl_join_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_join_spec_t *spe
   if (spec->type == EX_JOIN_NULL_AWARE_ANTI)
     return fl_err_set(err, FL_EUNSUPPORTED,
                       "nested loop join: NOT IN needs a key column (use the hash join)");
+  if (spec->type == EX_JOIN_RIGHT_SEMI || spec->type == EX_JOIN_RIGHT_ANTI)
+    return fl_err_set(err, FL_EUNSUPPORTED, "nested loop join: %s joins need a key column",
+                      ex_join_type_name(spec->type));
   nl_join_t *j = fl_calloc(1, sizeof *j);
   int rc = ex__join_out_init(&j->out, &j->op, arena, spec, "nested loop join", err);
   if (rc) {

@@ -24,22 +24,38 @@
  *    subquery, the filter's other conjuncts below them.
  *  - Inner joins of three or more relations are reordered by estimated
  *    cost (below), and the smaller input of every join, by the same
- *    estimates, becomes the build side.
+ *    estimates, becomes the build side; for SEMI and ANTI joins with keys
+ *    too (the executor then holds the left rows and lets the subquery's
+ *    rows probe them: RIGHT_SEMI, RIGHT_ANTI).
  *
  * Estimates. A table's rows are its snapshot's total-records; a filter
  * keeps a share by the shape of each conjunct (an equality with a
- * constant 10%, an inequality 90%, a range 30%, anything else 50%, as System R assumed
- * without statistics). Manifests give no distinct counts, so an equi-join
- * of relations with r1 and r2 rows (before their filters) is assumed to
- * be a key / foreign-key join, whose key has min(r1, r2) distinct values:
- * |A join B| = |A| |B| / min(r1, r2) for the strongest key pair between
- * two relations; other join conditions keep 50%. The order is the
- * left-deep one of least total intermediate rows (C_out), found by
- * dynamic programming over subsets of relations, extending a prefix only
- * by a relation that a condition connects to it unless none is connected
- * (so no cross product where a join predicate exists). Outer, semi and
- * anti joins are never reordered across: only a tree of inner joins is
- * flattened.
+ * constant 10%, an inequality 90%, a range 30%, LIKE with a pattern 10%,
+ * NOT x the rest of x, anything else 50%, as System R assumed without
+ * statistics). Manifests give no distinct counts, but their column bounds
+ * do bound them (sql_stats.h): an integer column between lo and hi has at
+ * most hi - lo + 1 distinct values, and no column more than its table's
+ * rows. A key pair a = b between relations with r1 and r2 rows is taken
+ * as a key / foreign-key join on min(d(a), d(b)) distinct values, where
+ * d(x) is that bound capped at its relation's rows: |A join B| = |A| |B|
+ * / min(d(a), d(b)). With sparse keys (l_orderkey spans four times the
+ * orders) the smaller bound is the key side's, so the estimate stays
+ * the foreign-key side's rows; with a low-cardinality key (25 nations)
+ * it is the many-to-many product it is. Equalities of plain columns form
+ * equivalence classes whose implied members are added (a = b and b = c
+ * give a = c, so an order may join a and c directly), and a relation set's
+ * rows apply, per class, only the keys of a spanning forest of the set
+ * (strongest first), so a cycle of one class counts once. Keys of several
+ * classes between two relations (a composite key) keep at least 1 / the
+ * smaller relation's rows, as if they were its key. Other join
+ * conditions keep 50%. The order is the left-deep one of least total
+ * intermediate rows (C_out), found by dynamic programming over subsets of
+ * relations, extending a prefix only by a relation that a condition
+ * connects to it unless none is connected (so no cross product where a
+ * join predicate exists). Each condition is applied at the join that adds
+ * the last relation it reads, and an equality already implied there is
+ * dropped. Outer, semi and anti joins are never reordered across: only a
+ * tree of inner joins is flattened.
  * The filters this pushes down land directly over scans, where the next
  * rule (opt_pushdown.c) turns them into pruning filters.
  */
@@ -47,7 +63,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/sql_bind.h"
 #include "sql/sql_plan.h"
+#include "sql/sql_stats.h"
 
 typedef struct conj_list {
   sql_bexpr_t **v;
@@ -69,6 +87,15 @@ static void conjuncts(fl_arena_t *a, sql_bexpr_t *e, conj_list_t *out) {
   if (!e) return;
   if (e->kind == SQL_BX_AND) {
     for (uint32_t i = 0; i < e->nargs; i++) conjuncts(a, e->args[i], out);
+    return;
+  }
+  conj_add(a, out, e);
+}
+
+/* The branches of a tree of ORs. */
+static void disjuncts(fl_arena_t *a, sql_bexpr_t *e, conj_list_t *out) {
+  if (e->kind == SQL_BX_OR) {
+    for (uint32_t i = 0; i < e->nargs; i++) disjuncts(a, e->args[i], out);
     return;
   }
   conj_add(a, out, e);
@@ -119,9 +146,16 @@ static sql_bexpr_t *remap_cols(fl_arena_t *a, const sql_bexpr_t *e, const uint32
   return c;
 }
 
-/* Puts pred as a filter over *in (joined to a filter already there). */
+/* Puts pred as a filter over *in (joined to a filter already there);
+ * below SEMI and ANTI joins, whose output is their left input's columns,
+ * so that it still lands directly over a scan and prunes it. */
 static void push_filter(fl_arena_t *a, sql_plan_t **in, sql_bexpr_t *pred) {
   sql_plan_t *p = *in;
+  if (p->kind == SQL_P_JOIN && p->u.join.type >= SQL_JT_SEMI && p->u.join.split) {
+    push_filter(a, &p->inputs[0], pred);
+    p->in = p->inputs[0];
+    return;
+  }
   if (p->kind == SQL_P_FILTER) {
     sql_bexpr_t *v[2] = {p->u.filter.pred, pred};
     p->u.filter.pred = and_of(a, v, 2);
@@ -172,6 +206,16 @@ static double conj_sel(const sql_bexpr_t *e) {
     for (uint32_t i = 0; i < e->nargs; i++) s *= conj_sel(e->args[i]);
     return s;
   }
+  if (e->kind == SQL_BX_OR) {
+    double none = 1;
+    for (uint32_t i = 0; i < e->nargs; i++) none *= 1 - conj_sel(e->args[i]);
+    return 1 - none;
+  }
+  if (e->kind == SQL_BX_CALL && e->fn && e->nargs == 1 && !strcmp(e->fn, "not"))
+    return 1 - conj_sel(e->args[0]);
+  if (e->kind == SQL_BX_CALL && e->fn && e->nargs >= 2 && !strcmp(e->fn, "like") &&
+      is_const(e->args[1]))
+    return 0.1; /* a pattern: as selective as an equality */
   if (e->kind == SQL_BX_CALL && e->fn && e->nargs == 2) {
     bool c = is_const(e->args[0]) || is_const(e->args[1]);
     if (!strcmp(e->fn, "=")) return c ? 0.1 : 0.5;
@@ -210,6 +254,10 @@ static int64_t est_rows(const sql_plan_t *p) {
     }
     case SQL_P_VALUES: return p->u.values.nrows;
     case SQL_P_FILTER: {
+      /* Conditions pushed over a join that the reordering estimated are
+       * its own join conditions on their way down: its estimate has them. */
+      if (p->in->kind == SQL_P_JOIN && p->in->u.join.est > 0 && !p->in->u.join.split)
+        return p->in->u.join.est;
       int64_t n = est_rows(p->in);
       if (n <= 0) return n;
       double k = (double)n * pred_sel(p->u.filter.pred);
@@ -255,8 +303,64 @@ static bool is_equality(const sql_bexpr_t *e) {
          sql_dtype_equal(&e->args[0]->type, &e->args[1]->type);
 }
 
+/*
+ * What an OR implies about one input: `(a1 AND b1) OR (a2 AND b2)`, where
+ * a1 and a2 read only that input, implies `a1 OR a2` (TPC-H Q7's nation
+ * pairs, Q19's brand and quantity ranges). only(e, arg) says whether a
+ * conjunct reads only that input. NULL when some branch says nothing
+ * about it, or (check) when a conjunct taken is not deterministic (the
+ * copy would draw again). The OR itself stays where it was.
+ */
+static sql_bexpr_t *or_implied(fl_arena_t *a, const sql_resolver_t *r, bool check,
+                               const sql_bexpr_t *e,
+                               bool (*only)(const sql_bexpr_t *, const void *), const void *arg) {
+  if (e->kind != SQL_BX_OR || e->nargs < 2) return NULL;
+  conj_list_t branches = {0};
+  disjuncts(a, (sql_bexpr_t *)e, &branches);
+  sql_bexpr_t **br = fl_arena_zalloc(a, branches.n * sizeof *br);
+  for (uint32_t b = 0; b < branches.n; b++) {
+    conj_list_t all = {0}, mine = {0};
+    conjuncts(a, branches.v[b], &all);
+    for (uint32_t i = 0; i < all.n; i++)
+      if (only(all.v[i], arg) && (!check || sql_bexpr_deterministic(r, all.v[i])))
+        conj_add(a, &mine, all.v[i]);
+    if (!mine.n) return NULL;
+    br[b] = and_of(a, mine.v, mine.n);
+  }
+  sql_bexpr_t *o = fl_arena_memdup(a, e, sizeof *o);
+  o->args = br;
+  o->nargs = branches.n;
+  return o;
+}
+
+typedef struct side_arg {
+  uint32_t nl;
+  bool right;
+} side_arg_t;
+
+static bool only_side(const sql_bexpr_t *e, const void *arg) {
+  const side_arg_t *s = arg;
+  bool l = false, r = false;
+  sides(e, s->nl, &l, &r);
+  return s->right ? r && !l : l && !r;
+}
+
+/* Builds the hash table on the smaller input: the left one when its
+ * estimate is below the right one's (half of it for SEMI and ANTI). SEMI and ANTI joins may build
+ * on the left too (the executor's RIGHT_SEMI and RIGHT_ANTI) when they have keys; NOT IN keeps its
+ * subquery as the build side. */
+static void choose_build(sql_plan_t *j) {
+  sql_join_type_t t = j->u.join.type;
+  if (t > SQL_JT_FULL && !((t == SQL_JT_SEMI || t == SQL_JT_ANTI) && j->u.join.nkeys)) return;
+  int64_t ln = est_rows(j->inputs[0]), rn = est_rows(j->inputs[1]);
+  /* A SEMI or ANTI join holds only the subquery's keys, its swapped form
+   * whole left rows: swap only for a clearly smaller left side. */
+  if (t >= SQL_JT_SEMI && ln >= 0 && ln <= INT64_MAX / 2) ln *= 2;
+  j->u.join.build_left = ln >= 0 && rn >= 0 && ln < rn;
+}
+
 /* Splits the condition of join j into pushed filters, keys and residual. */
-static void split(fl_arena_t *a, sql_plan_t *j) {
+static void split(fl_arena_t *a, const sql_resolver_t *rs, sql_plan_t *j) {
   sql_join_type_t t = j->u.join.type;
   uint32_t nl = j->inputs[0]->ncols;
   conj_list_t all = {0}, rest = {0}, lk = {0}, rk = {0};
@@ -275,6 +379,17 @@ static void split(fl_arena_t *a, sql_plan_t *j) {
     if (r && !l && t != SQL_JT_RIGHT && t != SQL_JT_FULL) {
       push_filter(a, &j->inputs[1], shift(a, c, nl, -(int64_t)nl));
       continue;
+    }
+    if (l && r && c->kind == SQL_BX_OR) {
+      /* The filters an OR of both sides implies go below, as the
+       * one-sided conjuncts above would. */
+      side_arg_t sl = {nl, false}, sr = {nl, true};
+      sql_bexpr_t *d;
+      if (outer_or_inner && (t == SQL_JT_INNER || t == SQL_JT_RIGHT) &&
+          (d = or_implied(a, rs, true, c, only_side, &sl)))
+        push_filter(a, &j->inputs[0], d);
+      if (t != SQL_JT_RIGHT && t != SQL_JT_FULL && (d = or_implied(a, rs, true, c, only_side, &sr)))
+        push_filter(a, &j->inputs[1], shift(a, d, nl, -(int64_t)nl));
     }
     if (l && r && is_equality(c)) {
       bool l0 = false, r0 = false, l1 = false, r1 = false;
@@ -319,10 +434,7 @@ static void split(fl_arena_t *a, sql_plan_t *j) {
   sql_bexpr_t *res = and_of(a, rest.v, rest.n);
   j->u.join.residual = res && added_left ? shift(a, res, nl, added_left) : res;
   j->u.join.split = true;
-  if (t <= SQL_JT_FULL) {
-    int64_t ln = est_rows(j->inputs[0]), rn = est_rows(j->inputs[1]);
-    j->u.join.build_left = ln >= 0 && rn >= 0 && ln < rn;
-  }
+  choose_build(j);
   if (j->u.join.est <= 0) {
     int64_t e = est_rows(j);
     j->u.join.est = e > 0 ? e : 0;
@@ -354,6 +466,42 @@ static sql_plan_t *semi_join(fl_arena_t *a, sql_plan_t *left, const sql_bexpr_t 
   j->inputs[1] = in->plan;
   j->u.join.split = true;
   return j;
+}
+
+/* Puts the SEMI join of `x IN (q)` (in) where x, a plain column, comes
+ * from: down through filters and inner joins to the relation that has it
+ * (TPC-H Q18: the orders among 57 keys, before they join customers and
+ * line items, not the 6 million joined rows after). A SEMI join's output
+ * is its left input's columns, so nothing above changes. Returns false
+ * when x is not a plain column of a filter or inner join below p. */
+static bool is_inner_tree(const sql_plan_t *p);
+
+static bool place_semi(fl_arena_t *a, sql_plan_t *p, const sql_bexpr_t *in) {
+  const sql_bexpr_t *x = in->args[0];
+  if (x->kind != SQL_BX_COL) return false;
+  uint32_t col = x->col, slot = 0;
+  sql_plan_t *parent = NULL, *at = p;
+  for (;;) {
+    if (at->kind == SQL_P_FILTER) {
+      parent = at;
+      slot = 0;
+    } else if (is_inner_tree(at) && col < at->u.join.nleft + at->u.join.nright) {
+      parent = at;
+      slot = col >= at->u.join.nleft;
+      if (slot) col -= at->u.join.nleft;
+    } else {
+      break;
+    }
+    at = at->inputs[slot];
+  }
+  if (!parent || (parent->kind == SQL_P_FILTER && parent == p)) return false;
+  sql_bexpr_t *c = fl_arena_memdup(a, in, sizeof *c);
+  c->args = fl_arena_memdup(a, in->args, in->nargs * sizeof *c->args);
+  c->args[0] = fl_arena_memdup(a, x, sizeof *x);
+  c->args[0]->col = col;
+  parent->inputs[slot] = semi_join(a, at, c, SQL_JT_SEMI);
+  if (!slot) parent->in = parent->inputs[0];
+  return true;
 }
 
 /* The IN subquery of conjunct c, and whether it is negated; NULL: none. */
@@ -436,6 +584,16 @@ static uint32_t leaf_mask(const sql_bexpr_t *e, const leaves_t *lv) {
   return m;
 }
 
+typedef struct leaf_arg {
+  const leaves_t *lv;
+  uint32_t mask;
+} leaf_arg_t;
+
+static bool only_leaf(const sql_bexpr_t *e, const void *arg) {
+  const leaf_arg_t *la = arg;
+  return leaf_mask(e, la->lv) == la->mask;
+}
+
 static sql_plan_t *cross(fl_arena_t *a, sql_plan_t *l, sql_plan_t *r) {
   sql_plan_t *j = sql_plan_new(a, SQL_P_JOIN, l);
   j->inputs = fl_arena_zalloc(a, 2 * sizeof *j->inputs);
@@ -459,6 +617,85 @@ static const sql_bexpr_t *key_col(const sql_bexpr_t *e) {
   return e->kind == SQL_BX_COL ? e : NULL;
 }
 
+/* The distinct values of tree column col: the manifests' bound on its
+ * column, at most its relation's rows (base). */
+static double key_ndv(sql_stats_t *st, const leaves_t *lv, uint32_t col, const double *base) {
+  for (uint32_t i = 0; i < lv->n; i++) {
+    if (col < lv->base[i] || col >= lv->base[i] + lv->rel[i]->ncols) continue;
+    sql_col_stats_t cs = sql_stats_col(st, lv->rel[i], col - lv->base[i]);
+    return cs.ndv >= 1 && cs.ndv < base[i] ? cs.ndv : base[i];
+  }
+  return 1;
+}
+
+static uint32_t uf_find(uint32_t *up, uint32_t x) {
+  while (up[x] != x) x = up[x] = up[up[x]];
+  return x;
+}
+
+static int32_t leaf_of(const leaves_t *lv, uint32_t col) {
+  for (uint32_t i = 0; i < lv->n; i++)
+    if (col >= lv->base[i] && col < lv->base[i] + lv->rel[i]->ncols) return (int32_t)i;
+  return -1;
+}
+
+/*
+ * Adds the equalities that those of the tree imply: from a = b and b = c
+ * (plain columns of one type, of different relations) follows a = c,
+ * which an inner join may use as a key. Without it an order that joins a
+ * and c first would look like a cross product (TPC-H Q5 equates customer
+ * and nation only through supplier). Implied conditions are redundant
+ * where their class is already joined; they only cost a key compare.
+ */
+static uint32_t *close_equalities(fl_arena_t *a, leaves_t *lv, uint32_t ncols) {
+  uint32_t *up = fl_arena_zalloc(a, (ncols ? ncols : 1) * sizeof *up);
+  for (uint32_t c = 0; c < ncols; c++) up[c] = c;
+  uint32_t norig = lv->conds.n;
+  bool any = false;
+  for (uint32_t k = 0; k < norig; k++) {
+    const sql_bexpr_t *e = lv->conds.v[k];
+    if (!is_equality(e) || e->args[0]->kind != SQL_BX_COL || e->args[1]->kind != SQL_BX_COL)
+      continue;
+    uint32_t x = e->args[0]->col, y = e->args[1]->col;
+    if (x >= ncols || y >= ncols || leaf_of(lv, x) == leaf_of(lv, y)) continue;
+    uint32_t rx = uf_find(up, x), ry = uf_find(up, y);
+    if (rx != ry) up[rx] = ry;
+    any = true;
+  }
+  if (!any) return up;
+  for (uint32_t x = 0; x < ncols; x++)
+    for (uint32_t y = x + 1; y < ncols; y++) {
+      if (uf_find(up, x) != uf_find(up, y) || leaf_of(lv, x) == leaf_of(lv, y)) continue;
+      const sql_bexpr_t *tmpl = NULL;
+      bool direct = false;
+      for (uint32_t k = 0; k < norig && !direct; k++) {
+        const sql_bexpr_t *e = lv->conds.v[k];
+        if (!is_equality(e) || e->args[0]->kind != SQL_BX_COL || e->args[1]->kind != SQL_BX_COL)
+          continue;
+        uint32_t u = e->args[0]->col, v = e->args[1]->col;
+        if ((u == x && v == y) || (u == y && v == x)) direct = true;
+        if (u == x || v == x) tmpl = e;
+      }
+      if (direct || !tmpl) continue;
+      const sql_bexpr_t *tx = tmpl->args[tmpl->args[0]->col == x ? 0 : 1];
+      const sql_bexpr_t *ty = NULL;
+      for (uint32_t k = 0; k < norig && !ty; k++) {
+        const sql_bexpr_t *e = lv->conds.v[k];
+        if (!is_equality(e) || e->args[0]->kind != SQL_BX_COL || e->args[1]->kind != SQL_BX_COL)
+          continue;
+        if (e->args[0]->col == y) ty = e->args[0];
+        if (e->args[1]->col == y) ty = e->args[1];
+      }
+      if (!ty || !sql_dtype_equal(&tx->type, &ty->type)) continue;
+      sql_bexpr_t *d = fl_arena_memdup(a, tmpl, sizeof *d);
+      d->args = fl_arena_alloc(a, 2 * sizeof *d->args);
+      d->args[0] = fl_arena_memdup(a, tx, sizeof *tx);
+      d->args[1] = fl_arena_memdup(a, ty, sizeof *ty);
+      conj_add(a, &lv->conds, d);
+    }
+  return up;
+}
+
 /*
  * A tree of inner joins of three or more relations (a comma list, JOIN
  * ... ON chains) is rebuilt left-deep in the order of least estimated
@@ -470,11 +707,12 @@ static const sql_bexpr_t *key_col(const sql_bexpr_t *e) {
  * otherwise a projection restores the output columns' order. Each join
  * built carries its estimate. Returns the new root, or NULL for no change.
  */
-static sql_plan_t *reorder(fl_arena_t *a, sql_plan_t *p) {
+static sql_plan_t *reorder(fl_arena_t *a, sql_stats_t *st, sql_plan_t *p) {
   leaves_t lv = {0};
   flatten(a, p, 0, &lv);
   if (lv.overflow || lv.n < 3) return NULL;
   uint32_t n = lv.n, full = (1u << n) - 1;
+  uint32_t *eqclass = close_equalities(a, &lv, p->ncols);
   uint32_t *masks = fl_arena_zalloc(a, (lv.conds.n ? lv.conds.n : 1) * sizeof *masks);
   for (uint32_t i = 0; i < lv.conds.n; i++) masks[i] = leaf_mask(lv.conds.v[i], &lv);
   /* Leaf estimates: rows before and after their own conditions. */
@@ -487,13 +725,25 @@ static sql_plan_t *reorder(fl_arena_t *a, sql_plan_t *p) {
   }
   for (uint32_t c = 0; c < lv.conds.n; c++)
     for (uint32_t i = 0; i < n; i++)
-      if (masks[c] == 1u << i) card[i] *= conj_sel(lv.conds.v[c]);
+      if (masks[c] == 1u << i) {
+        card[i] *= conj_sel(lv.conds.v[c]);
+      } else if (masks[c] >> i & 1) {
+        /* What an OR over several relations implies about this one (the
+         * join's split pushes it down later). */
+        leaf_arg_t la = {&lv, 1u << i};
+        sql_bexpr_t *d = or_implied(a, NULL, false, lv.conds.v[c], only_leaf, &la);
+        if (d) card[i] *= conj_sel(d);
+      }
   for (uint32_t i = 0; i < n; i++)
     if (card[i] < 1) card[i] = 1;
-  /* Pair selectivities: the strongest equi-key between two relations. */
-  double sel[REORDER_MAX][REORDER_MAX];
-  for (uint32_t i = 0; i < n; i++)
-    for (uint32_t j = 0; j < n; j++) sel[i][j] = 1;
+  /* Equi-keys between two relations, strongest first, each with its
+   * equivalence class (a key of casts is a class of its own). */
+  uint32_t nedges = 0;
+  uint8_t *ei = fl_arena_zalloc(a, lv.conds.n + 1), *ej = fl_arena_zalloc(a, lv.conds.n + 1);
+  uint32_t *ecls = fl_arena_zalloc(a, (lv.conds.n + 1) * sizeof *ecls);
+  double *esel = fl_arena_zalloc(a, (lv.conds.n + 1) * sizeof *esel);
+  uint32_t *clsid = fl_arena_zalloc(a, (p->ncols + lv.conds.n + 1) * sizeof *clsid);
+  uint32_t ncls = 0;
   double *multi = fl_arena_zalloc(a, (lv.conds.n ? lv.conds.n : 1) * sizeof *multi);
   for (uint32_t c = 0; c < lv.conds.n; c++) {
     uint32_t m = masks[c];
@@ -503,8 +753,25 @@ static sql_plan_t *reorder(fl_arena_t *a, sql_plan_t *p) {
     uint32_t i = (uint32_t)__builtin_ctz(m), j = (uint32_t)(31 - __builtin_clz(m));
     if ((m & ~((1u << i) | (1u << j))) == 0 && is_equality(e) && key_col(e->args[0]) &&
         key_col(e->args[1])) {
-      double s = 1.0 / (base[i] < base[j] ? base[i] : base[j]);
-      if (s < sel[i][j]) sel[i][j] = sel[j][i] = s;
+      double d0 = key_ndv(st, &lv, key_col(e->args[0])->col, base);
+      double d1 = key_ndv(st, &lv, key_col(e->args[1])->col, base);
+      double sv = 1.0 / (d0 < d1 ? d0 : d1);
+      uint32_t raw = e->args[0]->kind == SQL_BX_COL && e->args[1]->kind == SQL_BX_COL
+                         ? uf_find(eqclass, e->args[0]->col)
+                         : p->ncols + c;
+      if (!clsid[raw]) clsid[raw] = ++ncls;
+      uint32_t k = nedges++;
+      while (k && esel[k - 1] > sv) {
+        ei[k] = ei[k - 1];
+        ej[k] = ej[k - 1];
+        ecls[k] = ecls[k - 1];
+        esel[k] = esel[k - 1];
+        k--;
+      }
+      ei[k] = (uint8_t)i;
+      ej[k] = (uint8_t)j;
+      ecls[k] = clsid[raw] - 1;
+      esel[k] = sv;
     } else {
       multi[c] = 0.5;
     }
@@ -518,14 +785,36 @@ static sql_plan_t *reorder(fl_arena_t *a, sql_plan_t *p) {
     double *scard = fl_arena_zalloc(a, ns * sizeof *scard);
     double *cost = fl_arena_zalloc(a, ns * sizeof *cost);
     int8_t *last = fl_arena_zalloc(a, ns);
+    /* card(S): the rows of S's relations times, per equivalence class of
+     * keys, the keys of a spanning forest of S (Kruskal, strongest
+     * first), so that a = b, b = c and the implied a = c count as two
+     * conditions, not three. Keys of several classes between the same
+     * two relations (a composite key) keep at least 1 / the smaller
+     * relation's rows, as if they were that relation's key. */
+    uint8_t *comp = fl_arena_zalloc(a, (ncls ? ncls : 1) * REORDER_MAX);
+    double pf[REORDER_MAX][REORDER_MAX];
     for (uint32_t S = 1; S <= full; S++) {
       double c = 1;
       for (uint32_t i = 0; i < n; i++) {
-        if (!(S >> i & 1)) continue;
-        c *= card[i];
-        for (uint32_t j = i + 1; j < n; j++)
-          if (S >> j & 1) c *= sel[i][j];
+        if (S >> i & 1) c *= card[i];
+        for (uint32_t j = 0; j < n; j++) pf[i][j] = 1;
+        for (uint32_t k = 0; k < ncls; k++) comp[k * REORDER_MAX + i] = (uint8_t)i;
       }
+      for (uint32_t k = 0; k < nedges; k++) {
+        uint32_t i = ei[k], j = ej[k];
+        uint8_t *cp = comp + ecls[k] * REORDER_MAX;
+        if (!(S >> i & 1) || !(S >> j & 1) || cp[i] == cp[j]) continue;
+        pf[i][j] *= esel[k];
+        uint8_t from = cp[j], to = cp[i];
+        for (uint32_t x = 0; x < n; x++)
+          if (cp[x] == from) cp[x] = to;
+      }
+      for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < n; j++) {
+          if (i == j || pf[i][j] >= 1) continue;
+          double floor = 1.0 / (base[i] < base[j] ? base[i] : base[j]);
+          c *= pf[i][j] < floor ? floor : pf[i][j];
+        }
       for (uint32_t k = 0; k < lv.conds.n; k++)
         if (multi[k] != 1 && (masks[k] & ~S) == 0) c *= multi[k];
       scard[S] = c < 1 ? 1 : c;
@@ -612,8 +901,30 @@ static sql_plan_t *reorder(fl_arena_t *a, sql_plan_t *p) {
       if (known) j->u.join.est = est[k] > (double)INT64_MAX ? INT64_MAX : (int64_t)est[k];
     }
   }
+  /* Each condition is applied at the join that adds the last relation it
+   * reads. An equality of columns already equal there (through the
+   * conditions applied below it or beside it) is dropped: the implied
+   * ones added above, or a written a = c beside a = b and b = c. */
+  uint32_t rank[REORDER_MAX];
+  for (uint32_t k = 0; k < n; k++) rank[order[k]] = k;
+  uint32_t *same = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *same);
+  for (uint32_t c = 0; c < p->ncols; c++) same[c] = c;
   conj_list_t conds = {0};
-  for (uint32_t i = 0; i < lv.conds.n; i++) conj_add(a, &conds, remap_cols(a, lv.conds.v[i], pos));
+  for (uint32_t k = 0; k < n; k++)
+    for (uint32_t i = 0; i < lv.conds.n; i++) {
+      uint32_t m = masks[i], top = 0;
+      for (uint32_t l = 0; l < n; l++)
+        if (m >> l & 1 && rank[l] > top) top = rank[l];
+      if (top != k) continue;
+      const sql_bexpr_t *e = lv.conds.v[i];
+      if (is_equality(e) && e->args[0]->kind == SQL_BX_COL && e->args[1]->kind == SQL_BX_COL &&
+          e->args[0]->col < p->ncols && e->args[1]->col < p->ncols) {
+        uint32_t rx = uf_find(same, e->args[0]->col), ry = uf_find(same, e->args[1]->col);
+        if (rx == ry) continue;
+        same[rx] = ry;
+      }
+      conj_add(a, &conds, remap_cols(a, e, pos));
+    }
   j->u.join.cond = and_of(a, conds.v, conds.n);
   sql_plan_t *q = sql_plan_new(a, SQL_P_PROJECT, j);
   q->ncols = p->ncols;
@@ -629,7 +940,7 @@ static sql_plan_t *reorder(fl_arena_t *a, sql_plan_t *p) {
   return q;
 }
 
-static void opt(fl_arena_t *a, sql_plan_t **pp) {
+static void opt(fl_arena_t *a, const sql_resolver_t *rs, sql_stats_t *st, sql_plan_t **pp) {
   sql_plan_t *p = *pp;
   if (p->kind == SQL_P_FILTER && p->in->kind == SQL_P_PROJECT) {
     /* Conjuncts over renamed columns (a subquery or WITH query in FROM,
@@ -671,6 +982,7 @@ static void opt(fl_arena_t *a, sql_plan_t **pp) {
       for (uint32_t i = 0; i < ins.n; i++) {
         bool neg;
         const sql_bexpr_t *q = in_query(ins.v[i], &neg);
+        if (!neg && place_semi(a, p, q)) continue;
         p = semi_join(a, p, q, neg ? SQL_JT_NULL_AWARE_ANTI : SQL_JT_SEMI);
       }
       *pp = p;
@@ -703,20 +1015,24 @@ static void opt(fl_arena_t *a, sql_plan_t **pp) {
       *pp = p = j;
   }
   if (is_inner_tree(p)) {
-    sql_plan_t *q = reorder(a, p);
+    sql_plan_t *q = reorder(a, st, p);
     if (q) {
       *pp = q;
       p = q->in;
       q->inputs[0] = p;
     }
   }
-  if (p->kind == SQL_P_JOIN && !p->u.join.split) split(a, p);
-  for (uint32_t i = 0; i < p->ninputs; i++) opt(a, &p->inputs[i]);
+  if (p->kind == SQL_P_JOIN && !p->u.join.split) split(a, rs, p);
+  for (uint32_t i = 0; i < p->ninputs; i++) opt(a, rs, st, &p->inputs[i]);
   if (p->ninputs) p->in = p->inputs[0];
+  /* A SEMI or ANTI join's inputs are estimated best once they are
+   * planned themselves (their filters pushed, their joins ordered). */
+  if (p->kind == SQL_P_JOIN && (p->u.join.type == SQL_JT_SEMI || p->u.join.type == SQL_JT_ANTI))
+    choose_build(p);
 }
 
-int sql_opt_join(fl_arena_t *a, sql_plan_t **p, fl_err_t *err) {
+int sql_opt_join(fl_arena_t *a, const sql_resolver_t *r, sql_plan_t **p, fl_err_t *err) {
   (void)err;
-  opt(a, p);
+  opt(a, r, sql_stats_new(a), p);
   return FL_OK;
 }

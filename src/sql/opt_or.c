@@ -59,13 +59,14 @@ static sql_bexpr_t *node(fl_arena_t *a, sql_bx_kind_t kind, const sql_bexpr_t *l
   return e;
 }
 
-static bool deterministic(const sql_resolver_t *r, const sql_bexpr_t *e) {
+bool sql_bexpr_deterministic(const sql_resolver_t *r, const sql_bexpr_t *e) {
   /* Without the resolver's answer every call counts as non-deterministic. */
-  if (e->kind == SQL_BX_CALL && (!r->nondeterministic || r->nondeterministic(r->ctx, e->impl)))
+  if (e->kind == SQL_BX_CALL &&
+      (!r || !r->nondeterministic || r->nondeterministic(r->ctx, e->impl)))
     return false;
   if (e->kind == SQL_BX_SUBQUERY || e->kind == SQL_BX_IN_QUERY) return false;
   for (uint32_t i = 0; i < e->nargs; i++)
-    if (!deterministic(r, e->args[i])) return false;
+    if (!sql_bexpr_deterministic(r, e->args[i])) return false;
   return true;
 }
 
@@ -103,7 +104,7 @@ static sql_bexpr_t *factor_or(fl_arena_t *a, const sql_resolver_t *r, sql_bexpr_
   int *at = fl_arena_zalloc(a, nb * sizeof *at);
   for (uint32_t i = 0; i < conj[0].n; i++) {
     sql_bexpr_t *c = conj[0].v[i];
-    if (taken[0][i] || !deterministic(r, c)) continue;
+    if (taken[0][i] || !sql_bexpr_deterministic(r, c)) continue;
     bool everywhere = true;
     at[0] = (int)i;
     for (uint32_t b = 1; b < nb && everywhere; b++)

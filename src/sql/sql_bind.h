@@ -66,6 +66,11 @@ typedef struct sql_resolver {
   int (*from_storage)(void *ctx, const ty_type_t *t, sql_dtype_t *out, fl_err_t *err);
 } sql_resolver_t;
 
+/* Whether e gives the same value whenever its inputs are the same: no call
+ * the resolver calls non-deterministic (every call, without r or its
+ * answer), no subquery. */
+bool sql_bexpr_deterministic(const sql_resolver_t *r, const sql_bexpr_t *e);
+
 typedef struct sql_bind_opts {
   const sql_resolver_t *resolver;
   cat_catalog_t *catalog; /* NULL: no tables, only VALUES */

@@ -18,7 +18,7 @@ int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl
   if ((rc = sql_opt_window_agg(a, p, err))) return rc;
   if (r && (rc = sql_opt_fold(a, r, p, err))) return rc;
   if (r && (rc = sql_opt_or(a, r, *p, err))) return rc;
-  if ((rc = sql_opt_join(a, p, err))) return rc;
+  if ((rc = sql_opt_join(a, r, p, err))) return rc;
   if ((rc = sql_opt_pushdown(a, *p, err))) return rc;
   if ((rc = sql_opt_prune(a, *p, err))) return rc;
   if ((rc = sql_opt_limit(a, *p, err))) return rc;

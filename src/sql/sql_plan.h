@@ -421,7 +421,7 @@ void sql_plan_format(const sql_plan_t *p, fl_buf_t *out);
  * its meaning; folding may replace the root, so the driver returns it in *p. */
 struct sql_resolver;
 int sql_opt_decorrelate(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
-int sql_opt_join(fl_arena_t *a, sql_plan_t **p, fl_err_t *err);
+int sql_opt_join(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 int sql_opt_fold(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 int sql_opt_or(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t *p, fl_err_t *err);
 int sql_opt_pushdown(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);

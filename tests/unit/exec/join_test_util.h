@@ -240,9 +240,12 @@ static inline char **jt_reference(const jt_side_t *P, const jt_side_t *B, const 
       default: break;
     }
   }
-  if (sp->type == EX_JOIN_RIGHT || sp->type == EX_JOIN_FULL)
+  if (sp->type == EX_JOIN_RIGHT || sp->type == EX_JOIN_FULL || sp->type == EX_JOIN_RIGHT_ANTI)
     for (uint32_t b = 0; b < B->nrows; b++)
       if (!bm[b]) jt_add(&o, P, -1, B, b, sp, &buf);
+  if (sp->type == EX_JOIN_RIGHT_SEMI)
+    for (uint32_t b = 0; b < B->nrows; b++)
+      if (bm[b]) jt_add(&o, P, -1, B, b, sp, &buf);
   fl_free(bm);
   fl_buf_free(&buf);
   if (!o.rows) o.rows = fl_calloc(1, sizeof *o.rows);
@@ -281,7 +284,8 @@ static inline uint32_t jt_max_batch(const ex_sink_t *s) {
 static const uint32_t jt_all_cols[JT_NCOLS] = {0, 1, 2, 3};
 static const uint32_t jt_build_out[3] = {2, 3, 1};
 
-/* The spec the tests use: every probe column, build columns v, d, k2. */
+/* The spec the tests use: every probe column, build columns v, d, k2
+ * (RIGHT_SEMI and RIGHT_ANTI: the build columns alone). */
 static inline ex_join_spec_t jt_spec(const jt_side_t *P, const jt_side_t *B, ex_join_type_t t,
                                      bool filter, jt_filter_state_t *fs) {
   bool probe_only = t == EX_JOIN_SEMI || t == EX_JOIN_ANTI || t == EX_JOIN_NULL_AWARE_ANTI;
@@ -289,7 +293,7 @@ static inline ex_join_spec_t jt_spec(const jt_side_t *P, const jt_side_t *B, ex_
                           .probe_schema = P->schema,
                           .build_schema = B->schema,
                           .probe_out = jt_all_cols,
-                          .nprobe_out = JT_NCOLS,
+                          .nprobe_out = t >= EX_JOIN_RIGHT_SEMI ? 0 : JT_NCOLS,
                           .build_out = jt_build_out,
                           .nbuild_out = probe_only ? 0 : 3,
                           .filter = filter ? jt_filter : NULL,

@@ -609,12 +609,13 @@ TEST(hash_join_keys_of_other_types) {
   for (uint32_t ks = 0; ks < 4 && ok; ks++)
     for (int t = 0; t < EX_JOIN_TYPE_COUNT && ok; t++) {
       if (t == EX_JOIN_NULL_AWARE_ANTI && nk[ks] != 1) continue;
-      bool only = t >= EX_JOIN_SEMI;
+      bool only = t >= EX_JOIN_SEMI && t < EX_JOIN_RIGHT_SEMI;
+      bool build_only = t >= EX_JOIN_RIGHT_SEMI;
       ex_join_spec_t sp = {.type = (ex_join_type_t)t,
                            .probe_schema = P.schema,
                            .build_schema = B.schema,
                            .probe_out = all,
-                           .nprobe_out = 6,
+                           .nprobe_out = build_only ? 0 : 6,
                            .build_out = bout,
                            .nbuild_out = only ? 0 : 2};
       fl_err_t err;

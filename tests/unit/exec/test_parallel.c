@@ -394,8 +394,9 @@ TEST(parallel_join_lanes_match_reference) {
   fl_pool_t *pool;
   fl_err_t err;
   CHECK_OK(fl_pool_new(3, &pool, &err), &err);
-  static const ex_join_type_t types[] = {EX_JOIN_INNER, EX_JOIN_LEFT, EX_JOIN_RIGHT,
-                                         EX_JOIN_FULL,  EX_JOIN_SEMI, EX_JOIN_ANTI};
+  static const ex_join_type_t types[] = {EX_JOIN_INNER,      EX_JOIN_LEFT,      EX_JOIN_RIGHT,
+                                         EX_JOIN_FULL,       EX_JOIN_SEMI,      EX_JOIN_ANTI,
+                                         EX_JOIN_RIGHT_SEMI, EX_JOIN_RIGHT_ANTI};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
     for (int f = 0; f < 2; f++) {
       join_run_t jr = {.lanes = 4};
