@@ -87,6 +87,8 @@ enum {
   EX_FN_KEEP_DEC = 1 << 3,  /* with UNIFY: decimal arguments keep their own precision/scale */
   EX_FN_NONDET = 1 << 4,    /* not deterministic (random) */
   EX_FN_ORDERABLE = 1 << 5, /* ANY must be an orderable type */
+  EX_FN_COMPARABLE = 1 << 6, /* with ORDERABLE: comparable is enough (maps: = and <>) */
+  EX_FN_ELEM = 1 << 7, /* ANY parameters take the element type of the array argument 0 */
 };
 
 /* One overload. */

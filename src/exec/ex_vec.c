@@ -141,3 +141,36 @@ size_t ex_batch_bytes(const ty_batch_t *b) {
   for (uint32_t c = 0; c < b->ncols; c++) n += ex_vec_bytes(b->cols[c]);
   return n;
 }
+
+/* Checks that every binary value headed for a fixed(L) vector has L bytes. */
+static int adapt_check(const ty_type_t *dt, const ty_vec_t *src, fl_err_t *err) {
+  if (dt->kind == TY_FIXED && src->type->kind != TY_FIXED) {
+    for (uint32_t i = 0; i < src->len; i++) {
+      if (ty_vec_is_null(src, i)) continue;
+      size_t n;
+      ty_vec_get_bytes(src, i, &n);
+      if (n != (size_t)dt->length)
+        return fl_err_set(err, FL_EINVALID,
+                          "A varbinary value of %zu bytes cannot be written to a fixed(%d) column",
+                          n, dt->length);
+    }
+    return FL_OK;
+  }
+  if (!ty_is_nested(dt)) return FL_OK;
+  for (uint32_t c = 0; c < dt->nfields && c < src->nchildren; c++) {
+    int rc = adapt_check(dt->fields[c].type, src->children[c], err);
+    if (rc) return rc;
+  }
+  return FL_OK;
+}
+
+int ex_vec_adapt(ty_vec_t *dst, const ty_vec_t *src, fl_err_t *err) {
+  int rc = adapt_check(dst->type, src, err);
+  if (rc) return rc;
+  ty_vec_reset(dst);
+  ty_vec_reserve(dst, src->len ? src->len : 1);
+  /* ty_vec_append_from reads bytes through ty_vec_get_bytes, which knows
+   * both layouts, and writes in dst's. */
+  for (uint32_t i = 0; i < src->len; i++) ty_vec_append_from(dst, src, i);
+  return FL_OK;
+}

@@ -156,5 +156,8 @@ int sql_bind_iceberg_type(fl_arena_t *a, const sql_type_t *t, const ty_type_t **
 
 /* Converts a written type (CAST target) to a SQL type. */
 int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err);
+/* The same for every type, array(T), map(K, V) and row(...) included
+ * (their parts allocated in a). */
+int sql_bind_type_in(fl_arena_t *a, const sql_type_t *t, sql_dtype_t *out, fl_err_t *err);
 
 #endif

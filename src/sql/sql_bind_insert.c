@@ -102,9 +102,12 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
   return FL_OK;
 }
 
-static int iceberg_dtype(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos,
-                         const ty_type_t **out) {
+/* Nested fields get provisional ids here; a new table's schema is
+ * renumbered with fresh ids when its metadata is made. */
+static int iceberg_dtype_n(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos, int32_t *next,
+                           const ty_type_t **out) {
   sql_dtype_t dt = *dtp;
+  int rc;
   switch (dt.kind) {
     case SQL_DT_BOOLEAN: *out = ty_primitive(TY_BOOLEAN); return FL_OK;
     case SQL_DT_INTEGER: *out = ty_primitive(TY_INT); return FL_OK;
@@ -116,18 +119,63 @@ static int iceberg_dtype(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos,
     case SQL_DT_VARBINARY: *out = ty_primitive(TY_BINARY); return FL_OK;
     case SQL_DT_DATE: *out = ty_primitive(TY_DATE); return FL_OK;
     case SQL_DT_TIME: *out = ty_primitive(TY_TIME); return FL_OK;
-    case SQL_DT_TIMESTAMP: *out = ty_primitive(TY_TIMESTAMP); return FL_OK;
-    case SQL_DT_TIMESTAMPTZ: *out = ty_primitive(TY_TIMESTAMPTZ); return FL_OK;
+    case SQL_DT_TIMESTAMP:
+      *out = ty_primitive(dt.precision == 9 ? TY_TIMESTAMP_NS : TY_TIMESTAMP);
+      return FL_OK;
+    case SQL_DT_TIMESTAMPTZ:
+      *out = ty_primitive(dt.precision == 9 ? TY_TIMESTAMPTZ_NS : TY_TIMESTAMPTZ);
+      return FL_OK;
     case SQL_DT_UUID: *out = ty_primitive(TY_UUID); return FL_OK;
-    default:
-      return sql__errf(b, pos, FL_EUNSUPPORTED, "Type not supported for Iceberg: %s",
-                       sql_dtype_str(&dt));
+    case SQL_DT_ARRAY: {
+      const ty_type_t *e;
+      if (!dt.elem) break;
+      int32_t id = (*next)++;
+      if ((rc = iceberg_dtype_n(b, dt.elem, pos, next, &e))) return rc;
+      *out = ty_list_new(b->a, id, false, e);
+      return FL_OK;
+    }
+    case SQL_DT_MAP: {
+      const ty_type_t *k, *v;
+      if (!dt.elem || !dt.key) break;
+      int32_t kid = (*next)++, vid = (*next)++;
+      if ((rc = iceberg_dtype_n(b, dt.key, pos, next, &k)) ||
+          (rc = iceberg_dtype_n(b, dt.elem, pos, next, &v)))
+        return rc;
+      *out = ty_map_new(b->a, kid, k, vid, false, v);
+      return FL_OK;
+    }
+    case SQL_DT_ROW: {
+      ty_field_t *f = fl_arena_zalloc(b->a, (dt.nfields ? dt.nfields : 1) * sizeof *f);
+      for (uint32_t i = 0; i < dt.nfields; i++) {
+        f[i].id = (*next)++;
+        f[i].name = dt.fields[i].name ? dt.fields[i].name : fl_arena_sprintf(b->a, "field%u", i);
+        if ((rc = iceberg_dtype_n(b, &dt.fields[i].type, pos, next, &f[i].type))) return rc;
+      }
+      *out = ty_struct_new(b->a, f, dt.nfields);
+      return FL_OK;
+    }
+    default: break;
   }
+  return sql__errf(b, pos, FL_EUNSUPPORTED, "Type not supported for Iceberg: %s",
+                   sql_dtype_str(&dt));
+}
+
+static int iceberg_dtype(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos,
+                         const ty_type_t **out) {
+  int32_t next = 100000;
+  return iceberg_dtype_n(b, dtp, pos, &next, out);
 }
 
 static int iceberg_type(sql_binder_t *b, const sql_type_t *t, const ty_type_t **out) {
+  /* fixed(L) is an Iceberg type SQL reads as varbinary. */
+  if (t->kind == SQL_TY_FIXED) {
+    if (t->nparams != 1 || t->params[0] < 1 || t->params[0] > INT32_MAX)
+      return sql__errf(b, t->pos, FL_EINVALID, "fixed needs a length: fixed(L)");
+    *out = ty_fixed(b->a, (int32_t)t->params[0]);
+    return FL_OK;
+  }
   sql_dtype_t dt;
-  int rc = sql_bind_type(t, &dt, b->err);
+  int rc = sql_bind_type_in(b->a, t, &dt, b->err);
   if (rc) return rc;
   return iceberg_dtype(b, &dt, t->pos, out);
 }

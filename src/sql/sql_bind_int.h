@@ -147,6 +147,9 @@ int sql__bind_cond(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *e, c
                    sql_bexpr_t **out);
 sql_bexpr_t *sql__col_ref(sql_binder_t *b, uint32_t col, const sql_dtype_t *t, sql_pos_t pos);
 /* A scalar call through the resolver, with the coercions it asks for. */
+/* ARRAY[...] and ROW(...) / (a, b) constructors (sql_bind_nested.c). */
+int sql__bind_array(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);
+int sql__bind_row(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);
 int sql__call(sql_binder_t *b, const char *name, sql_pos_t pos, sql_bexpr_t **args, uint32_t n,
               sql_bexpr_t **out);
 /* x AND y (both boolean); coalesce(x, y) of type t. */
