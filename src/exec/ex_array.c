@@ -107,8 +107,8 @@ static int row_ret(const ex_type_t *args, size_t n, ex_type_t *ret, fl_err_t *er
   return FL_OK;
 }
 
-static int k_row(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
-                 const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+static int k_row(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                 ty_vec_t *out, fl_err_t *err) {
   (void)ctx;
   if (out->nchildren != call->r.nargs)
     return fl_err_set(err, FL_EINTERNAL, "row of %u fields built from %u values", out->nchildren,
@@ -289,8 +289,8 @@ static bool in_range(const ex_type_t *et, const ty_vec_t *el, int32_t b, int32_t
 /* array_distinct, array_union, array_intersect, array_except: the
  * distinct elements (NULL once) in first-seen order. */
 enum { S_DISTINCT, S_UNION, S_INTERSECT, S_EXCEPT };
-static int k_set(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
-                 const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+static int k_set(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                 ty_vec_t *out, fl_err_t *err) {
   (void)ctx, (void)err;
   const int op = call->r.fn->op;
   const ex_type_t *et = call->r.ret.elem;
@@ -359,7 +359,8 @@ static void sort_idx(const ex_type_t *et, const ty_vec_t *el, uint32_t *x, uint3
   sort_idx(et, el, x + h, tmp, n - h);
   uint32_t i = 0, j = h, k = 0;
   while (i < h && j < n)
-    tmp[k++] = ex__value_cmp(et, el, x[j], el, x[i], EX_CMP_DISTINCT) == EX_CMP_LT ? x[j++] : x[i++];
+    tmp[k++] =
+        ex__value_cmp(et, el, x[j], el, x[i], EX_CMP_DISTINCT) == EX_CMP_LT ? x[j++] : x[i++];
   while (i < h) tmp[k++] = x[i++];
   while (j < n) tmp[k++] = x[j++];
   memcpy(x, tmp, n * sizeof *x);
@@ -416,7 +417,8 @@ static int k_minmax(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
         best = -1;
         break;
       }
-      if (best < 0 || ex__value_cmp(et, el, (uint32_t)k, el, (uint32_t)best, EX_CMP_DISTINCT) == want)
+      if (best < 0 ||
+          ex__value_cmp(et, el, (uint32_t)k, el, (uint32_t)best, EX_CMP_DISTINCT) == want)
         best = k;
     }
     if (best < 0)
@@ -583,9 +585,10 @@ static int k_sequence(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
     if (step == 0) {
       rc = ex__err(err, "step must not be zero");
     } else if ((step > 0 && lo > hi) || (step < 0 && lo < hi)) {
-      rc = ex__err(err, "sequence stop value should be greater than or equal to start value if "
-                        "step is greater than zero otherwise stop should be less than or equal "
-                        "to start");
+      rc = ex__err(err,
+                   "sequence stop value should be greater than or equal to start value if "
+                   "step is greater than zero otherwise stop should be less than or equal "
+                   "to start");
     } else {
       uint64_t span = step > 0 ? (uint64_t)hi - (uint64_t)lo : (uint64_t)lo - (uint64_t)hi;
       uint64_t ustep = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
@@ -634,10 +637,12 @@ static int k_repeat(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
     }
     int64_t n = TY_VEC_DATA(args[1], int64_t)[i & mn];
     if (n < 0 || n > 10000) {
-      rc = n < 0 ? ex__err(err, "count argument of repeat function must be greater than or equal "
-                                "to 0")
-                 : ex__err(err, "count argument of repeat function must be less than or equal "
-                                "to 10000");
+      rc = n < 0 ? ex__err(err,
+                           "count argument of repeat function must be greater than or equal "
+                           "to 0")
+                 : ex__err(err,
+                           "count argument of repeat function must be less than or equal "
+                           "to 10000");
       ty_vec_append_null(out);
       break;
     }

@@ -793,8 +793,12 @@ static int cast_temporal_ns(cast_env_t *c) {
       FAIL(i);
     }
     switch (t) {
-      case EX_DATE: TY_VEC_DATA(c->out, int32_t)[i] = (int32_t)fl_floordiv(local, NANOS_PER_DAY); break;
-      case EX_TIME: TY_VEC_DATA(c->out, int64_t)[i] = fl_floormod(local, NANOS_PER_DAY) / 1000; break;
+      case EX_DATE:
+        TY_VEC_DATA(c->out, int32_t)[i] = (int32_t)fl_floordiv(local, NANOS_PER_DAY);
+        break;
+      case EX_TIME:
+        TY_VEC_DATA(c->out, int64_t)[i] = fl_floormod(local, NANOS_PER_DAY) / 1000;
+        break;
       case EX_TIMESTAMP: TY_VEC_DATA(c->out, int64_t)[i] = tns ? local : ns_to_us(local); break;
       default: /* timestamptz */
         TY_VEC_DATA(c->out, int64_t)
@@ -898,8 +902,7 @@ static int cast_list(cast_env_t *c) {
       int32_t b, e;
       range_of(c->in, i & c->m, &b, &e);
       for (int32_t x = b; x < e; x++)
-        for (uint32_t k = 0; k < nch; k++)
-          ty_vec_append_from(o->children[k], cast[k], (uint32_t)x);
+        for (uint32_t k = 0; k < nch; k++) ty_vec_append_from(o->children[k], cast[k], (uint32_t)x);
     }
     o->offsets[i + 1] = (int32_t)o->children[0]->len;
     next = i + 1;
@@ -982,8 +985,7 @@ static cast_fn pick(const ex_type_t *from, const ex_type_t *to) {
   if (is_temporal(f) && is_temporal(t)) {
     if (f == EX_TIME && t != EX_TIME) return NULL;
     if (t == EX_TIME && f == EX_DATE) return NULL;
-    if (ex_type_is_nanos(from) != ex_type_is_nanos(to) ||
-        (ex_type_is_nanos(from) && f != t))
+    if (ex_type_is_nanos(from) != ex_type_is_nanos(to) || (ex_type_is_nanos(from) && f != t))
       return cast_temporal_ns;
     if (f == t && f != EX_TIMESTAMPTZ) return cast_copy;
     return cast_temporal;

@@ -28,8 +28,8 @@ bool ex__json_castable_to(const ex_type_t *t) {
     case EX_INTERVAL_YM:
     case EX_ANY: return false;
     case EX_ARRAY: return t->elem && ex__json_castable_to(t->elem);
-    case EX_MAP: return t->key && t->elem && ex__json_castable_to(t->key) &&
-                        ex__json_castable_to(t->elem);
+    case EX_MAP:
+      return t->key && t->elem && ex__json_castable_to(t->key) && ex__json_castable_to(t->elem);
     case EX_ROW:
       for (uint32_t i = 0; i < t->nfields; i++)
         if (!ex__json_castable_to(&t->fields[i].type)) return false;

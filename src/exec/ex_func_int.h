@@ -127,8 +127,8 @@ enum { EX_CMP_LT, EX_CMP_EQ, EX_CMP_GT, EX_CMP_UN, EX_CMP_NULL };
 enum { EX_CMP_EQUALITY, EX_CMP_ORDER, EX_CMP_DISTINCT };
 /* Compares a[i] with b[j], both of SQL type t, in one of the modes
  * above; EX_CMP_NULL when a NULL decides (never in distinct mode). */
-int ex__value_cmp(const ex_type_t *t, const ty_vec_t *a, uint32_t i, const ty_vec_t *b,
-                  uint32_t j, int mode);
+int ex__value_cmp(const ex_type_t *t, const ty_vec_t *a, uint32_t i, const ty_vec_t *b, uint32_t j,
+                  int mode);
 /* ex__compare_rows for arrays, maps and rows: cmp[i] of the selected rows
  * whose two values are present (the others EX_CMP_EQ, masked by the
  * caller's validity). */

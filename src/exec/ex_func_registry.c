@@ -96,9 +96,9 @@ static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_
     }
     /* Every scalar type but json is orderable; arrays and rows are when
      * their elements are; maps are only comparable (= and <>). */
-    if ((f->flags & EX_FN_ORDERABLE) && !((f->flags & EX_FN_COMPARABLE)
-                                              ? ex_type_comparable(&unified)
-                                              : ex_type_orderable(&unified)))
+    if ((f->flags & EX_FN_ORDERABLE) &&
+        !((f->flags & EX_FN_COMPARABLE) ? ex_type_comparable(&unified)
+                                        : ex_type_orderable(&unified)))
       return -1;
   }
   int cost = 0;

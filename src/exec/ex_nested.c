@@ -80,8 +80,8 @@ static bool fold(int c, int mode, bool *saw_null, int *res) {
   return true;
 }
 
-static int map_cmp(const ex_type_t *t, const ty_vec_t *a, uint32_t i, const ty_vec_t *b,
-                   uint32_t j, int mode) {
+static int map_cmp(const ex_type_t *t, const ty_vec_t *a, uint32_t i, const ty_vec_t *b, uint32_t j,
+                   int mode) {
   int32_t ab = a->offsets[i], ae = a->offsets[i + 1], bb = b->offsets[j], be = b->offsets[j + 1];
   if (ae - ab != be - bb) return ae - ab < be - bb ? EX_CMP_LT : EX_CMP_GT;
   const ty_vec_t *ak = a->children[0], *av = a->children[1], *bk = b->children[0],
@@ -99,8 +99,8 @@ static int map_cmp(const ex_type_t *t, const ty_vec_t *a, uint32_t i, const ty_v
   return saw_null ? EX_CMP_NULL : EX_CMP_EQ;
 }
 
-int ex__value_cmp(const ex_type_t *t, const ty_vec_t *a, uint32_t i, const ty_vec_t *b,
-                  uint32_t j, int mode) {
+int ex__value_cmp(const ex_type_t *t, const ty_vec_t *a, uint32_t i, const ty_vec_t *b, uint32_t j,
+                  int mode) {
   bool na = ty_vec_is_null(a, i), nb = ty_vec_is_null(b, j);
   if (na || nb) {
     if (mode != EX_CMP_DISTINCT) return EX_CMP_NULL;

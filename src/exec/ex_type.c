@@ -201,7 +201,9 @@ int ex_type_from_storage_in(const ty_type_t *t, fl_arena_t *a, ex_type_t *out, f
     case TY_TIMESTAMP: *out = ex_type(EX_TIMESTAMP); return FL_OK;
     case TY_TIMESTAMPTZ: *out = ex_type(EX_TIMESTAMPTZ); return FL_OK;
     case TY_TIMESTAMP_NS: *out = (ex_type_t){.kind = EX_TIMESTAMP, .precision = 9}; return FL_OK;
-    case TY_TIMESTAMPTZ_NS: *out = (ex_type_t){.kind = EX_TIMESTAMPTZ, .precision = 9}; return FL_OK;
+    case TY_TIMESTAMPTZ_NS:
+      *out = (ex_type_t){.kind = EX_TIMESTAMPTZ, .precision = 9};
+      return FL_OK;
     case TY_STRING: *out = ex_type(EX_VARCHAR); return FL_OK;
     case TY_UUID: *out = ex_type(EX_UUID); return FL_OK;
     case TY_FIXED:
@@ -362,8 +364,8 @@ int ex_type_coercion_cost(const ex_type_t *from, const ex_type_t *to) {
 static bool type_ok(const ex_type_t *t, bool order) {
   switch (t->kind) {
     case EX_JSON: return false;
-    case EX_MAP: return !order && t->key && t->elem && type_ok(t->key, order) &&
-                        type_ok(t->elem, order);
+    case EX_MAP:
+      return !order && t->key && t->elem && type_ok(t->key, order) && type_ok(t->elem, order);
     case EX_ARRAY: return !t->elem || type_ok(t->elem, order);
     case EX_ROW:
       for (uint32_t i = 0; i < t->nfields; i++)

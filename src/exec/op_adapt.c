@@ -13,8 +13,8 @@
  * States: one, stateless between batches.
  */
 #include "base/alloc.h"
-#include "exec/op_basic.h"
 #include "exec/ex_vec.h"
+#include "exec/op_basic.h"
 
 typedef struct adapt_op {
   ex_op_t op;

@@ -50,8 +50,7 @@ sql_bexpr_t *sql__and(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y) {
   return e;
 }
 
-sql_bexpr_t *sql__coalesce2(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y,
-                            const sql_dtype_t *t) {
+sql_bexpr_t *sql__coalesce2(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y, const sql_dtype_t *t) {
   sql_bexpr_t *e = bx_new(b, SQL_BX_COALESCE, x->pos, 2);
   e->type = *t;
   e->args[0] = x;

@@ -90,8 +90,7 @@ static int bind_items(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x
 
 /* ARRAY[x, ...]: the elements take their common super type. Longer lists
  * than one call takes are built in pieces and concatenated. */
-int sql__bind_array(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
-                    sql_bexpr_t **out) {
+int sql__bind_array(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out) {
   sql_bexpr_t **args;
   int rc = bind_items(b, cx, x, &args);
   if (rc) return rc;
