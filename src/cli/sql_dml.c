@@ -13,6 +13,7 @@
 #include "cli/sql_exec.h"
 #include "exec/ex_plan.h"
 #include "iceberg/ice_commit.h"
+#include "exec/ex_vec.h"
 #include "iceberg/ice_data_writer.h"
 #include "iceberg/ice_spec.h"
 #include "io/fs.h"
@@ -59,13 +60,16 @@ static int write_rows(const sql_session_t *s, fl_arena_t *a, ice_table_t *t, sql
     return FL_OK; /* Trino commits nothing for an empty insert either */
   }
   rc = ice_dw_open(t->fs, m->location, schema, &dwo, &w, err);
+  ex_write_adapt_t adapt = {0};
   for (uint32_t i = 0; !rc && i < sink->nbatches; i++) {
     /* The sink's columns are the table's, in order and of its types: the
-     * same vectors under the table schema (field ids). */
-    ty_batch_t view = *sink->batches[i];
-    view.schema = schema;
-    rc = ice_dw_write(w, &view, err);
+     * same vectors under the table schema (field ids), varbinary values
+     * of fixed(L) columns copied into that layout. */
+    ty_batch_t view;
+    rc = ex_write_adapt(&adapt, schema, sink->batches[i], &view, err);
+    if (!rc) rc = ice_dw_write(w, &view, err);
   }
+  ex_write_adapt_free(&adapt);
   ex_query_free(q);
   ice_data_file_t *files = NULL;
   size_t nfiles = 0;

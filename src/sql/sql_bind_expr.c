@@ -1017,6 +1017,12 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
       return FL_OK;
     }
     case SQL_E_STRING: *out = const_str(b, x->pos, x->u.str.data, x->u.str.len); return FL_OK;
+    case SQL_E_BINARY: {
+      /* X'..': the bytes as a varchar constant under a CAST to varbinary. */
+      sql_bexpr_t *s = const_str(b, x->pos, x->u.str.data, x->u.str.len);
+      sql_dtype_t vb = sql_dtype(SQL_DT_VARBINARY);
+      return sql__coerce(b, s, &vb, out);
+    }
     case SQL_E_BOOL: {
       sql_bexpr_t *e = const_new(b, x->pos, SQL_DT_BOOLEAN);
       e->c.b = x->u.b;
