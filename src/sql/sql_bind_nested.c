@@ -138,3 +138,23 @@ int sql__bind_row(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sq
   *out = e;
   return FL_OK;
 }
+
+static bool orderable(const sql_dtype_t *t) {
+  switch (t->kind) {
+    case SQL_DT_MAP:
+    case SQL_DT_JSON: return false;
+    case SQL_DT_ARRAY: return !t->elem || orderable(t->elem);
+    case SQL_DT_ROW:
+      for (uint32_t i = 0; i < t->nfields; i++)
+        if (!orderable(&t->fields[i].type)) return false;
+      return true;
+    default: return true;
+  }
+}
+
+int sql__check_orderable(sql_binder_t *b, sql_pos_t pos, const sql_dtype_t *t,
+                         const char *clause) {
+  if (orderable(t)) return FL_OK;
+  return sql__errf(b, pos, FL_EINVALID, "Type %s is not orderable, and therefore cannot be used in %s",
+                   sql_dtype_str(t), clause);
+}
