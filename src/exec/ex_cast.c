@@ -98,6 +98,8 @@ int ex_type_parse(const char *text, ex_type_t *out, fl_err_t *err) {
     *out = ex_type(EX_DATE);
   else if (word(&p, "uuid"))
     *out = ex_type(EX_UUID);
+  else if (word(&p, "json"))
+    *out = ex_type(EX_JSON);
   else if (word(&p, "time")) {
     if (!parse_params(&p, &a, &b, &np)) goto bad;
     *out = ex_type(EX_TIME);
