@@ -120,7 +120,7 @@ int ex__value_cmp(const ex_type_t *t, const ty_vec_t *a, uint32_t i, const ty_ve
               be = b->offsets[j + 1];
       int32_t la = ae - ab, lb = be - bb;
       /* Arrays of different lengths are never equal. */
-      if (mode != EX_CMP_ORDER && la != lb) return la < lb ? EX_CMP_LT : EX_CMP_GT;
+      if (mode == EX_CMP_EQUALITY && la != lb) return la < lb ? EX_CMP_LT : EX_CMP_GT;
       for (int32_t k = 0; k < la && k < lb; k++) {
         int c = ex__value_cmp(t->elem, a->children[0], (uint32_t)(ab + k), b->children[0],
                               (uint32_t)(bb + k), mode);

@@ -327,7 +327,19 @@ bool ex_type_common(const ex_type_t *a, const ex_type_t *b, ex_type_t *out) {
     *out = *a;
     return true;
   }
-  if ((a->kind == EX_MAP || a->kind == EX_ROW) && !ex_type_equal(a, b)) return false;
+  if ((a->kind == EX_MAP || a->kind == EX_ROW) && b->kind == a->kind && !ex_type_equal(a, b)) {
+    /* map(varchar, unknown) (from map(ARRAY['a'], ARRAY[NULL])) and
+     * row(integer, unknown) meet the type whose parts they leave open. */
+    if (ex_type_coercion_cost(a, b) > 0) {
+      *out = *b;
+      return true;
+    }
+    if (ex_type_coercion_cost(b, a) > 0) {
+      *out = *a;
+      return true;
+    }
+    return false;
+  }
   if (a->kind != b->kind) return false;
   *out = *a;
   return true;
@@ -357,7 +369,24 @@ int ex_type_coercion_cost(const ex_type_t *from, const ex_type_t *to) {
     if (from->elem->kind == EX_UNKNOWN) return to->elem->kind == EX_UNKNOWN ? 0 : 1;
     return ex_type_equal(from->elem, to->elem) ? 0 : -1;
   }
-  if (from->kind == EX_MAP || from->kind == EX_ROW) return ex_type_equal(from, to) ? 0 : -1;
+  if ((from->kind == EX_MAP || from->kind == EX_ROW) && from->kind == to->kind) {
+    if (ex_type_equal(from, to)) return 0;
+    /* Parts of unknown type (NULLs) coerce to anything. */
+    if (from->kind == EX_MAP) {
+      if (!from->key || !from->elem || !to->key || !to->elem) return -1;
+      int k = ex_type_coercion_cost(from->key, to->key), v = ex_type_coercion_cost(from->elem, to->elem);
+      bool ok = (k == 0 || (k > 0 && from->key->kind == EX_UNKNOWN)) &&
+                (v == 0 || (v > 0 && from->elem->kind == EX_UNKNOWN));
+      return ok ? 1 : -1;
+    }
+    if (from->nfields != to->nfields) return -1;
+    for (uint32_t i = 0; i < from->nfields; i++) {
+      int c = ex_type_coercion_cost(&from->fields[i].type, &to->fields[i].type);
+      if (c < 0 || (c > 0 && from->fields[i].type.kind != EX_UNKNOWN)) return -1;
+    }
+    return 1;
+  }
+  if (from->kind == EX_MAP || from->kind == EX_ROW) return -1;
   return from->kind == to->kind ? 0 : -1;
 }
 
