@@ -315,3 +315,55 @@ def test_nanosecond_timestamps_of_a_v3_table(tmp_path):
     n = con.sql(f"SELECT count(*) FROM read_parquet({files!r})"
                 " WHERE ts = TIMESTAMP_NS '2024-01-02 03:04:05.123456789'").fetchall()[0][0]
     assert n == 1
+
+
+FIXTURE_TABLES = [
+    # (name, table location under the fixture root, metadata file, data files)
+    ("u", "data/persistent/uuid", "00001-43fda1f4-1c96-4376-ad16-91beb71d0759.metadata.json",
+     "data/persistent/uuid/data"),
+    ("ms", "data/persistent/map_stats/default.db/map_stats",
+     "00002-0e059d4b-e5e8-41af-a763-76cbf3a3d0bc.metadata.json",
+     "data/persistent/map_stats/default.db/map_stats/data"),
+    ("cm", "data/persistent/column_mapping/warehouse/default.db/my_table",
+     "00001-75643dae-a7a7-46ae-ab30-ea80d3793f3f.metadata.json",
+     "data/persistent/column_mapping/warehouse/example"),
+]
+
+
+def test_tables_of_other_writers(tmp_path, testdata):
+    """Spark and PyIceberg tables from the shared test data (uuid, a map,
+    a name-mapped table of a map, a list and a struct) read as the files
+    hold them; their paths are relative to the fixture folder."""
+    import subprocess
+    import pyarrow.parquet as pq
+    from conftest import FLOE
+    root = testdata / "iceberg-fixtures" / "duckdb-iceberg"
+    wh = tmp_path / "wh"
+    wh.mkdir()
+
+    def floe_in_root(text):
+        p = subprocess.run([str(FLOE), "--warehouse", str(wh), "sql", "--format", "json", "-c",
+                            text], cwd=root, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        out = p.stdout.strip()
+        return json.loads(out) if out else []
+
+    floe_in_root("CREATE SCHEMA db")
+    for name, loc, meta, data in FIXTURE_TABLES:
+        floe_in_root(f"CALL system.register_table('db', '{name}', '{loc}', '{meta}')")
+        cols = [r["Column"] for r in floe_in_root(f"DESCRIBE db.{name}")]
+        types = {r["Column"]: r["Type"] for r in floe_in_root(f"DESCRIBE db.{name}")}
+        sel = ", ".join(f'CAST("{c}" AS json) AS "{c}"' if types[c] != "uuid" else
+                        f'CAST("{c}" AS varchar) AS "{c}"' for c in cols)
+        got = [{c: (json.loads(r[c]) if r[c] is not None and types[c] != "uuid" else r[c])
+                for c in cols} for r in floe_in_root(f"SELECT {sel} FROM db.{name}")]
+        files = sorted(glob.glob(str(root / data / "**" / "*.parquet"), recursive=True))
+        want = []
+        for f in files:
+            for r in pq.read_table(f).to_pylist():
+                want.append({c: json_of(uuid.UUID(bytes=r[c]) if isinstance(r[c], bytes) and
+                                        types[c] == "uuid" else r[c]) for c in cols})
+        key = lambda r: json.dumps(r, sort_keys=True, default=str)
+        assert sorted(got, key=key) == sorted(want, key=key), name
+    assert {r["Column"]: r["Type"] for r in floe_in_root("DESCRIBE db.cm")}["profile"] == \
+        "row(email varchar, verified boolean)"
