@@ -8,6 +8,7 @@
  * integer, double into real, decimal rescaling), which fail at run time
  * on values out of range. Columns not listed get NULL.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -208,6 +209,34 @@ static int string_list(sql_binder_t *b, const sql_property_t *p, const char **ou
   return FL_OK;
 }
 
+/* The first field of t (a column's type) that needs format v3, or NULL. */
+static const char *v3_type(const ty_type_t *t) {
+  if (t->kind == TY_TIMESTAMP_NS) return "timestamp_ns";
+  if (t->kind == TY_TIMESTAMPTZ_NS) return "timestamptz_ns";
+  for (uint32_t i = 0; ty_is_nested(t) && i < t->nfields; i++) {
+    const char *k = v3_type(t->fields[i].type);
+    if (k) return k;
+  }
+  return NULL;
+}
+
+/* Nanosecond timestamps exist from format v3 on (Iceberg's own check). */
+static int check_version(sql_binder_t *b, const sql_stmt_t *st, const sql_create_table_t *ct) {
+  int version = 2;
+  for (uint32_t i = 0; i < ct->nprops; i++)
+    if (!strcmp(ct->props[i].key, "format-version")) version = atoi(ct->props[i].value);
+  if (version >= 3) return FL_OK;
+  for (uint32_t i = 0; i < ct->schema->root.nfields; i++) {
+    const char *k = v3_type(ct->schema->root.fields[i].type);
+    if (k)
+      return sql__errf(b, st->pos, FL_EINVALID,
+                       "Invalid type in v%d schema: %s %s is not supported until v3 (WITH "
+                       "(format_version = 3))",
+                       version, ct->schema->root.fields[i].name, k);
+  }
+  return FL_OK;
+}
+
 static int table_props(sql_binder_t *b, const sql_stmt_t *st, sql_create_table_t *out) {
   const sql_prop_list_t *pl = &st->u.create_table.props;
   for (size_t i = 0; i < pl->n; i++) {
@@ -289,7 +318,7 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
     }
     out->schema = ty_schema_new(a, 0, f, p->ncols);
     out->plan = st->u.create_table.with_no_data ? NULL : p;
-    return FL_OK;
+    return check_version(&b, st, out);
   }
   size_t n = st->u.create_table.ncolumns;
   if (!n) return sql__errf(&b, st->pos, FL_EINVALID, "CREATE TABLE needs at least one column");
@@ -309,5 +338,5 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
     if ((rc = iceberg_type(&b, c->type, &f[i].type))) return rc;
   }
   out->schema = ty_schema_new(a, 0, f, (uint32_t)n);
-  return FL_OK;
+  return check_version(&b, st, out);
 }
