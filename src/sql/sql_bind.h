@@ -90,6 +90,7 @@ int sql_bind_query(fl_arena_t *a, const sql_bind_opts_t *o, const sql_query_t *q
 typedef struct sql_insert {
   ice_table_t *table;
   const char *ns, *name;
+  const char *branch; /* INSERT INTO t.branch_b (Spark): "b"; NULL: main */
   sql_plan_t *plan;
 } sql_insert_t;
 int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,

@@ -102,6 +102,29 @@ int sql__open_table(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_ta
   return FL_OK;
 }
 
+int sql__open_table_ref(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
+                        const char **ns, const char **name, const char **branch) {
+  *branch = NULL;
+  fl_err_t saved = *b->err;
+  int rc = sql__open_table(b, q, pos, out, ns, name);
+  const char *last = q->parts[q->n - 1].name;
+  if (rc != FL_ENOTFOUND || q->n < 2 || strncasecmp(last, "branch_", 7) != 0 || !last[7]) return rc;
+  /* Spark's t.branch_b: the table without its last part, on branch b. */
+  fl_err_t first = *b->err;
+  *b->err = saved;
+  sql_qname_t tq = {.parts = q->parts, .n = q->n - 1};
+  if (sql__open_table(b, &tq, pos, out, ns, name) != FL_OK) {
+    *b->err = first;
+    return rc;
+  }
+  const ice_ref_t *r = ice_meta_ref((*out)->meta, last + 7);
+  if (!r || r->is_tag)
+    return sql__errf(b, q->parts[q->n - 1].pos, FL_ENOTFOUND,
+                     "Branch '%s' does not exist in table '%s.%s'", last + 7, *ns, *name);
+  *branch = r->name;
+  return FL_OK;
+}
+
 static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
   const sql_qname_t *q = &rel->u.table.name;
   /* A one-part name may be a WITH query. */
@@ -133,16 +156,19 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
     }
   }
   if (strchr(q->parts[q->n - 1].name, '$')) return sql__bind_meta_table(b, rel, out, scope);
-  const char *ns, *name;
+  const char *ns, *name, *branch;
   ice_table_t *t;
-  int rc = sql__open_table(b, q, rel->pos, &t, &ns, &name);
+  int rc = sql__open_table_ref(b, q, rel->pos, &t, &ns, &name, &branch);
   if (rc) return rc;
+  if (branch && rel->u.table.travel != SQL_TT_NONE)
+    return sql__errf(b, rel->pos, FL_EINVALID, "Cannot time travel on branch '%s'", branch);
   sql_plan_t *p = sql_plan_new(b->a, SQL_P_SCAN, NULL);
   p->u.scan.table = t;
   p->u.scan.ident = fl_arena_sprintf(b->a, "%s.%s", ns, name);
   p->u.scan.snapshot_id = -1;
   p->u.scan.as_of_ms = -1;
   p->u.scan.limit = -1;
+  if (branch) p->u.scan.ref = branch;
   int32_t schema_id = -1;
   if (rel->u.table.travel != SQL_TT_NONE &&
       (rc = sql__travel(b, rel, t, &p->u.scan.snapshot_id, &p->u.scan.ref, &schema_id)))

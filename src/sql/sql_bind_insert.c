@@ -44,9 +44,9 @@ int sql__assign_cast(sql_binder_t *b, sql_bexpr_t *e, const sql_dtype_t *dt, sql
 int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
                     sql_insert_t *out, fl_err_t *err) {
   sql_binder_t b = {.a = a, .o = o, .err = err};
-  const char *ns, *name;
+  const char *ns, *name, *branch;
   ice_table_t *t;
-  int rc = sql__open_table(&b, &st->u.insert.table, st->pos, &t, &ns, &name);
+  int rc = sql__open_table_ref(&b, &st->u.insert.table, st->pos, &t, &ns, &name, &branch);
   if (rc) return rc;
   sql_plan_t *q;
   if ((rc = sql__bind_top_query(&b, st->u.insert.query, &q))) return rc;
@@ -99,7 +99,7 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
     p->u.project.exprs[i] = e;
     p->cols[i] = (sql_col_t){.name = f->name, .type = dt};
   }
-  *out = (sql_insert_t){.table = t, .ns = ns, .name = name, .plan = p};
+  *out = (sql_insert_t){.table = t, .ns = ns, .name = name, .branch = branch, .plan = p};
   return FL_OK;
 }
 

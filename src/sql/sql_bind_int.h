@@ -150,6 +150,11 @@ sql_bexpr_t *sql__col_ref(sql_binder_t *b, uint32_t col, const sql_dtype_t *t, s
 /* ARRAY[...] and ROW(...) / (a, b) constructors (sql_bind_nested.c). */
 /* Fails, at pos, for types that cannot be ordered (maps, json, and arrays
  * or rows holding them), as Trino words it for `clause`. */
+/* sql__open_table, and where no table has the whole name, Spark's
+ * `t.branch_b`: table t with *branch "b" (NULL otherwise); a branch that
+ * does not exist is an error naming it. */
+int sql__open_table_ref(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
+                        const char **ns, const char **name, const char **branch);
 int sql__check_orderable(sql_binder_t *b, sql_pos_t pos, const sql_dtype_t *t, const char *clause);
 int sql__bind_array(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);
 int sql__bind_row(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);

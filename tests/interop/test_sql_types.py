@@ -367,3 +367,18 @@ def test_tables_of_other_writers(tmp_path, testdata):
         assert sorted(got, key=key) == sorted(want, key=key), name
     assert {r["Column"]: r["Type"] for r in floe_in_root("DESCRIBE db.cm")}["profile"] == \
         "row(email varchar, verified boolean)"
+
+
+def test_insert_into_a_branch_reads_in_pyiceberg(wh):
+    run_floe("--warehouse", wh, "sql", "-c", "ALTER TABLE db.src CREATE BRANCH dev")
+    run_floe("--warehouse", wh, "sql", "-c",
+             "INSERT INTO db.src.branch_dev SELECT id + 100, b, i, f, d, dec, dt, tm, ts, tstz, s,"
+             " u, fx, bin, st, li, mp, ls FROM db.src")
+    t = catalog_for(wh).load_table("db.src")
+    main = t.scan().to_arrow().column("id").to_pylist()
+    dev = t.scan(snapshot_id=t.refs()["dev"].snapshot_id).to_arrow()
+    assert sorted(main) == [1, 2, 3, 4]
+    assert sorted(dev.column("id").to_pylist()) == [1, 2, 3, 4, 101, 102, 103, 104]
+    moved = by_id(r for r in dev.to_pylist() if r["id"] > 100)
+    orig = by_id(t.scan().to_arrow().to_pylist())
+    assert [dict(r, id=r["id"] - 100) for r in moved] == orig
