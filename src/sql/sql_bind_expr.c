@@ -357,7 +357,8 @@ static int bind_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *
   /* a.b where a is a row column (or t.a.b): field access. */
   if (found < 0 && q->n > 1 && sql__bind_row_path(b, cx, x, out) == FL_OK) return FL_OK;
   if (found < 0 && !b->hidden &&
-      (strcmp(name, "$path") == 0 || strcmp(name, "$pos") == 0 || strcmp(name, "$partition") == 0))
+      (strcmp(name, "$path") == 0 || strcmp(name, "$pos") == 0 || strcmp(name, "$partition") == 0 ||
+       strcmp(name, "$file_modified_time") == 0))
     b->want_hidden = true; /* sql_bind_query binds again with the hidden columns */
   if (found < 0 && b->outer) return bind_outer_column(b, cx, x, out);
   if (found < 0) {

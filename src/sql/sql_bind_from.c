@@ -192,18 +192,19 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
   fl_err_clear(b->err);
   uint32_t nvisible = k;
   if (b->hidden) {
-    /* Trino's hidden "$path" and "$partition" and the row position,
-     * last so that pruning and `*` need not know them. */
-    static const char *const hidden[] = {"$path", "$pos", "$partition"};
-    sql_col_t *cols = fl_arena_zalloc(b->a, (k + 3) * sizeof *cols);
-    const char **names = fl_arena_zalloc(b->a, (k + 3) * sizeof *names);
+    /* Trino's hidden "$path", "$partition" and "$file_modified_time" and
+     * the row position, last so that pruning and `*` need not know them. */
+    static const char *const hidden[] = {"$path", "$pos", "$partition", "$file_modified_time"};
+    sql_col_t *cols = fl_arena_zalloc(b->a, (k + 4) * sizeof *cols);
+    const char **names = fl_arena_zalloc(b->a, (k + 4) * sizeof *names);
     if (k) {
       memcpy(cols, p->cols, k * sizeof *cols);
       memcpy(names, p->u.scan.columns, k * sizeof *names);
     }
-    for (int h = 0; h < 3; h++) {
-      sql_dkind_t kind = h == 1 ? SQL_DT_BIGINT : SQL_DT_VARCHAR;
+    for (int h = 0; h < 4; h++) {
+      sql_dkind_t kind = h == 1 ? SQL_DT_BIGINT : h == 3 ? SQL_DT_TIMESTAMPTZ : SQL_DT_VARCHAR;
       cols[k] = (sql_col_t){.name = hidden[h], .type = sql_dtype(kind)};
+      if (h == 3) cols[k].type.precision = 3; /* timestamp(3) with time zone */
       names[k++] = hidden[h];
     }
     p->cols = cols;
