@@ -155,6 +155,10 @@ sql_bexpr_t *sql__col_ref(sql_binder_t *b, uint32_t col, const sql_dtype_t *t, s
  * does not exist is an error naming it. */
 int sql__open_table_ref(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
                         const char **ns, const char **name, const char **branch);
+/* f(array, x -> body): transform, filter, any_match, all_match, none_match
+ * (sql_bind_lambda.c). */
+int sql__bind_lambda_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                          const char *name, sql_bexpr_t **out);
 int sql__check_orderable(sql_binder_t *b, sql_pos_t pos, const sql_dtype_t *t, const char *clause);
 int sql__bind_array(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);
 int sql__bind_row(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);

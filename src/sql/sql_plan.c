@@ -102,6 +102,7 @@ bool sql_bexpr_equal(const sql_bexpr_t *a, const sql_bexpr_t *b) {
   if (!a || !b || a->kind != b->kind || !sql_dtype_equal(&a->type, &b->type) ||
       a->nargs != b->nargs)
     return false;
+  if ((a->body || b->body) && !sql_bexpr_equal(a->body, b->body)) return false;
   switch (a->kind) {
     case SQL_BX_COL:
     case SQL_BX_FIELD:

@@ -127,6 +127,11 @@ struct sql_bexpr {
   struct sql_plan *plan; /* SUBQUERY, IN_QUERY */
   sql_bexpr_t **args;
   uint32_t nargs;
+  /* CALL of a lambda function (transform, filter, any_match, all_match,
+   * none_match; impl NULL): args[0] is the array, args[1..] the values
+   * the lambda captures; body reads its parameter as column 0 and
+   * capture k as column 1 + k. */
+  sql_bexpr_t *body;
 };
 
 /* Structural equality (same columns, constants, calls). */
