@@ -875,7 +875,7 @@ static int cast_list(cast_env_t *c) {
   int rc = cast_children(c, 0, is_map ? c->from->key : c->from->elem,
                          is_map ? c->to->key : c->to->elem, &cast[0]);
   if (!rc && is_map) rc = cast_children(c, 1, c->from->elem, c->to->elem, &cast[1]);
-  if (!rc && is_map) {
+  if (!rc && is_map && !c->try_cast) {
     /* A map key that became NULL (TRY_CAST) is not a key. */
     EX_ROWS(c->rows, i) {
       if (!ex__valid(c->out, i)) continue;
@@ -896,6 +896,20 @@ static int cast_list(cast_env_t *c) {
   }
   ty_vec_t *o = c->out;
   uint32_t nch = is_map ? 2 : 1;
+  if (c->try_cast) {
+    /* TRY_CAST: an element that failed makes the whole value NULL, as in
+     * Trino (an element that was NULL stays one). */
+    EX_ROWS(c->rows, i) {
+      if (!ex__valid(o, i)) continue;
+      int32_t b, e;
+      range_of(c->in, i & c->m, &b, &e);
+      for (int32_t x = b; x < e; x++)
+        for (uint32_t k = 0; k < nch; k++)
+          if (ty_vec_is_null(cast[k], (uint32_t)x) &&
+              !ty_vec_is_null(c->in->children[k], (uint32_t)x))
+            ex__set_null(o, i);
+    }
+  }
   for (uint32_t k = 0; k < nch; k++) ty_vec_reset(o->children[k]);
   uint32_t next = 0;
   EX_ROWS(c->rows, i) {
@@ -922,6 +936,13 @@ static int cast_row(cast_env_t *c) {
                           c->in->children[f], c->rows, o->children[f], c->err);
     if (rc) return rc;
   }
+  if (c->try_cast) /* a field that failed makes the row NULL */
+    EX_ROWS(c->rows, i) {
+      if (!ex__valid(o, i)) continue;
+      for (uint32_t f = 0; f < o->nchildren; f++)
+        if (ty_vec_is_null(o->children[f], i) && !ty_vec_is_null(c->in->children[f], i & c->m))
+          ex__set_null(o, i);
+    }
   /* Rows the cast does not compute, and NULL rows, have NULL fields. */
   for (uint32_t i = 0; i < o->len; i++)
     if (!ex__valid(o, i))
