@@ -220,7 +220,7 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
       if (e->body) {
         const ty_type_t **st = fl_arena_zalloc(ctx->arena, e->nargs * sizeof *st);
         for (uint32_t i = 0; i < e->nargs; i++) st[i] = x->args[i]->storage;
-        if ((rc = ex__lambda_compile(ctx, e->fn, e->body, st, e->nargs, &x->lambda, err)))
+        if ((rc = ex__lambda_compile(ctx, e->fn, e->body, e->body2, st, e->nargs, &x->lambda, err)))
           return rc;
         x->out = vec_new(ctx, x->storage, TY_BATCH_ROWS);
         break;

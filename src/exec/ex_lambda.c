@@ -1,6 +1,7 @@
 /*
  * ex_lambda.c - evaluating the array functions that take a lambda:
- * transform, filter, any_match, all_match, none_match (layer 8, exec).
+ * transform, filter, any_match, all_match, none_match and reduce
+ * (layer 8, exec).
  *
  * The body was compiled against a batch whose column 0 is the lambda's
  * parameter and whose columns 1.. are the values it captures. For each
@@ -8,7 +9,9 @@
  * the selected rows at once) beside the captured values repeated for each
  * element of their row, so the body runs vectorized over all elements in
  * one evaluation; the results are then cut back into rows. A constant
- * array argument is first repeated for each row.
+ * array argument is first repeated for each row. reduce runs its body
+ * once per element position instead, over the rows that have an element
+ * there, with the state of every row as a column.
  */
 #include "exec/ex_lambda.h"
 
@@ -16,12 +19,13 @@
 #include "exec/ex_func_int.h"
 #include "exec/ex_vec.h"
 
-enum { L_TRANSFORM, L_FILTER, L_ANY, L_ALL, L_NONE };
+enum { L_TRANSFORM, L_FILTER, L_ANY, L_ALL, L_NONE, L_REDUCE };
 
 struct ex_lambda {
   int fn;
-  ex_expr_t *body;
-  const ty_schema_t *schema; /* the element batch's columns */
+  ex_expr_t *body, *body2;       /* body2: reduce's output lambda */
+  const ty_schema_t *schema;     /* the element batch's columns */
+  ty_vec_t *state, *next, *elem; /* reduce: per row */
   ty_batch_t batch;
   ty_vec_t **cols;  /* columns 1..: captured values per element */
   ty_vec_t *arr;    /* a constant array repeated for each row */
@@ -32,23 +36,147 @@ struct ex_lambda {
 
 static void lambda_free(void *p) {
   ex_lambda_t *l = p;
-  for (uint32_t c = 1; c < l->batch.ncols; c++) ty_vec_free(l->cols[c]);
+  for (uint32_t c = 1; l->fn != L_REDUCE && c < l->batch.ncols; c++) ty_vec_free(l->cols[c]);
   ty_vec_free(l->arr);
+  ty_vec_free(l->state);
+  ty_vec_free(l->next);
+  ty_vec_free(l->elem);
   fl_free(l->row_of);
   fl_free(l->sel);
 }
 
+static int reduce_compile(ex_ctx_t *ctx, ex_lambda_t *l, const sql_bexpr_t *body,
+                          const sql_bexpr_t *body2, const ty_type_t *const *st, uint32_t nargs,
+                          fl_err_t *err) {
+  /* Columns: the state, the element, the captures. */
+  ty_field_t *f = fl_arena_zalloc(ctx->arena, nargs * sizeof *f);
+  f[0] = (ty_field_t){.id = 1, .name = "$state", .type = st[1]};
+  f[1] = (ty_field_t){.id = 2, .name = "$elem", .type = st[0]->fields[0].type};
+  for (uint32_t k = 2; k < nargs; k++)
+    f[k] = (ty_field_t){
+        .id = (int32_t)k + 1, .name = fl_arena_sprintf(ctx->arena, "$cap%u", k), .type = st[k]};
+  l->schema = ty_schema_new(ctx->arena, 0, f, nargs);
+  int rc;
+  if ((rc = ex_expr_compile(ctx, body, l->schema, &l->body, err)) ||
+      (rc = ex_expr_compile(ctx, body2, l->schema, &l->body2, err)))
+    return rc;
+  l->cols = fl_arena_zalloc(ctx->arena, nargs * sizeof *l->cols);
+  l->state = ty_vec_new(st[1], TY_BATCH_ROWS);
+  l->next = ty_vec_new(st[1], TY_BATCH_ROWS);
+  l->elem = ty_vec_new(st[0]->fields[0].type, TY_BATCH_ROWS);
+  l->batch = (ty_batch_t){.schema = l->schema, .ncols = nargs, .cols = l->cols};
+  return FL_OK;
+}
+
+/* reduce: the state of every row at once, one element position at a
+ * time (the rows with an element there), then the output lambda. */
+static int reduce_eval(ex_ctx_t *ctx, ex_lambda_t *l, const ty_vec_t *const *argv,
+                       const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  const ty_vec_t *arr = argv[0], *init = argv[1];
+  const uint32_t ma = ex__m(arr), mi = ex__m(init), n = rows->nrows;
+  if (n + 1 > l->cap) {
+    l->cap = n + 1;
+    l->row_of = fl_realloc(l->row_of, l->cap * sizeof *l->row_of);
+    l->sel = fl_realloc(l->sel, l->cap * sizeof *l->sel);
+  }
+  ty_vec_reset(l->state);
+  ty_vec_reserve(l->state, n ? n : 1);
+  int32_t longest = 0;
+  uint32_t nlive = 0;
+  for (uint32_t i = 0, k = 0; i < n; i++) {
+    bool sel = rows->sel ? (k < rows->n && rows->sel[k] == i) : true;
+    if (sel) k++;
+    if (sel && !ty_vec_is_null(arr, i & ma)) {
+      ty_vec_append_from(l->state, init, i & mi);
+      l->row_of[nlive++] = i;
+      int32_t len = arr->offsets[(i & ma) + 1] - arr->offsets[i & ma];
+      if (len > longest) longest = len;
+    } else {
+      ty_vec_append_null(l->state);
+    }
+  }
+  for (uint32_t c = 2; c < l->batch.ncols; c++) l->cols[c] = (ty_vec_t *)argv[c];
+  l->batch.nrows = n;
+  const ty_vec_t *el = arr->children[0];
+  int rc = FL_OK;
+  for (int32_t pos = 0; pos < longest && !rc; pos++) {
+    ty_vec_reset(l->elem);
+    uint32_t ns = 0;
+    for (uint32_t i = 0, k = 0; i < n; i++) {
+      bool on = k < nlive && l->row_of[k] == i;
+      if (on) k++;
+      int32_t b = on ? arr->offsets[i & ma] : 0, e = on ? arr->offsets[(i & ma) + 1] : 0;
+      if (on && pos < e - b) {
+        ty_vec_append_from(l->elem, el, (uint32_t)(b + pos));
+        l->sel[ns++] = i;
+      } else {
+        ty_vec_append_null(l->elem);
+      }
+    }
+    l->cols[0] = l->state;
+    l->cols[1] = l->elem;
+    ex_rows_t step = {.nrows = n, .sel = l->sel, .n = ns};
+    const ty_vec_t *res;
+    if ((rc = ex_expr_eval(ctx, l->body, &l->batch, &step, &res, err))) break;
+    const uint32_t mr = ex__m(res);
+    ty_vec_reset(l->next);
+    for (uint32_t i = 0, k = 0; i < n; i++) {
+      if (k < ns && l->sel[k] == i) {
+        ty_vec_append_from(l->next, res, i & mr);
+        k++;
+      } else {
+        ty_vec_append_from(l->next, l->state, i);
+      }
+    }
+    ty_vec_t *t = l->state;
+    l->state = l->next;
+    l->next = t;
+  }
+  if (!rc) {
+    l->cols[0] = l->state;
+    ty_vec_reset(l->elem);
+    for (uint32_t i = 0; i < n; i++) ty_vec_append_null(l->elem);
+    l->cols[1] = l->elem;
+    memcpy(l->sel, l->row_of, nlive * sizeof *l->sel);
+    ex_rows_t live = {.nrows = n, .sel = l->sel, .n = nlive};
+    const ty_vec_t *res;
+    if (!(rc = ex_expr_eval(ctx, l->body2, &l->batch, &live, &res, err))) {
+      const uint32_t mr = ex__m(res);
+      ty_vec_reset(out);
+      ty_vec_reserve(out, n ? n : 1);
+      for (uint32_t i = 0, k = 0; i < n; i++) {
+        if (k < nlive && l->row_of[k] == i) {
+          ty_vec_append_from(out, res, i & mr);
+          k++;
+        } else {
+          ty_vec_append_null(out);
+        }
+      }
+    }
+  }
+  for (uint32_t c = 0; c < l->batch.ncols; c++) l->cols[c] = NULL;
+  return rc;
+}
+
 int ex__lambda_compile(ex_ctx_t *ctx, const char *name, const sql_bexpr_t *body,
-                       const ty_type_t *const *arg_storage, uint32_t nargs, ex_lambda_t **out,
-                       fl_err_t *err) {
+                       const sql_bexpr_t *body2, const ty_type_t *const *arg_storage,
+                       uint32_t nargs, ex_lambda_t **out, fl_err_t *err) {
   ex_lambda_t *l = fl_arena_zalloc(ctx->arena, sizeof *l);
   l->fn = !strcmp(name, "transform")   ? L_TRANSFORM
           : !strcmp(name, "filter")    ? L_FILTER
           : !strcmp(name, "any_match") ? L_ANY
           : !strcmp(name, "all_match") ? L_ALL
+          : !strcmp(name, "reduce")    ? L_REDUCE
                                        : L_NONE;
   if (arg_storage[0]->kind != TY_LIST)
     return fl_err_set(err, FL_EINTERNAL, "%s of a value that is not an array", name);
+  if (l->fn == L_REDUCE) {
+    int rc = reduce_compile(ctx, l, body, body2, arg_storage, nargs, err);
+    if (rc) return rc;
+    fl_arena_on_reset(ctx->arena, lambda_free, l);
+    *out = l;
+    return FL_OK;
+  }
   ty_field_t *f = fl_arena_zalloc(ctx->arena, nargs * sizeof *f);
   f[0] = (ty_field_t){.id = 1, .name = "$elem", .type = arg_storage[0]->fields[0].type};
   for (uint32_t k = 1; k < nargs; k++)
@@ -68,6 +196,7 @@ int ex__lambda_compile(ex_ctx_t *ctx, const char *name, const sql_bexpr_t *body,
 
 int ex__lambda_eval(ex_ctx_t *ctx, ex_lambda_t *l, const ty_vec_t *const *argv,
                     const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  if (l->fn == L_REDUCE) return reduce_eval(ctx, l, argv, rows, out, err);
   const ty_vec_t *arr = argv[0];
   if (arr->len == 1 && rows->nrows > 1) {
     /* A constant array: one copy per row, so elements know their row. */

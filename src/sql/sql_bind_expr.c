@@ -668,7 +668,8 @@ static int bind_fcall(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x
     return sql__errf(b, x->pos, FL_EINVALID, "Named arguments are not valid for %s", name);
   if (c->args.n > SQL_MAX_ARGS)
     return sql__errf(b, x->pos, FL_EINVALID, "Too many arguments for %s", name);
-  if (c->args.n == 2 && c->args.items[1]->kind == SQL_E_LAMBDA)
+  if ((c->args.n == 2 && c->args.items[1]->kind == SQL_E_LAMBDA) ||
+      (c->args.n == 4 && c->args.items[2]->kind == SQL_E_LAMBDA))
     return sql__bind_lambda_call(b, cx, x, name, out);
   sql_bexpr_t *args[SQL_MAX_ARGS];
   int rc = bind_args(b, cx, &c->args, args);

@@ -103,6 +103,7 @@ bool sql_bexpr_equal(const sql_bexpr_t *a, const sql_bexpr_t *b) {
       a->nargs != b->nargs)
     return false;
   if ((a->body || b->body) && !sql_bexpr_equal(a->body, b->body)) return false;
+  if ((a->body2 || b->body2) && !sql_bexpr_equal(a->body2, b->body2)) return false;
   switch (a->kind) {
     case SQL_BX_COL:
     case SQL_BX_FIELD:
