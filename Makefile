@@ -11,7 +11,7 @@ PY         := $(VENV)/bin/python
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps venv demo test unit unit-asan interop fuzz fuzz-long bench bench-quick bench-iceberg bench-iceberg-quick bench-tpch clean
+.PHONY: all build deps venv demo test unit unit-asan interop fuzz fuzz-long bench bench-quick bench-iceberg bench-iceberg-quick bench-tpch bench-nexmark clean
 
 all: build
 
@@ -72,6 +72,12 @@ bench-quick: build venv
 # limit that must spill. Options: make bench-tpch BENCH_ARGS='--runs 5 --sf 10'.
 bench-tpch: build venv
 	@$(PY) bench/tpch_bench.py --floe $(BUILD)/floe $(BENCH_ARGS)
+
+# Nexmark streaming jobs: floe beside Apache Flink (MiniCluster) over a real
+# Kafka broker, into Iceberg tables; minutes. Options:
+# make bench-nexmark BENCH_ARGS='--events 500000 --queries q0,q5 --no-freshness'.
+bench-nexmark: build venv
+	@$(PY) bench/nexmark_bench.py --floe $(BUILD)/floe $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

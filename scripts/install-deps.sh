@@ -14,6 +14,7 @@ packages=(
   libpcre2-dev                            # regexp_like, regexp_extract, regexp_replace in SQL
   libssl-dev                              # md5, sha1, sha256, sha512 in SQL (OpenSSL's libcrypto)
   librdkafka-dev                          # the Kafka client (consumer, producer, admin)
+  libmicrohttpd-dev                       # the HTTP server of /metrics and /healthz (src/server)
   libedit-dev                             # line editing and history in the interactive `floe sql` shell
   tzdata                                  # IANA time zones for timestamp with time zone
   postgresql                              # a real server the catalog tests start on loopback

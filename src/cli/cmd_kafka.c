@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/buf.h"
+#include "base/log.h"
+#include "base/metrics.h"
+#include "base/metrics_process.h"
 #include "base/time.h"
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -22,8 +26,11 @@
 #include "kafka/kafka_config.h"
 #include "kafka/kafka_consumer.h"
 #include "kafka/kafka_producer.h"
+#include "server/srv_metrics.h"
 #include "stream/st_kafka_decode.h"
+#include "stream/st_kafka_metrics.h"
 #include "stream/st_nexmark.h"
+#include "stream/st_progress.h"
 
 extern const cli_command_t cli_cmd_kafka;
 
@@ -358,6 +365,54 @@ static void on_signal(int sig) {
   stop_requested = 1;
 }
 
+/* consume's observability: the metrics registry and its HTTP endpoint
+ * (--metrics-port, --metrics-bind), the structured log (--log-file,
+ * --log-level) and the progress line on a terminal stderr. */
+typedef struct watch {
+  fl_log_t *log;
+  fl_metrics_t *reg;
+  srv_http_t *http;
+  st_kafka_metrics_t *km;
+  st_progress_t *progress;
+} watch_t;
+
+static int watch_open(watch_t *w, const cli_args_t *a, fl_err_t *err) {
+  const char *lf = cli_args_get(a, "log-file"), *ll = cli_args_get(a, "log-level");
+  fl_log_level_t level = FL_LOG_INFO;
+  if (ll && !fl_log_level_parse(ll, &level))
+    return fl_err_set(err, FL_EINVALID, "--log-level '%s': expected debug, info, warn or error",
+                      ll);
+  if (lf && fl_log_open(lf, level, &w->log, err)) return err->code;
+  w->reg = fl_metrics_new();
+  const char *port = cli_args_get(a, "metrics-port");
+  if (!port) {
+    if (cli_args_get(a, "metrics-bind"))
+      return fl_err_set(err, FL_EINVALID, "--metrics-bind needs --metrics-port");
+    return FL_OK;
+  }
+  int64_t p;
+  if (!tp_parse_i64(port, strlen(port), &p) || p < 0 || p > 65535)
+    return fl_err_set(err, FL_EINVALID, "--metrics-port '%s': expected a port from 0 to 65535",
+                      port);
+  if (fl_metrics_process_register(w->reg, err)) return err->code;
+  srv_http_opts_t o = {.bind = cli_args_get(a, "metrics-bind"), .port = (uint16_t)p};
+  if (srv_metrics_start(w->reg, &o, &w->http, err)) return fl_err_prefix(err, "--metrics-port: ");
+  /* On stderr too, so that a caller of --metrics-port 0 learns the port. */
+  fprintf(stderr, "metrics: http://%s/metrics\n", srv_http_address(w->http));
+  FL_LOG(w->log, FL_LOG_INFO, "metrics server listening",
+         FL_LF_STR("address", srv_http_address(w->http)),
+         FL_LF_INT("port", srv_http_port(w->http)));
+  return FL_OK;
+}
+
+static void watch_close(watch_t *w) {
+  st_progress_finish(w->progress, fl_monotonic_ns());
+  srv_http_stop(w->http);
+  st_kafka_metrics_free(w->km);
+  fl_metrics_free(w->reg);
+  fl_log_close(w->log);
+}
+
 static int run_consume(int argc, char **argv) {
   static const cli_opt_spec_t specs[] = {KAFKA_COMMON_SPECS,
                                          {"topic", true},
@@ -376,6 +431,11 @@ static int run_consume(int argc, char **argv) {
                                          {"metadata", true},
                                          {"format", true},
                                          {"ignore-parse-errors", false},
+                                         {"metrics-port", true},
+                                         {"metrics-bind", true},
+                                         {"log-file", true},
+                                         {"log-level", true},
+                                         {"no-progress", false},
                                          {0, false}};
   cli_args_t a;
   if (cli_args_parse("kafka", argc, argv, specs, &a)) return 2;
@@ -411,7 +471,12 @@ static int run_consume(int argc, char **argv) {
   kf_msgs_t msgs;
   kf_msgs_init(&msgs);
   rows_t rows = {0};
+  watch_t w = {0};
+  const char *stop_reason = "count"; /* why the loop ended; an error overrides it */
   int timeout = timeout_of(&a);
+  if (watch_open(&w, &a, &err)) goto fail;
+  FL_LOG(w.log, FL_LOG_INFO, "consumer starting", FL_LF_STR("topic", topic),
+         FL_LF_STR("brokers", cli_args_get(&a, "brokers")), FL_LF_STR("group", group));
   if (kf_consumer_open(c, &k, &err)) goto fail;
   if (kf_consumer_partitions(k, topic, timeout, &nparts, &err)) goto fail;
   parts = calloc((size_t)nparts + 1, sizeof *parts);
@@ -450,6 +515,17 @@ static int run_consume(int argc, char **argv) {
     for (int32_t i = 0; i < nsel; i++) pos[i] = from;
   }
   if (kf_consumer_assign(k, topic, parts, pos, (uint32_t)nsel, timeout, &err)) goto fail;
+  for (int32_t i = 0; i < nsel; i++) {
+    int64_t at = -1;
+    kf_consumer_position(k, topic, parts[i], &at, NULL);
+    FL_LOG(w.log, FL_LOG_INFO, "partition assigned", FL_LF_STR("topic", topic),
+           FL_LF_INT("partition", parts[i]), FL_LF_INT("offset", at));
+  }
+  if (st_kafka_metrics_new(w.reg, k, &w.km, &err)) goto fail;
+  /* Lag from the broker's watermarks now; later from fetch responses. */
+  if (st_kafka_metrics_lag(w.km, k, true, timeout, &err)) goto fail;
+  if (!cli_args_flag(&a, "no-progress") && !isatty(STDOUT_FILENO))
+    w.progress = st_progress_new(w.reg, stderr, isatty(STDERR_FILENO), NULL);
   if (cli_args_get(&a, "schema") &&
       rows_open(&rows, cli_args_get(&a, "schema"), cli_args_get(&a, "metadata"),
                 cli_args_get(&a, "format"), cli_args_flag(&a, "ignore-parse-errors"), &err))
@@ -470,11 +546,18 @@ static int run_consume(int argc, char **argv) {
         kf_consumer_position(k, topic, parts[i], &p, &err);
         if (p < ends[i]) done = false;
       }
-      if (done) break;
+      if (done) {
+        stop_reason = "end";
+        break;
+      }
     }
     uint32_t want = (uint32_t)max_batch;
     if (count >= 0 && count - got < want) want = (uint32_t)(count - got);
+    int64_t poll_start = fl_monotonic_ns();
     if (kf_consumer_poll(k, &msgs, want, 200, &err)) goto fail;
+    st_kafka_metrics_poll(w.km, &msgs, (double)(fl_monotonic_ns() - poll_start) / 1e9);
+    st_kafka_metrics_lag(w.km, k, false, 0, NULL);
+    st_progress_tick(w.progress, fl_monotonic_ns());
     if (rows.dec) {
       if (rows_print(&rows, &msgs, &err)) goto fail;
     } else {
@@ -492,14 +575,25 @@ static int run_consume(int argc, char **argv) {
                              (long long)got, (long long)count, (long long)idle_ms);
         goto fail;
       }
+      stop_reason = "idle";
       break;
     }
   }
+  if (stop_requested) stop_reason = "signal";
   kf_msgs_clear(&msgs);
   if (cli_args_flag(&a, "commit") && group && kf_consumer_commit(k, &err)) goto fail;
   status = 0;
 fail:
   if (status) cli_fail("kafka", "%s", err.msg);
+  if (status) stop_reason = "error";
+  if (status && w.log)
+    FL_LOG(w.log, FL_LOG_ERROR, "consumer failed", FL_LF_STR("topic", topic),
+           FL_LF_STR("error", err.msg));
+  FL_LOG(w.log, FL_LOG_INFO, "consumer stopped", FL_LF_STR("topic", topic),
+         FL_LF_STR("reason", stop_reason),
+         FL_LF_UINT("records", w.km ? st_kafka_metrics_records(w.km) : 0),
+         FL_LF_UINT("bytes", w.km ? st_kafka_metrics_bytes(w.km) : 0));
+  watch_close(&w);
   rows_close(&rows);
   kf_msgs_free(&msgs);
   kf_consumer_close(k);
@@ -693,6 +787,10 @@ const cli_command_t cli_cmd_kafka = {
         "      or after MS without messages (default 10000; with --count an error)\n"
         "      [--schema S [--metadata 'col:offset,col:timestamp,...'] [--format jsonl|csv|table]\n"
         "       [--ignore-parse-errors]]  decode JSON values into rows of schema S instead\n"
+        "      [--metrics-port P [--metrics-bind ADDR]]  serve /metrics (Prometheus) and /healthz\n"
+        "       on ADDR:P (default 127.0.0.1; port 0 picks a free one, printed on stderr)\n"
+        "      [--log-file PATH|- [--log-level debug|info|warn|error]]  JSON-lines log\n"
+        "      [--no-progress]  no progress line (drawn on a terminal stderr when stdout is not)\n"
         "  offsets --topic T [--group G]   low and high watermarks, committed offset and lag\n"
         "  produce-nexmark [--topic T] [--bids T] [--auctions T] [--persons T] [--events N]\n"
         "      [--first-event N] [--seed S] [--rate EVENTS_PER_S] [--base-time MS] [--realtime]\n"

@@ -49,6 +49,25 @@ static int sum_update(ex_agg_t *a, uint8_t *states, size_t stride, const uint32_
       break;
     }
     case TY_DECIMAL:
+      if (!arg->null_count) {
+        /* Runs of one group (rows sorted by group) add in registers. */
+        const fl_i128 *d = TY_VEC_DATA(arg, fl_i128);
+        for (uint32_t k = 0; k < n;) {
+          uint32_t g = gids[k], k0 = k;
+          sum_state_t *s = (sum_state_t *)(states + (size_t)g * stride);
+          fl_i128 acc = s->isum;
+          int64_t wraps = s->wraps;
+          for (; k < n && gids[k] == g; k++) {
+            fl_i128 v = d[rows[k]], r;
+            if (__builtin_add_overflow(acc, v, &r)) wraps += v > 0 ? 1 : -1;
+            acc = r;
+          }
+          s->isum = acc;
+          s->wraps = wraps;
+          s->count += k - k0;
+        }
+        break;
+      }
       EX_AGG_EACH_ROW({
         sum_state_t *s = (sum_state_t *)st;
         add_i128(s, ty_vec_get_i128(arg, r));

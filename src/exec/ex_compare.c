@@ -5,8 +5,9 @@
  * Each storage layout has one loop that computes a comparison outcome
  * (less, equal, greater, unordered) per row; a small table maps the
  * outcome to the operator's answer, so there is one loop per layout, not
- * per operator. Strings and binaries compare as unsigned bytes (UTF-8
- * byte order is code point order); decimals of different scales compare
+ * per operator; fixed-width layouts (and string equality with a constant)
+ * also have one direct loop per operator (cmp_fast). Strings and binaries
+ * compare as unsigned bytes (UTF-8 byte order is code point order); decimals of different scales compare
  * exactly; doubles follow IEEE 754 (NaN is unordered: NaN = NaN is false,
  * NaN <> NaN true) except for IS DISTINCT FROM, where NaN is not distinct
  * from NaN and -0.0 equals 0.0, as in Trino.
@@ -107,11 +108,107 @@ static int compare_nested(ex_call_t *call, const ty_vec_t *const *args, const ex
   return FL_OK;
 }
 
+/*
+ * The answers of operator op (OP_EQ..OP_GE) straight into o[i] for the
+ * fixed-width layouts, without the outcome table: one loop per operator
+ * that the compiler can vectorize, a constant operand held in a register.
+ * C's comparison operators give IEEE 754's answers (NaN unordered), and
+ * decimals of different scales are compared at one scale when the
+ * constant side rescales exactly. Returns false for what it does not
+ * cover (strings, scales it cannot align), which the general loop takes.
+ */
+static bool cmp_fast(int op, const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *va,
+                     const ty_vec_t *vb, const ex_rows_t *rows, uint8_t *o) {
+  static const int flipped[] = {[OP_EQ] = OP_EQ, [OP_NE] = OP_NE, [OP_LT] = OP_GT,
+                                [OP_LE] = OP_GE, [OP_GT] = OP_LT, [OP_GE] = OP_LE};
+  if (va->len == 1 && vb->len != 1) {
+    /* The constant goes right: a < b is b > a. */
+    const ex_type_t *tt = ta;
+    const ty_vec_t *tv = va;
+    ta = tb;
+    tb = tt;
+    va = vb;
+    vb = tv;
+    op = flipped[op];
+  }
+  const uint32_t ma = ex__m(va), mb = ex__m(vb);
+  const uint32_t n = rows->n;
+  const bool dense = !rows->sel && ma && !mb;
+#define CMP_APPLY(T, A, B, OPR)                                 \
+  do {                                                          \
+    if (dense) {                                                \
+      const T y = (B)[0];                                       \
+      for (uint32_t i = 0; i < n; i++) o[i] = (A)[i] OPR y;     \
+    } else {                                                    \
+      EX_ROWS(rows, i) o[i] = (A)[i & ma] OPR(B)[i & mb];       \
+    }                                                           \
+  } while (0)
+#define CMP_OPS(T, A, B)                          \
+  do {                                            \
+    switch (op) {                                 \
+      case OP_EQ: CMP_APPLY(T, A, B, ==); break;  \
+      case OP_NE: CMP_APPLY(T, A, B, !=); break;  \
+      case OP_LT: CMP_APPLY(T, A, B, <); break;   \
+      case OP_LE: CMP_APPLY(T, A, B, <=); break;  \
+      case OP_GT: CMP_APPLY(T, A, B, >); break;   \
+      default: CMP_APPLY(T, A, B, >=); break;     \
+    }                                             \
+  } while (0)
+  if (va->type->kind != vb->type->kind) return false;
+  if ((va->type->kind == TY_STRING || va->type->kind == TY_BINARY) && !mb && ma &&
+      (op == OP_EQ || op == OP_NE)) {
+    /* Equality with a constant string: lengths first, bytes only then. */
+    size_t cn;
+    const uint8_t *cp = ty_vec_get_bytes(vb, 0, &cn);
+    const int32_t *off = va->offsets;
+    const uint8_t *heap = va->heap;
+    const uint8_t ne = op == OP_NE;
+    EX_ROWS(rows, i) {
+      size_t l = (size_t)(off[i + 1] - off[i]);
+      o[i] = (uint8_t)((l == cn && (cn == 0 || memcmp(heap + off[i], cp, cn) == 0)) ^ ne);
+    }
+    return true;
+  }
+  switch (va->type->kind) {
+    case TY_BOOLEAN: CMP_OPS(uint8_t, va->data, vb->data); return true;
+    case TY_INT:
+    case TY_DATE:
+      CMP_OPS(int32_t, TY_VEC_DATA(va, int32_t), TY_VEC_DATA(vb, int32_t));
+      return true;
+    case TY_LONG:
+    case TY_TIME:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ:
+      CMP_OPS(int64_t, TY_VEC_DATA(va, int64_t), TY_VEC_DATA(vb, int64_t));
+      return true;
+    case TY_FLOAT: CMP_OPS(float, TY_VEC_DATA(va, float), TY_VEC_DATA(vb, float)); return true;
+    case TY_DOUBLE: CMP_OPS(double, TY_VEC_DATA(va, double), TY_VEC_DATA(vb, double)); return true;
+    case TY_DECIMAL: {
+      const fl_i128 *a = TY_VEC_DATA(va, fl_i128), *b = TY_VEC_DATA(vb, fl_i128);
+      fl_i128 c;
+      if (ta->scale != tb->scale) {
+        /* Only a constant at the smaller scale, raised exactly. */
+        if (mb || tb->scale > ta->scale) return false;
+        if (__builtin_mul_overflow(ty_vec_get_i128(vb, 0), ex__pow10[ta->scale - tb->scale], &c))
+          return false;
+        b = &c;
+      }
+      CMP_OPS(fl_i128, a, b);
+      return true;
+    }
+    default: return false;
+  }
+#undef CMP_OPS
+#undef CMP_APPLY
+}
+
 static int k_compare(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                      const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
   if (call->r.args[0].kind == EX_UNKNOWN) return FL_OK; /* all null */
   if (ty_is_nested(args[0]->type)) return compare_nested(call, args, rows, out);
   uint8_t *o = out->data;
+  if (cmp_fast(call->r.fn->op, &call->r.args[0], &call->r.args[1], args[0], args[1], rows, o))
+    return FL_OK;
   ex__compare_rows(&call->r.args[0], &call->r.args[1], args[0], args[1], rows, false, o);
   const uint8_t *ans = g_answer[call->r.fn->op];
   EX_ROWS(rows, i) o[i] = ans[o[i]];
@@ -153,6 +250,12 @@ static int k_between(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
         o[i] = g_answer[OP_LE][o[i]] && g_answer[OP_LE][hi[i]];
       }
     }
+    return FL_OK;
+  }
+  const ex_type_t *t = call->r.args;
+  if (cmp_fast(OP_GE, &t[0], &t[1], args[0], args[1], rows, o) &&
+      cmp_fast(OP_LE, &t[0], &t[2], args[0], args[2], rows, hi)) {
+    EX_ROWS(rows, i) o[i] &= hi[i];
     return FL_OK;
   }
   ex__compare_rows(&call->r.args[1], &call->r.args[0], args[1], args[0], rows, false, o);

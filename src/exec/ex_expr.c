@@ -43,7 +43,27 @@ struct ex_expr {
   uint32_t *rows_a, *rows_b, *rows_c;
   uint8_t *which;
   uint32_t cap;
+  /* A common subexpression (ex_cse_t): its result is kept for the batch
+   * of epoch memo_at and handed out again while *epoch stays there. */
+  const uint64_t *epoch;
+  uint64_t memo_at;
+  const ty_vec_t *memo;
+  /* AND: its conjuncts (nested ANDs flattened), cheapest first, for
+   * ex_expr_select. */
+  ex_expr_t **conj;
+  uint32_t nconj;
 };
+
+struct ex_cse {
+  const sql_bexpr_t **src;
+  ex_expr_t **node;
+  uint32_t n, cap;
+  uint64_t epoch;
+};
+
+ex_cse_t *ex_cse_new(ex_ctx_t *ctx) { return fl_arena_zalloc(ctx->arena, sizeof(ex_cse_t)); }
+
+void ex_cse_next_batch(ex_cse_t *cse) { cse->epoch++; }
 
 ex_type_t ex_type_of(const sql_dtype_t *t, fl_arena_t *a) {
   ex_type_t r = {.kind = (ex_tkind_t)t->kind, .precision = t->precision, .scale = t->scale};
@@ -133,8 +153,8 @@ static void ensure_scratch(ex_ctx_t *ctx, ex_expr_t *x, uint32_t nrows) {
   x->cap = cap;
 }
 
-static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
-                   fl_err_t *err);
+static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                   ex_expr_t **out, fl_err_t *err);
 
 static bool deterministic(const ex_expr_t *x) {
   if (x->call && (x->call->r.fn->flags & EX_FN_NONDET)) return false;
@@ -187,8 +207,53 @@ static int run_subquery(ex_ctx_t *ctx, sql_plan_t *plan, const ty_type_t *storag
   return FL_OK;
 }
 
-static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
-                   fl_err_t *err) {
+/* Whether the arguments of a node of this kind are evaluated on every row
+ * of the node's rows (not lazily on some, as AND, OR, CASE, COALESCE do). */
+static bool eager(sql_bx_kind_t k) {
+  return k == SQL_BX_CALL || k == SQL_BX_CAST || k == SQL_BX_FIELD;
+}
+
+static int compile_node(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                        ex_expr_t **out, fl_err_t *err);
+
+/*
+ * With cse, a call or cast equal to one compiled before is that node
+ * again, evaluated once per batch. Only nodes evaluated eagerly on the
+ * whole batch take part: every evaluation of a shared node in a batch
+ * then has the same rows, so the kept result is the right one.
+ */
+static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                   ex_expr_t **out, fl_err_t *err) {
+  bool share = cse && (e->kind == SQL_BX_CALL || e->kind == SQL_BX_CAST);
+  if (share)
+    for (uint32_t i = 0; i < cse->n; i++)
+      if (sql_bexpr_equal(cse->src[i], e)) {
+        ex_expr_t *x = cse->node[i];
+        x->epoch = &cse->epoch;
+        *out = x;
+        return FL_OK;
+      }
+  int rc = compile_node(ctx, e, in, cse, out, err);
+  if (rc || !share || (*out)->is_const || !deterministic(*out)) return rc;
+  if (cse->n == cse->cap) {
+    uint32_t nc = cse->cap ? 2 * cse->cap : 8;
+    const sql_bexpr_t **src = fl_arena_alloc(ctx->arena, nc * sizeof *src);
+    ex_expr_t **node = fl_arena_alloc(ctx->arena, nc * sizeof *node);
+    if (cse->n) {
+      memcpy(src, cse->src, cse->n * sizeof *src);
+      memcpy(node, cse->node, cse->n * sizeof *node);
+    }
+    cse->src = src;
+    cse->node = node;
+    cse->cap = nc;
+  }
+  cse->src[cse->n] = e;
+  cse->node[cse->n++] = *out;
+  return FL_OK;
+}
+
+static int compile_node(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                        ex_expr_t **out, fl_err_t *err) {
   ex_expr_t *x = fl_arena_zalloc(ctx->arena, sizeof *x);
   x->kind = e->kind;
   x->type = ex_type_of(&e->type, ctx->arena);
@@ -199,7 +264,8 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
     x->args = fl_arena_zalloc(ctx->arena, e->nargs * sizeof *x->args);
     x->argv = fl_arena_zalloc(ctx->arena, e->nargs * sizeof *x->argv);
     for (uint32_t i = 0; i < e->nargs; i++)
-      if ((rc = compile(ctx, e->args[i], in, &x->args[i], err))) return rc;
+      if ((rc = compile(ctx, e->args[i], in, eager(e->kind) ? cse : NULL, &x->args[i], err)))
+        return rc;
   }
   switch (e->kind) {
     case SQL_BX_COL:
@@ -304,9 +370,78 @@ static int compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, e
   return FL_OK;
 }
 
+/* A rough relative cost per row of evaluating x: fixed-width work is
+ * cheap, strings and other functions dearer. */
+static uint32_t cost(const ex_expr_t *x) {
+  if (x->is_const || x->kind == SQL_BX_COL) return 0;
+  uint32_t c = 1;
+  if (x->storage->kind == TY_STRING || x->storage->kind == TY_BINARY) c += 3;
+  for (uint32_t i = 0; i < x->nargs; i++) {
+    const ex_expr_t *a = x->args[i];
+    c += cost(a);
+    if (a->kind == SQL_BX_COL && !ty_value_width(a->storage)) c += 3;
+    if (a->kind == SQL_BX_COL) c += 1;
+  }
+  if (x->kind == SQL_BX_CALL && x->call && x->call->r.fn->kernel) {
+    const char *n = x->call->r.fn->name;
+    bool cmp = !strcmp(n, "=") || !strcmp(n, "<") || !strcmp(n, "<=") || !strcmp(n, ">") ||
+               !strcmp(n, ">=") || !strcmp(n, "<>") || !strcmp(n, "between");
+    if (!cmp) c += 4;
+  }
+  return c;
+}
+
+static void add_conjuncts(ex_ctx_t *ctx, ex_expr_t *x, ex_expr_t ***v, uint32_t *n, uint32_t *cap) {
+  for (uint32_t i = 0; i < x->nargs; i++) {
+    ex_expr_t *a = x->args[i];
+    if (a->kind == SQL_BX_AND && !a->is_const && !a->epoch) {
+      add_conjuncts(ctx, a, v, n, cap);
+      continue;
+    }
+    if (*n == *cap) {
+      uint32_t nc = *cap ? 2 * *cap : 8;
+      ex_expr_t **w = fl_arena_alloc(ctx->arena, nc * sizeof *w);
+      if (*n) memcpy(w, *v, *n * sizeof *w);
+      *v = w;
+      *cap = nc;
+    }
+    (*v)[(*n)++] = a;
+  }
+}
+
+/* Orders the conjuncts of every AND below x for ex_expr_select. */
+static void order_conjuncts(ex_ctx_t *ctx, ex_expr_t *x) {
+  for (uint32_t i = 0; i < x->nargs; i++) order_conjuncts(ctx, x->args[i]);
+  if (x->kind != SQL_BX_AND || x->is_const || x->conj) return;
+  uint32_t n = 0, cap = 0;
+  ex_expr_t **v = NULL;
+  add_conjuncts(ctx, x, &v, &n, &cap);
+  /* Insertion sort by cost, stable: equal costs keep the query's order. */
+  for (uint32_t i = 1; i < n; i++) {
+    ex_expr_t *t = v[i];
+    uint32_t ct = cost(t), j = i;
+    for (; j > 0 && cost(v[j - 1]) > ct; j--) v[j] = v[j - 1];
+    v[j] = t;
+  }
+  x->conj = v;
+  x->nconj = n;
+}
+
+int ex_expr_compile_pred(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in,
+                         ex_expr_t **out, fl_err_t *err) {
+  int rc = compile(ctx, e, in, NULL, out, err);
+  if (rc == FL_OK) order_conjuncts(ctx, *out);
+  return rc;
+}
+
 int ex_expr_compile(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_expr_t **out,
                     fl_err_t *err) {
-  return compile(ctx, e, in, out, err);
+  return compile(ctx, e, in, NULL, out, err);
+}
+
+int ex_expr_compile_cse(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,
+                        ex_expr_t **out, fl_err_t *err) {
+  return compile(ctx, e, in, cse, out, err);
 }
 
 const ex_type_t *ex_expr_type(const ex_expr_t *x) { return &x->type; }
@@ -418,8 +553,25 @@ static int eval_in_query(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const
   return FL_OK;
 }
 
+static int eval_node(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
+                     const ty_vec_t **out, fl_err_t *err);
+
 int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
                  const ty_vec_t **out, fl_err_t *err) {
+  if (!x->epoch) return eval_node(ctx, x, b, rows, out, err);
+  if (x->memo_at == *x->epoch) {
+    *out = x->memo;
+    return FL_OK;
+  }
+  int rc = eval_node(ctx, x, b, rows, out, err);
+  if (rc) return rc;
+  x->memo = *out;
+  x->memo_at = *x->epoch;
+  return FL_OK;
+}
+
+static int eval_node(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
+                     const ty_vec_t **out, fl_err_t *err) {
   if (x->is_const) {
     *out = x->out;
     return FL_OK;
@@ -472,5 +624,89 @@ int ex_expr_eval(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows
     }
   }
   *out = x->out;
+  return FL_OK;
+}
+
+int ex_expr_select(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_rows_t *rows,
+                   uint32_t *sel, uint32_t *n, fl_err_t *err) {
+  int rc;
+  if (x->kind == SQL_BX_AND && !x->is_const) {
+    /* TRUE only where every operand is TRUE: rows an operand does not
+     * keep (FALSE or NULL) cannot come back, so later operands skip them. */
+    ex_rows_t cur = *rows;
+    uint32_t na = x->conj ? x->nconj : x->nargs;
+    for (uint32_t a = 0; a < na; a++) {
+      uint32_t m;
+      ex_expr_t *arg = x->conj ? x->conj[a] : x->args[a];
+      if ((rc = ex_expr_select(ctx, arg, b, &cur, sel, &m, err))) return rc;
+      cur.sel = sel;
+      cur.n = m;
+      if (!m) break;
+    }
+    *n = cur.n;
+    return FL_OK;
+  }
+  if (x->kind == SQL_BX_OR && !x->is_const) {
+    /* TRUE where any operand is TRUE: each operand runs on the rows no
+     * earlier one made TRUE, and the rows are marked, then collected in
+     * their order. */
+    ensure_scratch(ctx, x, rows->nrows);
+    uint8_t *hit = x->which;
+    for (uint32_t k = 0; k < rows->n; k++) hit[rows->sel ? rows->sel[k] : k] = 0;
+    ex_rows_t rest = *rows;
+    for (uint32_t a = 0; a < x->nargs && rest.n; a++) {
+      uint32_t m;
+      if ((rc = ex_expr_select(ctx, x->args[a], b, &rest, x->rows_c, &m, err))) return rc;
+      if (!m) continue;
+      for (uint32_t j = 0; j < m; j++) hit[x->rows_c[j]] = 1;
+      uint32_t nr = 0;
+      for (uint32_t k = 0; k < rest.n; k++) {
+        uint32_t i = rest.sel ? rest.sel[k] : k;
+        x->rows_b[nr] = i;
+        nr += !hit[i];
+      }
+      rest.sel = x->rows_b;
+      rest.n = nr;
+    }
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < rows->n; k++) {
+      uint32_t i = rows->sel ? rows->sel[k] : k;
+      sel[m] = i;
+      m += hit[i];
+    }
+    *n = m;
+    return FL_OK;
+  }
+  const ty_vec_t *v;
+  if ((rc = ex_expr_eval(ctx, x, b, rows, &v, err))) return rc;
+  uint32_t m = 0;
+  if (v->len == 1 && rows->nrows != 1) {
+    /* A constant: all rows or none. */
+    if (ty_vec_is_valid(v, 0) && v->data[0])
+      for (uint32_t k = 0; k < rows->n; k++) sel[m++] = rows->sel ? rows->sel[k] : k;
+    *n = m;
+    return FL_OK;
+  }
+  const uint8_t *d = v->data;
+  if (v->null_count == 0) {
+    if (rows->sel) {
+      for (uint32_t k = 0; k < rows->n; k++) {
+        uint32_t i = rows->sel[k];
+        sel[m] = i;
+        m += d[i] != 0;
+      }
+    } else {
+      for (uint32_t i = 0; i < rows->n; i++) {
+        sel[m] = i;
+        m += d[i] != 0;
+      }
+    }
+  } else {
+    for (uint32_t k = 0; k < rows->n; k++) {
+      uint32_t i = rows->sel ? rows->sel[k] : k;
+      if (ty_vec_is_valid(v, i) && d[i]) sel[m++] = i;
+    }
+  }
+  *n = m;
   return FL_OK;
 }

@@ -54,7 +54,8 @@ static inline void ex__set_null(ty_vec_t *v, uint32_t i) {
 
 /* Empties out and sizes it to nrows null, zeroed slots. */
 void ex__out_begin(ty_vec_t *out, uint32_t nrows);
-/* Marks the selected rows valid where every argument is valid. */
+/* Marks the selected rows valid where every argument is valid (every
+ * row, selected or not, when no argument has a null). */
 void ex__valid_all(ty_vec_t *out, const ty_vec_t *const *args, size_t nargs, const ex_rows_t *rows);
 /* Fixes null_count and closes string and list offsets after a kernel. */
 void ex__out_end(ty_vec_t *out);

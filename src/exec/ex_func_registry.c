@@ -313,7 +313,10 @@ void ex__valid_all(ty_vec_t *out, const ty_vec_t *const *args, size_t nargs,
   bool any_null = false;
   for (size_t a = 0; a < nargs; a++)
     if (args[a]->null_count) any_null = true;
-  if (!rows->sel && !any_null) {
+  if (!any_null) {
+    /* Rows outside the selection are not looked at; marking them valid
+     * too keeps the result free of nulls, so later kernels take their
+     * null-free paths. */
     memset(out->validity, 0xff, ((size_t)rows->nrows + 7) / 8);
     return;
   }
@@ -330,8 +333,13 @@ void ex__out_end(ty_vec_t *out) {
   uint32_t n = out->len, valid = 0;
   /* Bits past len in the last byte must not count. */
   if (n & 7) out->validity[n >> 3] &= (uint8_t)((1u << (n & 7)) - 1);
-  for (uint32_t b = 0; b < n / 8 + ((n & 7) != 0); b++)
-    valid += (uint32_t)__builtin_popcount(out->validity[b]);
+  uint32_t nb = n / 8 + ((n & 7) != 0), b = 0;
+  for (; b + 8 <= nb; b += 8) {
+    uint64_t w;
+    memcpy(&w, out->validity + b, 8);
+    valid += (uint32_t)__builtin_popcountll(w);
+  }
+  for (; b < nb; b++) valid += (uint32_t)__builtin_popcount(out->validity[b]);
   out->null_count = n - valid;
   if (out->offsets) {
     int32_t end = out->type->kind == TY_LIST || out->type->kind == TY_MAP

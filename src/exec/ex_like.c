@@ -8,7 +8,7 @@
  * text repeats. Matching is the classic wildcard walk that backtracks
  * only to the most recent '%', so it is linear for the common shapes;
  * patterns that are one literal with '%' at either end become memcmp and
- * memmem.
+ * memmem, and patterns of literals and '%' only are a memmem per literal.
  */
 #define _GNU_SOURCE /* memmem */
 #include <string.h>
@@ -26,7 +26,7 @@ typedef struct like_pat {
   uint32_t nsteps, cap;
   uint8_t *lit;
   size_t nlit, litcap;
-  enum { SHAPE_GENERAL, SHAPE_EQ, SHAPE_PREFIX, SHAPE_SUFFIX, SHAPE_CONTAINS } shape;
+  enum { SHAPE_GENERAL, SHAPE_EQ, SHAPE_PREFIX, SHAPE_SUFFIX, SHAPE_CONTAINS, SHAPE_LITS } shape;
   /* The source the compilation came from, to reuse it for equal patterns. */
   uint8_t *src;
   size_t nsrc, srccap;
@@ -82,6 +82,11 @@ static int like_compile(like_pat_t *p, const uint8_t *s, size_t n, int esc, fl_e
   if (p->nsteps == 2 && st[0].kind == L_ANY && st[1].kind == L_LIT) p->shape = SHAPE_SUFFIX;
   if (p->nsteps == 3 && st[0].kind == L_ANY && st[1].kind == L_LIT && st[2].kind == L_ANY)
     p->shape = SHAPE_CONTAINS;
+  if (p->shape == SHAPE_GENERAL) {
+    bool lits = true;
+    for (uint32_t i = 0; i < p->nsteps; i++) lits &= st[i].kind != L_ONE;
+    if (lits) p->shape = SHAPE_LITS;
+  }
   if (p->srccap < n) {
     p->srccap = n * 2;
     p->src = fl_realloc(p->src, p->srccap);
@@ -99,6 +104,42 @@ static inline size_t next_cp(const uint8_t *s, size_t n, size_t j) {
   return j;
 }
 
+/*
+ * Literals and '%' only ('%special%requests%'): a trailing literal is
+ * anchored at the end, a leading one at the start, and each literal after
+ * a '%' is taken at its leftmost occurrence after the previous match
+ * (found with memmem), which is a match whenever any is. Linear.
+ */
+static bool like_lits(const like_pat_t *p, const uint8_t *s, size_t n) {
+  const like_step_t *st = p->steps;
+  uint32_t last = p->nsteps;
+  size_t end = n, j = 0;
+  if (last && st[last - 1].kind == L_LIT) {
+    size_t l = st[last - 1].len;
+    if (n < l || memcmp(s + n - l, p->lit + st[last - 1].off, l) != 0) return false;
+    end = n - l;
+    last--;
+  }
+  bool after_any = false;
+  for (uint32_t i = 0; i < last; i++) {
+    const like_step_t *x = &st[i];
+    if (x->kind == L_ANY) {
+      after_any = true;
+      continue;
+    }
+    if (after_any) {
+      const uint8_t *f = x->len ? memmem(s + j, end - j, p->lit + x->off, x->len) : s + j;
+      if (!f) return false;
+      j = (size_t)(f - s) + x->len;
+    } else {
+      if (end - j < x->len || memcmp(s + j, p->lit + x->off, x->len) != 0) return false;
+      j += x->len;
+    }
+    after_any = false;
+  }
+  return after_any ? j <= end : j == end;
+}
+
 static bool like_match(const like_pat_t *p, const uint8_t *s, size_t n) {
   const like_step_t *st = p->steps;
   switch (p->shape) {
@@ -107,6 +148,7 @@ static bool like_match(const like_pat_t *p, const uint8_t *s, size_t n) {
     case SHAPE_SUFFIX: return n >= st[1].len && memcmp(s + n - st[1].len, p->lit, st[1].len) == 0;
     case SHAPE_CONTAINS:
       return st[1].len == 0 || (n >= st[1].len && memmem(s, n, p->lit, st[1].len));
+    case SHAPE_LITS: return like_lits(p, s, n);
     default: break;
   }
   uint32_t i = 0, star = UINT32_MAX;

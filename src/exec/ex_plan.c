@@ -50,6 +50,8 @@
 #include "exec/op_stream_agg.h"
 #include "exec/op_unnest.h"
 #include "exec/op_window.h"
+#include "exec/op_window_agg.h"
+#include "exec/op_window_tvf.h"
 
 struct ex_query {
   fl_arena_t *a;
@@ -79,6 +81,9 @@ struct ex_query {
   uint32_t npending;
   struct node_stat *phase2_dummy; /* what pending meters point at meanwhile */
   ex_sink_t *sink;
+  ex_op_t *out; /* opts.sink, or &sink->op */
+  ex_stream_input_t *inputs; /* streaming inputs (connector table scans) */
+  uint32_t ninputs;
   const sql_plan_t *plan;
   ex_type_t *types;
   ex_progress_t *progress;
@@ -89,6 +94,11 @@ struct ex_query {
     ex_join_type_t type;
   } * joins;
   uint32_t njoins, joins_cap;
+  ex_op_t **waggs; /* window aggregations */
+  uint32_t nwaggs;
+  int64_t lateness_us;
+  ex_window_late_fn late_fn;
+  void *late_arg;
 };
 
 /* ---- meters (EXPLAIN ANALYZE) ----
@@ -302,6 +312,17 @@ static ex_op_t **adapted_lanes(ex_query_t *q, const ty_schema_t *in, const ty_sc
 }
 
 static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
+  if (p->u.scan.stream) {
+    if (q->nlanes != 1)
+      return fl_err_set(err, FL_EUNSUPPORTED, "a streaming query runs on one lane");
+    q->inputs = fl_realloc(q->inputs, (q->ninputs + 1) * sizeof *q->inputs);
+    q->inputs[q->ninputs++] = (ex_stream_input_t){.table = p->u.scan.stream,
+                                                  .columns = p->u.scan.columns,
+                                                  .ncols = p->ncols,
+                                                  .schema = schema_of(q, p),
+                                                  .op = L[0]};
+    return FL_OK;
+  }
   if (p->u.scan.meta) {
     ex_source_t *src;
     int rc = ex_meta_source_new(q->a, p, schema_of(q, p), L[0], &q->stop, &src, err);
@@ -325,7 +346,9 @@ static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t 
                        .columns = p->u.scan.columns,
                        .ncolumns = p->ncols,
                        .case_sensitive = true,
-                       .limit = p->u.scan.limit};
+                       .limit = p->u.scan.limit,
+                       /* The Filter above the scan keeps the whole predicate. */
+                       .prune_only = true};
   if (o.snapshot_id < 0 && p->u.scan.ref) o.ref = p->u.scan.ref;
   ice_scan_t *s;
   int rc = ice_scan_plan(p->u.scan.table, &o, &s, err);
@@ -461,14 +484,7 @@ static int residual_filter(void *arg, const ty_batch_t *pairs, uint32_t *sel, ui
   *nsel = 0;
   if (!pairs->nrows) return FL_OK;
   ex_rows_t rows = {.nrows = pairs->nrows, .sel = NULL, .n = pairs->nrows};
-  const ty_vec_t *v;
-  int rc = ex_expr_eval(r->ctx, r->x, pairs, &rows, &v, err);
-  if (rc) return rc;
-  uint32_t m = v->len == 1 ? 0 : UINT32_MAX, n = 0;
-  for (uint32_t i = 0; i < pairs->nrows; i++)
-    if (ty_vec_is_valid(v, i & m) && v->data[i & m]) sel[n++] = i;
-  *nsel = n;
-  return FL_OK;
+  return ex_expr_select(r->ctx, r->x, pairs, &rows, sel, nsel, err);
 }
 
 /* A copy of e with column c renumbered to c < nl ? c + nr : c - nl (the
@@ -499,7 +515,7 @@ static int compile_residual(ex_query_t *q, ex_ctx_t *ctx, const sql_plan_t *p,
   for (uint32_t i = 0; i < np + nb; i++) f[i].id = (int32_t)i + 1;
   residual_t *r = fl_arena_zalloc(q->a, sizeof *r);
   r->ctx = ctx;
-  int rc = ex_expr_compile(ctx, e, ty_schema_new(q->a, 0, f, np + nb), &r->x, err);
+  int rc = ex_expr_compile_pred(ctx, e, ty_schema_new(q->a, 0, f, np + nb), &r->x, err);
   if (rc) return rc;
   *out = r;
   return FL_OK;
@@ -711,6 +727,52 @@ static int build_window(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op
   return ex_window_new(&q->qctx, q->a, &o, next, out, err);
 }
 
+/* The window of a WINDOW_TVF or WINDOW_AGG node (the kinds are in the
+ * same order). */
+static ex_window_spec_t window_spec(const sql_plan_t *p) {
+  return (ex_window_spec_t){.kind = (ex_wkind_t)p->u.wtvf.kind,
+                            .size_us = p->u.wtvf.size_us,
+                            .slide_us = p->u.wtvf.slide_us,
+                            .offset_us = p->u.wtvf.offset_us,
+                            .gap_us = p->u.wtvf.gap_us};
+}
+
+/* Window aggregation: one shared operator (behind a gather). */
+static int build_window_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t **out,
+                            fl_err_t *err) {
+  const ty_schema_t *in = schema_of(q, p->in);
+  uint32_t na = p->u.wtvf.naggs;
+  ex_agg_spec_t *specs = fl_arena_zalloc(q->a, (na ? na : 1) * sizeof *specs);
+  for (uint32_t j = 0; j < na; j++) {
+    const sql_agg_call_t *g = &p->u.wtvf.aggs[j];
+    const ty_type_t *arg = g->arg_col >= 0 ? in->root.fields[g->arg_col].type : NULL;
+    int rc = ex_agg_bind(q->a, g->name, arg, g->distinct, &g->param, g->nparams, &specs[j].agg, err);
+    if (rc) return rc;
+    specs[j].arg_col = g->arg_col;
+    specs[j].filter_col = g->filter_col;
+    specs[j].name = p->cols[p->ncols - na + j].name;
+  }
+  ex_window_agg_opts_t o = {.in_schema = in,
+                            .spec = window_spec(p),
+                            .time_col = p->u.wtvf.time_col,
+                            .partition_cols = p->u.wtvf.partition,
+                            .npartition = p->u.wtvf.npartition,
+                            .key_cols = p->u.wtvf.keys,
+                            .nkeys = p->u.wtvf.nkeys,
+                            .grouping_sets = p->u.wtvf.sets,
+                            .nsets = p->u.wtvf.nsets,
+                            .aggs = specs,
+                            .naggs = na,
+                            .allowed_lateness_us = q->lateness_us,
+                            .late_fn = q->late_fn,
+                            .late_arg = q->late_arg};
+  int rc = ex_window_agg_new(&q->qctx, q->a, &o, next, out, err);
+  if (rc) return rc;
+  q->waggs = fl_realloc(q->waggs, (q->nwaggs + 1) * sizeof *q->waggs);
+  q->waggs[q->nwaggs++] = *out;
+  return FL_OK;
+}
+
 static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
 
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
@@ -796,6 +858,18 @@ static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t 
       return FL_OK;
     }
     case SQL_P_JOIN: return build_join(q, p, L, err);
+    case SQL_P_WINDOW_TVF: {
+      ex_window_spec_t ws = window_spec(p);
+      ops = new_lanes(q);
+      for (uint32_t w = 0; w < N && !rc; w++)
+        if (!(rc = ex_window_tvf_new(q->a, schema_of(q, in), &ws, p->u.wtvf.time_col, L[w], &ops[w],
+                                     err)))
+          keep_op(q, ops[w]);
+      break;
+    }
+    case SQL_P_WINDOW_AGG:
+      rc = build_window_agg(q, p, fanned(q, schema_of(q, p), L), &op, err);
+      break;
     case SQL_P_UNNEST:
       ops = new_lanes(q);
       for (uint32_t w = 0; w < N && !rc; w++)
@@ -828,12 +902,18 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   q->plan = p;
   q->progress = o ? o->progress : NULL;
   q->analyze = o && o->analyze;
+  if (o) {
+    q->lateness_us = o->window_allowed_lateness_us;
+    q->late_fn = o->window_late_fn;
+    q->late_arg = o->window_late_arg;
+  }
   ex_ctx_init(&q->ectx, a, o ? o->zone : NULL, o ? o->now_us : -1);
   ex_mem_init(&q->mem, o ? o->mem_limit : 0);
   q->qctx = (ex_opctx_t){.mem = &q->mem, .spill_dir = o ? o->spill_dir : NULL};
   q->types = fl_arena_zalloc(a, (p->ncols ? p->ncols : 1) * sizeof *q->types);
   for (uint32_t i = 0; i < p->ncols; i++) q->types[i] = ex_type_of(&p->cols[i].type, a);
   q->sink = ex_sink_new(schema_of(q, p));
+  q->out = o && o->sink ? o->sink : &q->sink->op;
   uint32_t n = o && o->threads ? o->threads : ex_default_threads();
   if (n > EX_MAX_THREADS) n = EX_MAX_THREADS;
   q->nlanes = n;
@@ -847,7 +927,7 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   }
   int rc = FL_OK;
   if (n > 1) rc = fl_pool_new(n - 1, &q->pool, err);
-  if (!rc) rc = build(q, p, gathered(q, q->sink->op.out_schema, &q->sink->op), err);
+  if (!rc) rc = build(q, p, gathered(q, q->sink->op.out_schema, q->out), err);
   if (rc) {
     ex_query_free(q);
     return rc;
@@ -1020,6 +1100,15 @@ void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
                     (unsigned long long)s->blocks);
     }
   }
+  for (uint32_t i = 0; i < q->nwaggs; i++) {
+    const ex_window_agg_stats_t *s = ex_window_agg_stats(q->waggs[i]);
+    fl_buf_printf(out,
+                  "window aggregation %u: rows in %llu, late rows %llu, windows out %llu, rows out "
+                  "%llu, spilled runs %llu\n",
+                  i, (unsigned long long)s->rows_in, (unsigned long long)s->late_rows,
+                  (unsigned long long)s->windows_out, (unsigned long long)s->groups_out,
+                  (unsigned long long)s->spills);
+  }
   fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
   fl_buf_printf(out, "threads: %u\n", q->nlanes);
   if (q->nnodes) fl_buf_printf(out, "operators (rows in, own time; summed over threads):\n");
@@ -1050,5 +1139,53 @@ void ex_query_free(ex_query_t *q) {
   fl_free(q->srcs);
   fl_free(q->ops);
   fl_free(q->joins);
+  fl_free(q->inputs);
+  fl_free(q->waggs);
   fl_free(q);
+}
+
+uint32_t ex_query_stream_inputs(const ex_query_t *q) { return q->ninputs; }
+
+void ex_query_stream_input(const ex_query_t *q, uint32_t i, ex_stream_input_t *out) {
+  *out = q->inputs[i];
+}
+
+int ex_query_checkpoint(ex_query_t *q, fl_buf_t *w, fl_err_t *err) {
+  fl_buf_append_uvarint(w, q->nops);
+  fl_buf_t one;
+  fl_buf_init(&one);
+  int rc = FL_OK;
+  for (uint32_t i = 0; i < q->nops && !rc; i++) {
+    fl_buf_clear(&one);
+    rc = ex_op_checkpoint(q->ops[i], &one, err);
+    if (rc) break;
+    fl_buf_append_uvarint(w, one.len);
+    fl_buf_append(w, one.data, one.len);
+  }
+  fl_buf_free(&one);
+  return rc;
+}
+
+int ex_query_restore(ex_query_t *q, fl_rd_t *r, fl_err_t *err) {
+  uint64_t n;
+  int rc = fl_rd_uvarint(r, &n, err);
+  if (rc) return rc;
+  if (n != q->nops)
+    return fl_err_set(err, FL_ECORRUPT,
+                      "checkpointed state holds %llu operators, the query has %u (the job changed)",
+                      (unsigned long long)n, q->nops);
+  for (uint32_t i = 0; i < q->nops; i++) {
+    uint64_t len;
+    const uint8_t *p;
+    if ((rc = fl_rd_uvarint(r, &len, err)) || (rc = fl_rd_bytes(r, (size_t)len, &p, err))) return rc;
+    fl_rd_t one;
+    fl_rd_init(&one, p, (size_t)len, "operator state");
+    if ((rc = ex_op_restore(q->ops[i], &one, err))) return rc;
+  }
+  return FL_OK;
+}
+
+uint32_t ex_query_window_aggs(const ex_query_t *q, ex_op_t *const **ops) {
+  *ops = q->waggs;
+  return q->nwaggs;
 }

@@ -21,6 +21,7 @@
 #include "exec/ex_expr.h"
 #include "exec/ex_operator.h"
 #include "exec/ex_progress.h"
+#include "exec/op_window_agg.h"
 #include "sql/sql_bind.h"
 
 typedef struct ex_query_opts {
@@ -31,6 +32,14 @@ typedef struct ex_query_opts {
   ex_progress_t *progress; /* counters the scans update as they read; NULL: none */
   uint32_t threads;      /* lanes of every pipeline; 0: one per core; 1: single-threaded */
   bool analyze;          /* meter every operator (EXPLAIN ANALYZE) */
+  /* The operator the query's output goes to instead of the collecting
+   * sink (a streaming job's table sink); not owned; NULL: the sink. */
+  ex_op_t *sink;
+  /* Window aggregations (op_window_agg.h): firing delay and the side
+   * output of late rows; 0 and NULL: none. */
+  int64_t window_allowed_lateness_us;
+  ex_window_late_fn window_late_fn;
+  void *window_late_arg;
 } ex_query_opts_t;
 
 #define EX_MAX_THREADS 256
@@ -54,12 +63,35 @@ const ex_type_t *ex_query_col_type(const ex_query_t *q, uint32_t i);
 ex_ctx_t *ex_query_ctx(ex_query_t *q);
 /* The number of lanes (threads) the query runs with. */
 uint32_t ex_query_threads(const ex_query_t *q);
+/* The window aggregation operators of the query (their statistics, late
+ * row counters: ex_window_agg_stats), in plan order. */
+uint32_t ex_query_window_aggs(const ex_query_t *q, ex_op_t *const **ops);
 /* After a run: one line per table scan with what it read and what pruning
- * skipped, one per join, and with opts.analyze one per plan node with the
+ * skipped, one per join, one per window aggregation, and with opts.analyze one per plan node with the
  * rows pushed into it and its own time, each summed over its threads
  * (EXPLAIN ANALYZE). */
 void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out);
 void ex_query_free(ex_query_t *q);
+
+/*
+ * Streaming inputs: a SCAN of a connector table (sql_stream.h) has no
+ * source operator; the job runtime pushes the table's batches (columns
+ * named by the scan, in its order), watermarks and finish into the
+ * operator it returns here (lane 0; jobs run with one lane per query).
+ */
+uint32_t ex_query_stream_inputs(const ex_query_t *q);
+typedef struct ex_stream_input {
+  const struct sql_stream_table *table;
+  const char *const *columns; /* the scan's columns (names of table columns) */
+  uint32_t ncols;
+  const ty_schema_t *schema; /* of the batches to push */
+  ex_op_t *op;               /* where to push them */
+} ex_stream_input_t;
+void ex_query_stream_input(const ex_query_t *q, uint32_t i, ex_stream_input_t *out);
+/* Every operator's state, in building order, each as a length-prefixed
+ * record; restore reads them back into a query built from the same plan. */
+int ex_query_checkpoint(ex_query_t *q, fl_buf_t *w, fl_err_t *err);
+int ex_query_restore(ex_query_t *q, fl_rd_t *r, fl_err_t *err);
 
 /* The binder's resolver over this library; a is where it allocates. */
 void ex_sql_resolver(sql_resolver_t *r, fl_arena_t *a);

@@ -3,7 +3,9 @@
  *
  * Algorithm: for each input batch, evaluate the predicate over the batch's
  * live rows (its selection, or all rows) and collect the rows where it is
- * TRUE - not FALSE, not NULL - into a selection vector. The output batch
+ * TRUE - not FALSE, not NULL - into a selection vector (ex_expr_select: a
+ * conjunction narrows the selection operand by operand, so each operand
+ * runs only on the rows the ones before it kept). The output batch
  * is the input's columns under that selection: no row is copied. A batch
  * with no row left is not passed on.
  *
@@ -25,19 +27,14 @@ static int filter_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   filter_op_t *f = (filter_op_t *)op;
   ex_rows_t rows = {.nrows = b->nrows, .sel = b->sel, .n = ty_batch_live(b)};
   if (!rows.n) return FL_OK;
-  const ty_vec_t *v;
-  int rc = ex_expr_eval(f->ctx, f->pred, b, &rows, &v, err);
-  if (rc) return rc;
   if (f->cap < rows.n) {
     fl_free(f->sel);
     f->cap = rows.n < TY_BATCH_ROWS ? TY_BATCH_ROWS : rows.n;
     f->sel = fl_malloc(f->cap * sizeof *f->sel);
   }
-  uint32_t m = v->len == 1 ? 0 : UINT32_MAX, n = 0;
-  for (uint32_t k = 0; k < rows.n; k++) {
-    uint32_t i = rows.sel ? rows.sel[k] : k;
-    if (ty_vec_is_valid(v, i & m) && v->data[i & m]) f->sel[n++] = i;
-  }
+  uint32_t n;
+  int rc = ex_expr_select(f->ctx, f->pred, b, &rows, f->sel, &n, err);
+  if (rc) return rc;
   if (!n) return FL_OK;
   ty_batch_t out = *b;
   out.sel = f->sel;
@@ -71,7 +68,7 @@ static const ex_op_vt_t filter_vt = {
 int ex_filter_new(ex_ctx_t *ctx, const ty_schema_t *in, const sql_bexpr_t *pred, ex_op_t *next,
                   ex_op_t **out, fl_err_t *err) {
   ex_expr_t *x;
-  int rc = ex_expr_compile(ctx, pred, in, &x, err);
+  int rc = ex_expr_compile_pred(ctx, pred, in, &x, err);
   if (rc) return rc;
   filter_op_t *f = fl_calloc(1, sizeof *f);
   f->op.vt = &filter_vt;

@@ -80,6 +80,7 @@ typedef struct hash_agg {
   uint64_t *sets;
   ex_agg_spec_t *aggs;
   size_t *offsets; /* per aggregate, within a group's states */
+  bool *dup;       /* per aggregate: shares an earlier one's state */
   size_t stride;
   ex_ht_t *ht;
   const ty_type_t **ktypes; /* table key types */
@@ -93,6 +94,9 @@ typedef struct hash_agg {
   ty_vec_t **probe_cols;
   uint32_t *rows, *gids, *frows, *fgids, scratch_cap;
   uint8_t *tmp_state;
+  /* Few groups: packed small keys to their groups (NULL: not used). */
+  struct key_cache *kc;
+  uint32_t *miss_rows, *miss_k, *miss_gids, *srows, *sgids;
   /* Spilling. */
   const ty_schema_t *spill_schema; /* table keys + "states" binary */
   ty_batch_t *spill_batch;
@@ -140,9 +144,148 @@ static void destroy_states(hash_agg_t *h) {
   h->ninit = 0;
 }
 
+/*
+ * The few-groups path. Most GROUP BYs with few groups have small keys
+ * (flags, dates, short codes): a row whose key columns are all non-null
+ * and fixed-width integers or strings of at most 15 bytes is packed into
+ * 16 bytes (integers as they are, a string as its length byte and its
+ * bytes; the layout depends only on the column types, so equal packings
+ * mean equal keys) and looked up in a small direct cache of the groups
+ * seen so far. Only the rows it misses go to the hash table, whose group
+ * numbers the cache then remembers, so the groups and their numbers are
+ * exactly the table's. The cache is emptied whenever the table is, and
+ * switched off for good once the table holds more groups than it keeps.
+ */
+#define KC_SLOTS 1024 /* power of two */
+#define KC_MAX_GROUPS 256
+
+typedef struct key_cache {
+  uint64_t k0[KC_SLOTS], k1[KC_SLOTS];
+  uint32_t gid[KC_SLOTS];
+  uint8_t used[KC_SLOTS];
+  bool off;
+} key_cache_t;
+
+static bool kc_type_ok(const ty_type_t *t) {
+  switch (t->kind) {
+    case TY_BOOLEAN:
+    case TY_INT:
+    case TY_DATE:
+    case TY_LONG:
+    case TY_TIME:
+    case TY_TIMESTAMP:
+    case TY_TIMESTAMPTZ:
+    case TY_TIMESTAMP_NS:
+    case TY_TIMESTAMPTZ_NS:
+    case TY_STRING:
+    case TY_BINARY: return true;
+    default: return false;
+  }
+}
+
+/* Packs row r's key into k[0..1]; false when it does not fit. The key is
+ * built in a 128-bit register: bytes stored and reloaded as words would
+ * stall every row on store forwarding. */
+static inline __attribute__((always_inline)) bool kc_pack(const hash_agg_t *h,
+                                                          ty_vec_t *const *cols, uint32_t r,
+                                                          uint64_t k[2]) {
+  unsigned __int128 key = 0;
+  uint32_t at = 0;
+  for (uint32_t c = 0; c < h->nkeys; c++) {
+    const ty_vec_t *v = cols[c];
+    if (v->null_count && ty_vec_is_null(v, r)) return false;
+    unsigned __int128 x;
+    uint32_t w;
+    if (v->offsets) {
+      int32_t b = v->offsets[r], n = v->offsets[r + 1] - b;
+      if (n > 15) return false;
+      w = (uint32_t)n + 1;
+      x = (unsigned)n;
+      for (int32_t j = 0; j < n; j++) x |= (unsigned __int128)v->heap[b + j] << (8 * (j + 1));
+    } else {
+      w = (uint32_t)ty_value_width(v->type);
+      switch (w) {
+        case 1: x = v->data[r]; break;
+        case 4: x = ((const uint32_t *)v->data)[r]; break;
+        default: {
+          uint64_t q;
+          memcpy(&q, v->data + (size_t)r * 8, 8);
+          x = q;
+        }
+      }
+    }
+    if (at + w > 16) return false;
+    key |= x << (8 * at);
+    at += w;
+  }
+  k[0] = (uint64_t)key;
+  k[1] = (uint64_t)(key >> 64);
+  return true;
+}
+
+static inline uint32_t kc_slot(const uint64_t k[2]) {
+  uint64_t x = (k[0] ^ (k[1] * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+  return (uint32_t)(x >> 40) & (KC_SLOTS - 1);
+}
+
+static void kc_clear(hash_agg_t *h) {
+  if (h->kc) memset(h->kc->used, 0, sizeof h->kc->used);
+}
+
+static void kc_put(key_cache_t *kc, const uint64_t k[2], uint32_t gid) {
+  for (uint32_t s = kc_slot(k), p = 0; p < KC_SLOTS; p++, s = (s + 1) & (KC_SLOTS - 1)) {
+    if (kc->used[s] && (kc->k0[s] != k[0] || kc->k1[s] != k[1])) continue;
+    kc->used[s] = 1;
+    kc->k0[s] = k[0];
+    kc->k1[s] = k[1];
+    kc->gid[s] = gid;
+    return;
+  }
+}
+
+/* gids of rows[0..n) through the cache, the misses through the table. */
+static void kc_find_or_insert(hash_agg_t *h, uint32_t n) {
+  key_cache_t *kc = h->kc;
+  ty_vec_t *const *cols = h->probe_cols;
+  uint32_t m = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t r = h->rows[k];
+    uint64_t key[2];
+    if (kc_pack(h, cols, r, key)) {
+      uint32_t s = kc_slot(key);
+      while (kc->used[s]) {
+        if (kc->k0[s] == key[0] && kc->k1[s] == key[1]) break;
+        s = (s + 1) & (KC_SLOTS - 1);
+      }
+      if (kc->used[s]) {
+        h->gids[k] = kc->gid[s];
+        continue;
+      }
+    }
+    h->miss_rows[m] = r;
+    h->miss_k[m++] = k;
+  }
+  if (!m) return;
+  ex_ht_find_or_insert(h->ht, cols, h->miss_rows, m, NULL, h->miss_gids);
+  for (uint32_t j = 0; j < m; j++) h->gids[h->miss_k[j]] = h->miss_gids[j];
+  if (ex_ht_groups(h->ht) > KC_MAX_GROUPS) {
+    kc->off = true;
+    return;
+  }
+  for (uint32_t j = 0; j < m; j++) {
+    uint64_t key[2];
+    if (kc_pack(h, cols, h->miss_rows[j], key)) kc_put(kc, key, h->miss_gids[j]);
+  }
+}
+
 static void reserve_scratch(hash_agg_t *h, uint32_t n) {
   if (n <= h->scratch_cap) return;
   h->scratch_cap = n;
+  h->miss_rows = fl_realloc(h->miss_rows, n * sizeof *h->miss_rows);
+  h->miss_k = fl_realloc(h->miss_k, n * sizeof *h->miss_k);
+  h->miss_gids = fl_realloc(h->miss_gids, n * sizeof *h->miss_gids);
+  h->srows = fl_realloc(h->srows, n * sizeof *h->srows);
+  h->sgids = fl_realloc(h->sgids, n * sizeof *h->sgids);
   h->rows = fl_realloc(h->rows, n * sizeof *h->rows);
   h->gids = fl_realloc(h->gids, n * sizeof *h->gids);
   h->frows = fl_realloc(h->frows, n * sizeof *h->frows);
@@ -154,14 +297,40 @@ static void reserve_scratch(hash_agg_t *h, uint32_t n) {
 }
 
 /* Folds rows[0..n) of batch b into groups gids[0..n). */
+/*
+ * With few groups (the key cache on, so at most KC_MAX_GROUPS), the rows
+ * are ordered by group with a stable counting sort before the aggregates
+ * run: each group's rows then come in one run, in their arrival order, so
+ * an update can keep a group's state in registers along the run (sum,
+ * count) and every order-sensitive aggregate sees the same order as
+ * without the sort.
+ */
+static void sort_by_group(hash_agg_t *h, const uint32_t *rows, const uint32_t *gids, uint32_t n) {
+  uint32_t at[KC_MAX_GROUPS + 2] = {0};
+  uint32_t ng = ex_ht_groups(h->ht);
+  for (uint32_t k = 0; k < n; k++) at[gids[k] + 1]++;
+  for (uint32_t g = 1; g <= ng; g++) at[g] += at[g - 1];
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t j = at[gids[k]]++;
+    h->srows[j] = rows[k];
+    h->sgids[j] = gids[k];
+  }
+}
+
 static int update_aggs(hash_agg_t *h, const ty_batch_t *b, const uint32_t *rows,
                        const uint32_t *gids, uint32_t n, fl_err_t *err) {
+  if (h->kc && !h->kc->off && ex_ht_groups(h->ht) <= KC_MAX_GROUPS && n >= 64) {
+    sort_by_group(h, rows, gids, n);
+    rows = h->srows;
+    gids = h->sgids;
+  }
   /* The states of a batch's groups are scattered over a large array; fetch
    * them all before the first aggregate walks them. */
   if (h->ninit > 4096)
     for (uint32_t k = 0; k < n; k++) __builtin_prefetch(h->states + (size_t)gids[k] * h->stride, 1);
   for (uint32_t i = 0; i < h->naggs; i++) {
     const ex_agg_spec_t *s = &h->aggs[i];
+    if (h->dup[i]) continue;
     const uint32_t *r = rows, *g = gids;
     uint32_t m = n;
     if (s->filter_col >= 0) {
@@ -276,7 +445,10 @@ static int agg_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   uint32_t nsets = h->nsets ? h->nsets : 1;
   for (uint32_t s = 0; s < nsets; s++) {
     set_probe_cols(h, b, s, b->nrows);
-    ex_ht_find_or_insert(h->ht, h->probe_cols, h->rows, n, NULL, h->gids);
+    if (h->kc && !h->kc->off)
+      kc_find_or_insert(h, n);
+    else
+      ex_ht_find_or_insert(h->ht, h->probe_cols, h->rows, n, NULL, h->gids);
     init_states(h, ex_ht_groups(h->ht));
     int rc = update_aggs(h, b, h->rows, h->gids, n, err);
     if (rc) return rc;
@@ -336,6 +508,7 @@ static int spill_table(hash_agg_t *h, ex_spill_file_t **files, uint32_t level, f
   h->states_cap = 0;
   ex_ht_free(h->ht);
   h->ht = ex_ht_new(h->ktypes, h->ntable_keys);
+  kc_clear(h);
   return FL_OK;
 }
 
@@ -365,7 +538,7 @@ static int merge_batch(hash_agg_t *h, const ty_batch_t *sb, fl_err_t *err) {
         uint8_t *tmp = h->tmp_state + h->offsets[i];
         a->fn->init(a, tmp);
         rc = a->fn->deserialize(a, tmp, &r, err);
-        if (!rc) rc = a->fn->combine(a, st + h->offsets[i], tmp, err);
+        if (!rc && !h->dup[i]) rc = a->fn->combine(a, st + h->offsets[i], tmp, err);
         if (a->fn->destroy) a->fn->destroy(a, tmp);
       }
       if (rc) return fl_err_prefix(err, "%s: ", a->name);
@@ -409,6 +582,7 @@ static int emit_partial(hash_agg_t *h, fl_err_t *err) {
   h->states_cap = 0;
   ex_ht_free(h->ht);
   h->ht = ex_ht_new(h->ktypes, h->ntable_keys);
+  kc_clear(h);
   return rc;
 }
 
@@ -438,6 +612,7 @@ static int emit_table(hash_agg_t *h, fl_err_t *err) {
   fl_free(rows);
   destroy_states(h);
   ex_ht_clear(h->ht);
+  kc_clear(h);
   return rc;
 }
 
@@ -592,7 +767,14 @@ static void agg_destroy(ex_op_t *op) {
   fl_free(h->gids);
   fl_free(h->frows);
   fl_free(h->fgids);
+  fl_free(h->miss_rows);
+  fl_free(h->miss_k);
+  fl_free(h->miss_gids);
+  fl_free(h->srows);
+  fl_free(h->sgids);
+  fl_free(h->kc);
   fl_free(h->offsets);
+  fl_free(h->dup);
   fl_free(h->ktypes);
   fl_free(h);
 }
@@ -606,6 +788,32 @@ static const ex_op_vt_t hash_agg_vt = {
     .restore = agg_restore,
     .destroy = agg_destroy,
 };
+
+/*
+ * An earlier aggregate whose state would always equal that of aggregate i
+ * (sum(x) and avg(x): the same update over the same argument and FILTER),
+ * or -1. Such aggregates share one state, updated and combined once;
+ * each still finalizes, serializes and deserializes it as its own (the
+ * bytes are the same), so the spill and partial formats do not change.
+ * Only for states that hold no heap.
+ */
+static int32_t same_state(const ex_agg_spec_t *aggs, uint32_t i) {
+  const ex_agg_spec_t *s = &aggs[i];
+  const ex_agg_t *a = s->agg;
+  if (a->distinct || a->fn->destroy || !a->arg) return -1;
+  for (uint32_t j = 0; j < i; j++) {
+    const ex_agg_spec_t *t = &aggs[j];
+    const ex_agg_t *b = t->agg;
+    if (b->distinct || b->fn->destroy || !b->arg) continue;
+    if (a->fn->update == b->fn->update && a->fn->combine == b->fn->combine &&
+        a->fn->init == b->fn->init && a->fn->state_size == b->fn->state_size &&
+        s->arg_col == t->arg_col && s->filter_col == t->filter_col &&
+        ty_type_equal(a->arg, b->arg) && a->variant == b->variant && a->param == b->param &&
+        a->inner == NULL && b->inner == NULL)
+      return (int32_t)j;
+  }
+  return -1;
+}
 
 int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t *o, ex_op_t *next,
                     ex_op_t **out, fl_err_t *err) {
@@ -664,8 +872,15 @@ int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t
   h->aggs = fl_arena_memdup(arena, o->aggs, (o->naggs ? o->naggs : 1) * sizeof *o->aggs);
   h->offsets = fl_calloc(o->naggs ? o->naggs : 1, sizeof *h->offsets);
   size_t off = 0, align = 8;
+  h->dup = fl_calloc(o->naggs ? o->naggs : 1, sizeof *h->dup);
   for (uint32_t i = 0; i < o->naggs; i++) {
     const ex_agg_fn_t *fn = o->aggs[i].agg->fn;
+    int32_t j = same_state(o->aggs, i);
+    if (j >= 0) {
+      h->offsets[i] = h->offsets[j];
+      h->dup[i] = true;
+      continue;
+    }
     off = ex_agg_align(off, fn->state_align);
     h->offsets[i] = off;
     off += fn->state_size;
@@ -708,6 +923,9 @@ int ex_hash_agg_new(ex_opctx_t *ctx, fl_arena_t *arena, const ex_hash_agg_opts_t
   h->out_batch = ty_batch_new(h->op.out_schema, TY_BATCH_ROWS);
   h->ht = ex_ht_new(ktypes, h->ntable_keys);
   h->ktypes = ktypes;
+  bool small_keys = o->nkeys > 0 && !o->nsets && o->phase != EX_AGG_FINAL;
+  for (uint32_t c = 0; c < o->nkeys && small_keys; c++) small_keys = kc_type_ok(ktypes[c]);
+  if (small_keys) h->kc = fl_calloc(1, sizeof *h->kc);
   h->null_cols = fl_calloc(o->nkeys ? o->nkeys : 1, sizeof *h->null_cols);
   for (uint32_t c = 0; c < o->nkeys; c++)
     h->null_cols[c] = ty_vec_new(fields[c].type, TY_BATCH_ROWS);

@@ -5,7 +5,8 @@
  * input batch and pass on a batch of the results under the input's
  * selection. A column reference passes the input vector itself; a
  * constant is broadcast into a vector of the batch's row count, because
- * downstream operators index columns by row.
+ * downstream operators index columns by row. A call or cast that several
+ * outputs contain is computed once per batch (ex_cse_t).
  *
  * States: one, streaming. Nothing to checkpoint.
  */
@@ -16,6 +17,7 @@ typedef struct project_op {
   ex_op_t op;
   ex_ctx_t *ctx;
   ex_expr_t **exprs;
+  ex_cse_t *cse; /* subexpressions the outputs share */
   uint32_t n;
   ty_vec_t **bcast; /* per constant column: the broadcast values */
   ty_vec_t **cols;  /* the output batch's column pointers */
@@ -25,6 +27,7 @@ static int project_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   project_op_t *p = (project_op_t *)op;
   ex_rows_t rows = {.nrows = b->nrows, .sel = b->sel, .n = ty_batch_live(b)};
   if (!rows.n) return FL_OK;
+  ex_cse_next_batch(p->cse);
   for (uint32_t i = 0; i < p->n; i++) {
     const ty_vec_t *v;
     int rc = ex_expr_eval(p->ctx, p->exprs[i], b, &rows, &v, err);
@@ -86,8 +89,9 @@ int ex_project_new(ex_ctx_t *ctx, const ty_schema_t *in, const ty_schema_t *out_
   p->exprs = fl_calloc(n ? n : 1, sizeof *p->exprs);
   p->bcast = fl_calloc(n ? n : 1, sizeof *p->bcast);
   p->cols = fl_calloc(n ? n : 1, sizeof *p->cols);
+  p->cse = ex_cse_new(ctx);
   for (uint32_t i = 0; i < n; i++) {
-    int rc = ex_expr_compile(ctx, exprs[i], in, &p->exprs[i], err);
+    int rc = ex_expr_compile_cse(ctx, exprs[i], in, p->cse, &p->exprs[i], err);
     if (rc) {
       project_destroy(&p->op);
       return rc;

@@ -948,6 +948,9 @@ const ty_schema_t *ice_dw_schema(const ice_dw_t *w) { return w->schema; }
 
 uint32_t ice_dw_open_files(const ice_dw_t *w) { return w->nopen; }
 
+const char *ice_dw_uuid(const ice_dw_t *w) { return w->uuid; }
+const char *ice_dw_data_dir(const ice_dw_t *w) { return w->data_dir; }
+
 int ice_dw_write(ice_dw_t *w, const ty_batch_t *b, fl_err_t *err) {
   if (w->failed) return fl_err_set(err, FL_EINVALID, "data writer: failed earlier");
   if (ty_batch_live(b) == 0) return FL_OK;

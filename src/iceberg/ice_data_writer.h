@@ -169,4 +169,11 @@ void ice_dw_abort(ice_dw_t *w);
 /* Files open right now (for tests and memory accounting). */
 uint32_t ice_dw_open_files(const ice_dw_t *w);
 
+/* The writer's uuid, part of every file name it gives, and the folder its
+ * data files go under (without a trailing '/'): a streaming sink records
+ * both before writing, so that files of a checkpoint that never completed
+ * can be found and deleted on recovery. */
+const char *ice_dw_uuid(const ice_dw_t *w);
+const char *ice_dw_data_dir(const ice_dw_t *w);
+
 #endif

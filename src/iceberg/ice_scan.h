@@ -44,6 +44,11 @@ typedef struct ice_scan_opts {
   uint32_t ncolumns;
   bool case_sensitive;
   int64_t limit; /* -1: none */
+  /* The filter only prunes (manifests, data files, row groups, pages);
+   * the rows of what is read are not tested one by one, because the
+   * caller evaluates the same predicate itself. Batches then come
+   * straight from the Parquet reader, without a copy. */
+  bool prune_only;
 } ice_scan_opts_t;
 
 typedef struct ice_scan_task {

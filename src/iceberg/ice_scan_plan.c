@@ -582,6 +582,7 @@ int ice_scan_plan(const ice_table_t *t, const ice_scan_opts_t *opts, ice_scan_t 
   s->t = t;
   s->a = fl_arena_new(0);
   s->limit = o->limit;
+  s->prune_only = o->prune_only;
   s->name_mapping = ice_meta_property(t->meta, "schema.name-mapping.default");
   planner_t p = {.s = s};
   int rc = choose_snapshot(s, o, err);

@@ -14,7 +14,8 @@
  *   2. equality deletes and the residual filter: the surviving rows'
  *      key columns (filter and equality ids) are converted into a key
  *      batch; rows whose null-safe key is in a delete set go, then the
- *      filter is evaluated exactly on what is left;
+ *      filter is evaluated exactly on what is left (not for a scan whose
+ *      filter only prunes, ice_scan_opts_t.prune_only);
  *   3. limit: the list is cut at the rows still wanted;
  *   4. output: the survivors' projected columns are converted into the
  *      output batch (a compact batch, no selection vector). When every
@@ -822,7 +823,7 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   /* Key columns: the filter's and the equality deletes'. */
   int32_t *kids = NULL;
   uint32_t nk = 0, kcap = 0;
-  if (s->filter) {
+  if (s->filter && !s->prune_only) {
     int32_t *fids;
     uint32_t nf;
     ice_expr_field_ids(ts->a, s->filter, &fids, &nf);
@@ -869,7 +870,12 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
 static int select_rows(ice_scan_t *s, task_state_t *ts, ty_batch_t *raw, int64_t first_pos,
                        uint32_t *count, fl_err_t *err) {
   uint32_t m = 0;
-  for (uint32_t k = 0; k < raw->nrows; k++) {
+  if (ts->pos_i >= ts->npos) {
+    /* No position deletes left: every row survives this step. */
+    for (uint32_t k = 0; k < raw->nrows; k++) ts->rows[k] = k;
+    m = raw->nrows;
+  }
+  for (uint32_t k = m; k < raw->nrows; k++) {
     if (ts->pos_i < ts->npos) {
       int64_t p = first_pos + k;
       while (ts->pos_i < ts->npos && ts->pos[ts->pos_i] < p) ts->pos_i++;
@@ -901,7 +907,7 @@ static int select_rows(ice_scan_t *s, task_state_t *ts, ty_batch_t *raw, int64_t
     else
       ts->sel[live++] = k;
   }
-  if (s->filter && live) {
+  if (s->filter && !s->prune_only && live) {
     uint32_t n;
     ty_batch_select(ts->key, ts->sel, live);
     rc = ice_expr_eval_batch(s->filter, ts->key_schema, ts->key, ts->sel, &n, err);

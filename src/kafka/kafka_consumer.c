@@ -481,6 +481,20 @@ int kf_consumer_commit(kf_consumer_t *c, fl_err_t *err) {
   return FL_OK;
 }
 
+int kf_consumer_commit_offsets(kf_consumer_t *c, const char *topic, const int32_t *partitions,
+                               const int64_t *offsets, uint32_t n, fl_err_t *err) {
+  if (!c->has_group) return fl_err_set(err, FL_EINVALID, "committing offsets needs a group.id");
+  if (n == 0) return FL_OK;
+  rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)n);
+  for (uint32_t i = 0; i < n; i++)
+    rd_kafka_topic_partition_list_add(l, topic, partitions[i])->offset = offsets[i];
+  rd_kafka_resp_err_t e = rd_kafka_commit(c->rk, l, 0);
+  for (int i = 0; !e && i < l->cnt; i++) e = l->elems[i].err;
+  rd_kafka_topic_partition_list_destroy(l);
+  if (e) return kf__err(err, e, "committing offsets");
+  return FL_OK;
+}
+
 int kf_consumer_committed(kf_consumer_t *c, const char *topic, int32_t partition, int timeout_ms,
                           int64_t *offset, fl_err_t *err) {
   if (!c->has_group) return fl_err_set(err, FL_EINVALID, "committed offsets need a group.id");

@@ -139,6 +139,11 @@ int kf_consumer_lag(kf_consumer_t *c, const char *topic, int32_t partition, int 
 /* Commits every assigned partition's position to the consumer's group.id
  * (synchronously); FL_EINVALID without a group.id. */
 int kf_consumer_commit(kf_consumer_t *c, fl_err_t *err);
+/* Commits the given next offsets of partitions of topic to the group
+ * (synchronously): a streaming job commits what its last Iceberg commit
+ * covers, which may be behind the consumer's positions. */
+int kf_consumer_commit_offsets(kf_consumer_t *c, const char *topic, const int32_t *partitions,
+                               const int64_t *offsets, uint32_t n, fl_err_t *err);
 /* The offset committed by the group for a partition (-1 when none). */
 int kf_consumer_committed(kf_consumer_t *c, const char *topic, int32_t partition, int timeout_ms,
                           int64_t *offset, fl_err_t *err);

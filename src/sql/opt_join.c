@@ -188,7 +188,7 @@ static double pred_sel(const sql_bexpr_t *e) { return e ? conj_sel(e) : 1; }
 static int64_t est_rows(const sql_plan_t *p) {
   switch (p->kind) {
     case SQL_P_SCAN: {
-      if (p->u.scan.meta) return -1;
+      if (p->u.scan.meta || p->u.scan.stream) return -1;
       if (p->u.scan.files) return p->u.scan.files->est_rows;
       const ice_meta_t *m = p->u.scan.table->meta;
       const ice_snapshot_t *s = NULL;

@@ -14,7 +14,7 @@ int sql_opt_limit(fl_arena_t *a, sql_plan_t *p, fl_err_t *err) {
   if (p->kind != SQL_P_LIMIT || p->u.limit.limit < 0) return FL_OK;
   sql_plan_t *in = p->in;
   if (in->kind == SQL_P_PROJECT) in = in->in;
-  if (in->kind != SQL_P_SCAN || in->u.scan.meta) return FL_OK;
+  if (in->kind != SQL_P_SCAN || in->u.scan.meta || in->u.scan.stream) return FL_OK;
   int64_t n = p->u.limit.limit + p->u.limit.offset;
   if (in->u.scan.limit < 0 || n < in->u.scan.limit) in->u.scan.limit = n;
   return FL_OK;

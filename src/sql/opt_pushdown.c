@@ -156,7 +156,10 @@ int sql_opt_pushdown(fl_arena_t *a, sql_plan_t *p, fl_err_t *err) {
     if (rc) return rc;
   }
   /* Metadata tables are built whole in memory: nothing to prune. */
-  if (p->kind != SQL_P_FILTER || p->in->kind != SQL_P_SCAN || p->in->u.scan.meta) return FL_OK;
+  /* Streams have no files to prune either. */
+  if (p->kind != SQL_P_FILTER || p->in->kind != SQL_P_SCAN || p->in->u.scan.meta ||
+      p->in->u.scan.stream)
+    return FL_OK;
   ice_expr_t *x = convert(a, p->in, p->u.filter.pred);
   if (x) p->in->u.scan.filter = p->in->u.scan.filter ? ice_expr_and(a, p->in->u.scan.filter, x) : x;
   return FL_OK;

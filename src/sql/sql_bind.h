@@ -72,6 +72,10 @@ typedef struct sql_bind_opts {
   io_fs_t *fs;
   const char *default_ns; /* namespace of one-part table names; NULL: "default" */
   const char *text;       /* the statement's text, for messages; may be NULL */
+  /* A streaming job's connector tables (sql_stream.h), visible under
+   * their one-part names before the catalog's; NULL: none. */
+  struct sql_stream_table *const *streams;
+  uint32_t nstreams;
 } sql_bind_opts_t;
 
 /*

@@ -26,6 +26,7 @@ struct st_kafka_decoder {
   js_decoder_t *js;
   ty_vec_t **view_cols;
   bool ignore_errors;
+  bool raw; /* format 'raw': the value's bytes into the one value column */
   uint64_t skipped;
 };
 
@@ -116,6 +117,19 @@ void st_kafka_decoder_free(st_kafka_decoder_t *d) {
 
 uint64_t st_kafka_decoder_skipped(const st_kafka_decoder_t *d) { return d->skipped; }
 
+int st_kafka_decoder_set_raw(st_kafka_decoder_t *d, fl_err_t *err) {
+  if (d->nvalue != 1)
+    return fl_err_set(err, FL_EINVALID,
+                      "format 'raw' needs exactly one physical column, the table has %u",
+                      d->nvalue);
+  const ty_field_t *f = &d->value_schema->root.fields[0];
+  if (f->type->kind != TY_STRING && f->type->kind != TY_BINARY)
+    return fl_err_set(err, FL_EINVALID, "format 'raw': column '%s' must be STRING or BYTES",
+                      f->name);
+  d->raw = true;
+  return FL_OK;
+}
+
 static void append_meta(st_kafka_meta_t m, const kf_msg_t *msg, ty_vec_t *v) {
   static const char *const ts_names[] = {"NoTimestampType", "CreateTime", "LogAppendTime"};
   switch (m) {
@@ -157,13 +171,19 @@ int st_kafka_decode(st_kafka_decoder_t *d, const kf_msgs_t *msgs, uint32_t *next
   for (uint32_t j = 0; j < d->nvalue; j++) view.cols[j] = b->cols[d->value_cols[j]];
   while (*next < msgs->n && b->nrows < TY_BATCH_ROWS) {
     const kf_msg_t *m = &msgs->msgs[*next];
-    if (!m->value) {
+    if (d->raw) {
+      ty_vec_t *v = b->cols[d->value_cols[0]];
+      if (m->value)
+        ty_vec_append_bytes(v, m->value, m->value_len);
+      else
+        ty_vec_append_null(v);
+    } else if (!m->value) {
       d->skipped++;
       (*next)++;
       continue;
     }
     view.nrows = b->nrows;
-    int rc = js_decode_record(d->js, m->value, m->value_len, &view, err);
+    int rc = d->raw ? FL_OK : js_decode_record(d->js, m->value, m->value_len, &view, err);
     if (rc) {
       if (d->ignore_errors && rc != FL_ELIMIT) {
         d->skipped++;

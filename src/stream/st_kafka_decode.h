@@ -57,6 +57,11 @@ void st_kafka_decoder_free(st_kafka_decoder_t *d);
  */
 int st_kafka_decode(st_kafka_decoder_t *d, const kf_msgs_t *msgs, uint32_t *next, ty_batch_t *b,
                     fl_err_t *err);
+/* Flink's 'raw' format: the one value column (string or binary) gets the
+ * message value as it is, and a null value (a tombstone) a NULL.
+ * FL_EINVALID unless the table has exactly one such value column. */
+int st_kafka_decoder_set_raw(st_kafka_decoder_t *d, fl_err_t *err);
+
 /* Messages skipped: bad values (with ignore_parse_errors) and tombstones. */
 uint64_t st_kafka_decoder_skipped(const st_kafka_decoder_t *d);
 

@@ -5,6 +5,7 @@
 #ifndef FL_STREAM_OPTIONS_H
 #define FL_STREAM_OPTIONS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct st_option {
@@ -14,5 +15,9 @@ typedef struct st_option {
 
 /* The value of key (the last one given), or NULL. */
 const char *st_option_get(const st_option_t *opts, uint32_t n, const char *key);
+
+/* A duration as Flink writes one: "500 ms", "5s", "5 s", "1 min", "2 h",
+ * "1 d", or a bare number of milliseconds; false when malformed. */
+bool st_duration_parse(const char *s, int64_t *ms);
 
 #endif

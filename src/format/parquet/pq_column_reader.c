@@ -679,6 +679,9 @@ static int emit(pq_col_t *c, uint32_t n, ty_vec_t *v, fl_err_t *err) {
       case 8:
         for (uint32_t i = 0; i < n; i++) ((uint64_t *)o)[i] = ((const uint64_t *)d)[ix[i]];
         break;
+      case 16: /* decimals: a constant size makes each copy one move */
+        for (uint32_t i = 0; i < n; i++) memcpy(o + (size_t)i * 16, d + (size_t)ix[i] * 16, 16);
+        break;
       default:
         for (uint32_t i = 0; i < n; i++) memcpy(o + (size_t)i * c->vw, d + (size_t)ix[i] * c->vw, c->vw);
         break;

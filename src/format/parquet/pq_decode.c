@@ -73,8 +73,47 @@ static int rd_zvarint(const uint8_t *p, size_t n, size_t *pos, int64_t *out) {
       out[i] = (T)((load_word(src, srclen, bit >> 3) >> (bit & 7)) & mask);          \
   }
 
-PQ__UNPACK(unpack32, uint32_t)
+PQ__UNPACK(unpack32_any, uint32_t)
 PQ__UNPACK(unpack16, uint16_t)
+
+/*
+ * Groups of 8 values of a constant width bw take exactly bw bytes, so
+ * with bw known at compile time every load offset and shift is a
+ * constant and the group unrolls into straight-line code. Returns the
+ * values unpacked (a multiple of 8), stopping while a word can still be
+ * loaded inside srclen.
+ */
+static inline __attribute__((always_inline)) uint32_t unpack32_k(const uint8_t *src, size_t srclen,
+                                                                 const int bw, uint32_t nv,
+                                                                 uint32_t *out) {
+  const uint64_t mask = (1ull << bw) - 1;
+  uint32_t i = 0;
+  for (; i + 8 <= nv && (size_t)(i / 8) * bw + (size_t)bw + 8 <= srclen; i += 8) {
+    const uint8_t *g = src + (size_t)(i / 8) * bw;
+    for (int j = 0; j < 8; j++) {
+      uint64_t w;
+      memcpy(&w, g + (j * bw) / 8, 8);
+      out[i + j] = (uint32_t)((w >> ((j * bw) & 7)) & mask);
+    }
+  }
+  return i;
+}
+
+static void unpack32(const uint8_t *src, size_t srclen, int bw, uint32_t nv, uint32_t *out) {
+  uint32_t i = 0;
+  switch (bw) {
+#define PQ__K(K) \
+  case K: i = unpack32_k(src, srclen, K, nv, out); break;
+    PQ__K(2) PQ__K(3) PQ__K(4) PQ__K(5) PQ__K(6) PQ__K(7) PQ__K(8) PQ__K(9) PQ__K(10) PQ__K(11)
+    PQ__K(12) PQ__K(13) PQ__K(14) PQ__K(15) PQ__K(16) PQ__K(17) PQ__K(18) PQ__K(19) PQ__K(20)
+#undef PQ__K
+    default: break;
+  }
+  if (i < nv) {
+    size_t skip = (size_t)i * (size_t)bw / 8;
+    unpack32_any(src + skip, srclen - skip, bw, nv - i, out + i);
+  }
+}
 
 /* Unpacks values of up to 64 bits (DELTA_BINARY_PACKED miniblocks). */
 static void unpack64(const uint8_t *src, size_t srclen, int bw, uint32_t nv, uint64_t *out) {
@@ -137,7 +176,9 @@ static void unpack64(const uint8_t *src, size_t srclen, int bw, uint32_t nv, uin
         if (bw == 0)                                                                              \
           memset(out + got, 0, (size_t)take * sizeof(T));                                         \
         else                                                                                      \
-          UNPACK(p + pos, bytes, bw, take, out + got);                                            \
+          /* Bytes past the run up to the end of the data may be loaded (the     \
+           * mask drops their bits), so only the data's last word is slow. */    \
+          UNPACK(p + pos, avail, bw, take, out + got);                                            \
         got += take;                                                                              \
         pos += bytes;                                                                             \
       } else {                                                                                    \

@@ -6,7 +6,8 @@
  * evaluates 1 + 2 and 3 + NULL as one batch and returns "3|NULL". Cells are
  * Trino text forms cast from varchar (NULL pointer = SQL NULL); types are
  * separated by ';'. ft_eval_ex can pass a selection and mark columns as
- * constants (one-row vectors). An error returns "ERR:<message>". fn may
+ * constants (one-row vectors); rows outside the selection, whose slots a
+ * kernel leaves unspecified, read "-". An error returns "ERR:<message>". fn may
  * be "cast:<type>" or "try_cast:<type>".
  */
 #ifndef FLOE_TEST_FT_H
@@ -155,7 +156,12 @@ static inline const char *ft_eval_ex(const char *fn, const char *types_spec, int
     ft_result[0] = 0;
     for (int r = 0; r < nrows && at < sizeof ft_result - 1; r++) {
       char cell[1024];
-      ft__text(&ctx, &rt, out, (uint32_t)r, cell, sizeof cell);
+      bool live = !sel;
+      for (uint32_t k = 0; k < nsel && !live; k++) live = sel[k] == (uint32_t)r;
+      if (live)
+        ft__text(&ctx, &rt, out, (uint32_t)r, cell, sizeof cell);
+      else
+        snprintf(cell, sizeof cell, "-"); /* outside the selection: unspecified */
       at += (size_t)snprintf(ft_result + at, sizeof ft_result - at, "%s%s", r ? "|" : "", cell);
     }
     if (out->len != (uint32_t)nrows) snprintf(ft_result, sizeof ft_result, "BADLEN:%u", out->len);

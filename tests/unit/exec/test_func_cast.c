@@ -137,7 +137,7 @@ TEST(cast_other_types) {
 TEST(cast_selection_and_try) {
   const char *cells[] = {"1", "x", "3"};
   CHECK_STR(ft_eval_ex("cast:integer", "varchar", 3, cells, (const uint32_t[]){0, 2}, 2, 0, NULL),
-            "1|NULL|3");
+            "1|-|3");
   CHECK_STR(ft_eval_ex("try_cast:integer", "varchar", 3, cells, NULL, 0, 0, NULL), "1|NULL|3");
   CHECK_STR(ft_eval_ex("cast:integer", "varchar", 3, cells, NULL, 0, 0, NULL),
             "ERR:Cannot cast 'x' to INTEGER");

@@ -79,7 +79,7 @@ TEST(three_valued_logic) {
 TEST(compare_with_selection) {
   const char *cells[] = {"1", "2", "3", "3", "5", "4"};
   CHECK_STR(ft_eval_ex("<", "bigint;bigint", 3, cells, (const uint32_t[]){1, 2}, 2, 0, NULL),
-            "NULL|false|false");
+            "-|false|false");
   const char *k[] = {"b", "b", "a", NULL, "c", NULL};
   CHECK_STR(ft_eval_ex("=", "varchar;varchar", 3, k, NULL, 0, 2u, NULL), "true|false|false");
 }

@@ -99,6 +99,12 @@ TEST(like_patterns) {
   CHECK_STR(FTN("like", "varchar;varchar", 3, "mississippi", "%iss%ppi", "mississippi", "m%s_s%i",
                 "abc", "a%c%d"),
             "true|true|false");
+  /* Literals and '%' only: anchored ends, leftmost literals, no overlap. */
+  CHECK_STR(FTN("like", "varchar;varchar", 11, "a", "a%a", "aa", "a%a", "aXbYc", "%b%c", "abc",
+                "a%%c", "special requests", "%special%requests%", "requests special",
+                "%special%requests%", "xabab", "%ab%ab", "abab", "ab%ab", "aba", "ab%ab", "", "",
+                "a", ""),
+            "false|true|true|true|true|false|true|true|false|true|false");
   CHECK_STR(FTN("like", "varchar;varchar;varchar", 3, "a%b", "a\\%b", "\\", "axb", "a\\%b", "\\",
                 "a_b", "a#_b", "#"),
             "true|false|true");
@@ -111,7 +117,7 @@ TEST(like_patterns) {
   const char *k[] = {"apple", "a%e", "axe", NULL, "bee", NULL, "ae", NULL};
   CHECK_STR(ft_eval_ex("like", "varchar;varchar", 4, k, NULL, 0, 2u, NULL), "true|true|false|true");
   CHECK_STR(ft_eval_ex("like", "varchar;varchar", 4, k, (const uint32_t[]){1, 3}, 2, 2u, NULL),
-            "NULL|true|NULL|true");
+            "-|true|-|true");
 }
 
 TEST(regexp_functions) {
@@ -150,34 +156,34 @@ TEST(string_outputs_with_selection) {
   const char *cells[] = {"alpha", "beta", NULL, "delta", "épsilon"};
   const uint32_t sel[] = {1, 3, 4};
   CHECK_STR(ft_eval_ex("upper", "varchar", 5, cells, sel, 3, 0, NULL),
-            "NULL|BETA|NULL|DELTA|ÉPSILON");
+            "-|BETA|-|DELTA|ÉPSILON");
   CHECK_STR(ft_eval_ex("reverse", "varchar", 5, cells, (const uint32_t[]){0, 2}, 2, 0, NULL),
-            "ahpla|NULL|NULL|NULL|NULL");
+            "ahpla|-|NULL|-|-");
   const char *sub[] = {"alpha", "2", "beta", "2", "gamma", "2", "delta", "2"};
   CHECK_STR(ft_eval_ex("substr", "varchar;bigint", 4, sub, (const uint32_t[]){0, 3}, 2, 0, NULL),
-            "lpha|NULL|NULL|elta");
+            "lpha|-|-|elta");
   const char *sp[] = {"a,b", ",", "c", NULL, "d,e,f", NULL};
   CHECK_STR(ft_eval_ex("split", "varchar;varchar", 3, sp, (const uint32_t[]){0, 2}, 2, 2u, NULL),
-            "[a,b]|NULL|[d,e,f]");
+            "[a,b]|-|[d,e,f]");
   CHECK_STR(ft_eval_ex("split", "varchar;varchar", 3, sp, (const uint32_t[]){1}, 1, 2u, NULL),
-            "NULL|[c]|NULL");
+            "-|[c]|-");
   /* A constant second argument broadcast over the rows. */
   const char *cc[] = {"x", "!", "y", NULL, "z", NULL};
   CHECK_STR(ft_eval_ex("||", "varchar;varchar", 3, cc, NULL, 0, 2u, NULL), "x!|y!|z!");
   CHECK_STR(ft_eval_ex("||", "varchar;varchar", 3, cc, (const uint32_t[]){2}, 1, 2u, NULL),
-            "NULL|NULL|z!");
+            "-|-|z!");
   const char *rx[] = {"a1", "\\d", "b22", NULL, "c", NULL};
   CHECK_STR(
       ft_eval_ex("regexp_replace", "varchar;varchar", 3, rx, (const uint32_t[]){1, 2}, 2, 2u, NULL),
-      "NULL|b|c");
+      "-|b|c");
   CHECK_STR(ft_eval_ex("regexp_extract_all", "varchar;varchar", 3, rx, (const uint32_t[]){0, 1}, 2,
                        2u, NULL),
-            "[1]|[2,2]|NULL");
+            "[1]|[2,2]|-");
   CHECK_STR(ft_eval_ex("cast:varchar", "bigint", 3, (const char *const[]){"1", "22", "333"},
                        (const uint32_t[]){0, 2}, 2, 0, NULL),
-            "1|NULL|333");
+            "1|-|333");
   CHECK_STR(ft_eval_ex("coalesce", "varchar;varchar", 3,
                        (const char *const[]){NULL, "b", "a", "c", NULL, NULL},
                        (const uint32_t[]){0, 2}, 2, 0, NULL),
-            "b|NULL|NULL");
+            "b|-|NULL");
 }

@@ -1,0 +1,779 @@
+/*
+ * st_runner.c - the job loop, checkpoints, commits and recovery (layer
+ * 10, stream). See st_runner.h and docs/decisions/0008.
+ *
+ * States: set up (pipelines and scans built) -> recovering (commit the
+ * newest complete checkpoint if a table lacks it, restore state, seek the
+ * sources, delete files of unfinished checkpoints) -> running (poll, push;
+ * checkpoint n = close the sinks' files, write state, pending manifests
+ * and last the _metadata file; then commit n) -> stopping (a final
+ * checkpoint and commit) -> done. Checkpoint n + 1 starts only after
+ * checkpoint n is committed, so at most the newest complete checkpoint
+ * can be uncommitted when the process dies.
+ */
+#include "stream/st_runner.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/time.h"
+#include "catalog/cat_tables.h"
+#include "exec/ex_plan.h"
+#include "stream/st_checkpoint.h"
+#include "stream/st_commit.h"
+#include "stream/st_scan.h"
+#include "stream/st_sink_iceberg.h"
+
+/* A table a sink writes: an INSERT's target or the dead-letter table. */
+typedef struct sink_ref {
+  const char *ns, *name;
+  ice_table_t *table;
+} sink_ref_t;
+
+typedef struct runner {
+  cat_catalog_t *cat;
+  st_job_t *job;
+  const st_run_opts_t *o;
+  st_metrics_t *m;
+  st_ckpt_store_t *store;
+  uint32_t nlanes;                   /* worker threads (--parallelism) */
+  const sql_stream_table_t **tables; /* per scan */
+  st_scan_t **scans;
+  uint32_t *scan_lane; /* per scan: the lane that polls it */
+  bool *ended;
+  uint32_t nscans;
+  fl_arena_t **lane_arena; /* lanes > 0: where their queries live */
+  ex_query_t **queries;    /* lane l, INSERT i: queries[l * ninserts + i] */
+  uint32_t nq;
+  /* sinks[q] for query q, then with dead letters one dead-letter sink per lane */
+  st_sink_t **sinks;
+  sink_ref_t *targets;
+  uint32_t nsinks;
+  st_bad_policy_t bad;
+  ice_table_t *dead_table; /* owned */
+  const char *dead_ns, *dead_name;
+  const ty_schema_t *dead_schema;
+  int64_t next_chk; /* the checkpoint the rows being written belong to */
+  int64_t interval_ms;
+  const char *fault;
+  int64_t fault_at;
+  int64_t last_progress_ms;
+  uint64_t progress_events;
+  double rate;
+} runner_t;
+
+static int64_t mono_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int64_t wall_ms(void) { return fl_now_micros() / 1000; }
+
+void st_metrics_init(st_metrics_t *m) {
+  memset(m, 0, sizeof *m);
+  atomic_store(&m->watermark_us, INT64_MIN);
+}
+
+/* ---- the test-only fault hook ---- */
+
+static void fault_point(runner_t *r, const char *point, int64_t chk) {
+  if (!r->fault || strcmp(r->fault, point) != 0) return;
+  if (r->fault_at > 0 && r->fault_at != chk) return;
+  fprintf(stderr, "floe run: FLOE_FAULT_POINT=%s: exiting at checkpoint %" PRId64 "\n", point, chk);
+  _exit(86);
+}
+
+static void fault_setup(runner_t *r) {
+  const char *f = getenv("FLOE_FAULT_POINT");
+  if (!f || !*f) return;
+  const char *at = strchr(f, '@');
+  char *copy = fl_arena_strndup(r->job->a, f, at ? (size_t)(at - f) : strlen(f));
+  r->fault = copy;
+  r->fault_at = at ? strtoll(at + 1, NULL, 10) : 0;
+}
+
+/* ---- logging ---- */
+
+static void format_ts(int64_t us, char *buf, size_t n) {
+  if (us == INT64_MIN) {
+    snprintf(buf, n, "-");
+    return;
+  }
+  time_t s = (time_t)(us / 1000000);
+  if (us < 0 && us % 1000000) s--;
+  struct tm tm;
+  gmtime_r(&s, &tm);
+  int ms = (int)(((us % 1000000) + 1000000) % 1000000 / 1000);
+  snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+           tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
+static void log_line(runner_t *r, json_t *j) {
+  if (!r->o->log) {
+    json_decref(j);
+    return;
+  }
+  char ts[64];
+  format_ts(fl_now_micros(), ts, sizeof ts);
+  json_object_set_new(j, "time", json_string(ts));
+  json_object_set_new(j, "job-id", json_string(r->o->job_id));
+  char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(j);
+  if (!text) return;
+  if (r->o->progress && r->o->log == stderr) fputs("\r\033[K", stderr);
+  fprintf(r->o->log, "%s\n", text);
+  fflush(r->o->log);
+  free(text);
+}
+
+static void progress(runner_t *r, bool force) {
+  if (!r->o->progress) return;
+  int64_t now = mono_ms();
+  if (!force && now - r->last_progress_ms < 500) return;
+  uint64_t ev = atomic_load(&r->m->events);
+  if (r->last_progress_ms && now > r->last_progress_ms)
+    r->rate = (double)(ev - r->progress_events) * 1000.0 / (double)(now - r->last_progress_ms);
+  r->last_progress_ms = now;
+  r->progress_events = ev;
+  char wm[64];
+  format_ts(atomic_load(&r->m->watermark_us), wm, sizeof wm);
+  fprintf(stderr,
+          "\r\033[K%s: %" PRIu64 " events, %.0f/s, watermark %s, checkpoint %" PRId64
+          ", committed %" PRId64,
+          r->o->job_id, ev, r->rate, wm, atomic_load(&r->m->checkpoint_id),
+          atomic_load(&r->m->committed_id));
+  fflush(stderr);
+}
+
+/* ---- set-up ---- */
+
+static int on_writer(void *arg, const char *uuid, const char *data_dir, fl_err_t *err) {
+  runner_t *r = arg;
+  return st_ckpt_note_writer(r->store, r->next_chk, uuid, data_dir, err);
+}
+
+static int scan_for(runner_t *r, const sql_stream_table_t *t, uint32_t lane, st_scan_t **out,
+                    fl_err_t *err) {
+  for (uint32_t i = 0; i < r->nscans; i++)
+    if (r->tables[i] == t && r->scan_lane[i] == lane) {
+      *out = r->scans[i];
+      return FL_OK;
+    }
+  st_source_t *src;
+  int rc = st_source_open(t, r->bad, &src, err);
+  if (rc) return rc;
+  src->lane = lane;
+  src->nlanes = r->nlanes;
+  st_scan_t *s;
+  if ((rc = st_scan_new(src, &s, err))) {
+    st_source_free(src);
+    return rc;
+  }
+  r->tables = fl_realloc(r->tables, (r->nscans + 1) * sizeof *r->tables);
+  r->scans = fl_realloc(r->scans, (r->nscans + 1) * sizeof *r->scans);
+  r->ended = fl_realloc(r->ended, (r->nscans + 1) * sizeof *r->ended);
+  r->scan_lane = fl_realloc(r->scan_lane, (r->nscans + 1) * sizeof *r->scan_lane);
+  r->scan_lane[r->nscans] = lane;
+  r->tables[r->nscans] = t;
+  r->ended[r->nscans] = false;
+  r->scans[r->nscans++] = s;
+  *out = s;
+  return FL_OK;
+}
+
+/* SET 'floe.bad-records' and, for dead letters, 'floe.dead-letter.table'
+ * (created with ST_DEAD_LETTER_SCHEMA when it does not exist). */
+static int bad_records(runner_t *r, fl_err_t *err) {
+  const char *b = st_job_option(r->job, "floe.bad-records");
+  if (!b || !strcmp(b, "fail")) return FL_OK;
+  if (!strcmp(b, "skip")) {
+    r->bad = ST_BAD_SKIP;
+    return FL_OK;
+  }
+  if (strcmp(b, "dead-letter") != 0)
+    return fl_err_set(err, FL_EINVALID,
+                      "SET 'floe.bad-records' = '%s': expected 'fail', 'skip' or 'dead-letter'", b);
+  r->bad = ST_BAD_DEAD_LETTER;
+  const char *ident = st_job_option(r->job, "floe.dead-letter.table");
+  if (!ident)
+    return fl_err_set(err, FL_EINVALID,
+                      "SET 'floe.bad-records' = 'dead-letter' needs SET 'floe.dead-letter.table' "
+                      "= 'namespace.table'");
+  char *ns, *name;
+  int rc = cat_split_ident(ident, &ns, &name, err);
+  if (rc) return rc;
+  rc = cat_open_table(r->cat, io_local_fs(), ns, name, &r->dead_table, err);
+  if (rc == FL_ENOTFOUND) {
+    fl_err_clear(err);
+    ty_schema_t *s;
+    if (!(rc = ty_schema_parse(r->job->a, ST_DEAD_LETTER_SCHEMA, &s, err))) {
+      cat_create_opts_t o = {.schema = s};
+      rc = cat_create_table(r->cat, io_local_fs(), ns, name, &o, &r->dead_table, err);
+    }
+  }
+  if (!rc) {
+    const ty_schema_t *s = ice_meta_schema(r->dead_table->meta);
+    static const char *const cols[] = {"source", "topic",   "partition",
+                                       "offset", "payload", "error"};
+    bool ok = s->root.nfields == 6;
+    for (uint32_t i = 0; ok && i < 6; i++) ok = !strcmp(s->root.fields[i].name, cols[i]);
+    if (!ok)
+      rc = fl_err_set(err, FL_EINVALID, "dead-letter table %s must have the columns (%s)", ident,
+                      ST_DEAD_LETTER_SCHEMA);
+    r->dead_schema = s;
+  }
+  if (!rc) {
+    r->dead_ns = fl_arena_strdup(r->job->a, ns);
+    r->dead_name = fl_arena_strdup(r->job->a, name);
+  }
+  fl_free(ns);
+  fl_free(name);
+  return rc ? fl_err_prefix(err, "dead-letter table %s: ", ident) : FL_OK;
+}
+
+/* Whether every row of the plan goes its own way (no operator holds rows
+ * of several partitions together): what several lanes can run without an
+ * exchange between them. */
+static bool stateless(const sql_plan_t *p) {
+  if (p->kind != SQL_P_SCAN && p->kind != SQL_P_FILTER && p->kind != SQL_P_PROJECT &&
+      p->kind != SQL_P_UNION && p->kind != SQL_P_UNNEST && p->kind != SQL_P_VALUES)
+    return false;
+  if (p->in && !stateless(p->in)) return false;
+  for (uint32_t i = 0; i < p->ninputs; i++)
+    if (!stateless(p->inputs[i])) return false;
+  return true;
+}
+
+static int setup(runner_t *r, fl_err_t *err) {
+  st_job_t *j = r->job;
+  uint32_t N = r->nlanes, ni = j->ninserts;
+  for (uint32_t i = 0; N > 1 && i < ni; i++)
+    if (!stateless(j->inserts[i].plan))
+      return fl_err_set(err, FL_EUNSUPPORTED,
+                        "line %u, column %u: --parallelism above 1 runs filters and projections "
+                        "only for now (this INSERT aggregates, joins, sorts or windows)",
+                        j->inserts[i].pos.line, j->inserts[i].pos.col);
+  int brc = bad_records(r, err);
+  if (brc) return brc;
+  r->nq = N * ni;
+  r->nsinks = r->nq + (r->dead_table ? N : 0);
+  r->queries = fl_calloc(r->nq ? r->nq : 1, sizeof *r->queries);
+  r->sinks = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->sinks);
+  r->targets = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->targets);
+  r->lane_arena = fl_calloc(N, sizeof *r->lane_arena);
+  for (uint32_t l = 0; l < N; l++) {
+    fl_arena_t *qa = j->a;
+    if (l > 0) qa = r->lane_arena[l] = fl_arena_new(0);
+    for (uint32_t i = 0; i < ni; i++) {
+      const st_insert_t *ins = &j->inserts[i];
+      uint32_t q = l * ni + i;
+      r->targets[q] = (sink_ref_t){ins->ns, ins->name, ins->table};
+      r->sinks[q] = st_sink_new(ins->table, ice_meta_schema(ins->table->meta), on_writer, r);
+      ex_query_opts_t qo = {.now_us = -1, .threads = 1, .sink = st_sink_op(r->sinks[q])};
+      int rc = ex_query_new(qa, ins->plan, &qo, &r->queries[q], err);
+      if (rc)
+        return fl_err_prefix(err, "line %u, column %u: INSERT INTO %s.%s: ", ins->pos.line,
+                             ins->pos.col, ins->ns, ins->name);
+      for (uint32_t k = 0; k < ex_query_stream_inputs(r->queries[q]); k++) {
+        ex_stream_input_t in;
+        ex_query_stream_input(r->queries[q], k, &in);
+        /* A generator cannot be split: lane 0 reads it, the other lanes'
+         * copies of its scan get nothing. */
+        const char *c = sql_stream_option(in.table, "connector");
+        if (l > 0 && c && strcmp(c, "kafka") != 0) continue;
+        st_scan_t *s;
+        if ((rc = scan_for(r, in.table, l, &s, err)) || (rc = st_scan_add_target(s, &in, err)))
+          return rc;
+      }
+    }
+  }
+  if (r->dead_table) {
+    for (uint32_t l = 0; l < N; l++) {
+      r->targets[r->nq + l] = (sink_ref_t){r->dead_ns, r->dead_name, r->dead_table};
+      r->sinks[r->nq + l] = st_sink_new(r->dead_table, r->dead_schema, on_writer, r);
+    }
+    for (uint32_t i = 0; i < r->nscans; i++) {
+      st_source_t *s = st_scan_source(r->scans[i]);
+      s->dead = ty_batch_new(r->dead_schema, TY_BATCH_ROWS);
+    }
+  }
+  return FL_OK;
+}
+
+/* Rows the sources sent to the dead letters go to its lane's sink. */
+static int drain_dead_letters(runner_t *r, st_source_t *s, fl_err_t *err) {
+  if (!s->dead || !s->dead->nrows) return FL_OK;
+  int rc = ex_op_push(st_sink_op(r->sinks[r->nq + s->lane]), s->dead, err);
+  ty_batch_reset(s->dead);
+  return rc;
+}
+
+/* ---- checkpoints and commits ---- */
+
+static json_t *positions(runner_t *r) {
+  json_t *p = json_object();
+  for (uint32_t i = 0; i < r->nscans; i++) {
+    st_source_t *s = st_scan_source(r->scans[i]);
+    json_t *pos = s->vt->position(s);
+    json_t *had = json_object_get(p, r->tables[i]->name);
+    if (had) {
+      /* Another lane's share of the table: one offsets map for all. */
+      json_object_update(json_object_get(had, "offsets"), json_object_get(pos, "offsets"));
+      json_decref(pos);
+    } else {
+      json_object_set_new(p, r->tables[i]->name, pos);
+    }
+  }
+  return p;
+}
+
+static const char *table_ident(fl_arena_t *a, const sink_ref_t *ins) {
+  return fl_arena_sprintf(a, "%s.%s", ins->ns, ins->name);
+}
+
+/*
+ * Commits checkpoint id: files[i] of sink i, grouped by table (two INSERTs
+ * into one table make one snapshot).
+ */
+static int commit(runner_t *r, int64_t id, const json_t *pos, ice_data_file_t **files,
+                  size_t *nfiles, fl_arena_t *a, fl_err_t *err) {
+  st_commit_table_t *ct = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *ct);
+  uint32_t nct = 0;
+  for (uint32_t i = 0; i < r->nsinks; i++) {
+    const sink_ref_t *ins = &r->targets[i];
+    uint32_t k = 0;
+    while (k < nct && !(strcmp(ct[k].ns, ins->ns) == 0 && strcmp(ct[k].name, ins->name) == 0)) k++;
+    if (k == nct) ct[nct++] = (st_commit_table_t){.ns = ins->ns, .name = ins->name};
+    if (!nfiles[i]) continue;
+    ice_data_file_t *all = fl_arena_zalloc(a, (ct[k].nfiles + nfiles[i]) * sizeof *all);
+    if (ct[k].nfiles) memcpy(all, ct[k].files, ct[k].nfiles * sizeof *all);
+    memcpy(all + ct[k].nfiles, files[i], nfiles[i] * sizeof *all);
+    ct[k].files = all;
+    ct[k].nfiles += nfiles[i];
+  }
+  char *offsets = json_dumps(pos, JSON_COMPACT | JSON_SORT_KEYS);
+  bool mid =
+      r->fault && strcmp(r->fault, "mid-commit") == 0 && (r->fault_at <= 0 || r->fault_at == id);
+  int rc =
+      st_commit_checkpoint(r->cat, r->o->job_id, id, offsets ? offsets : "{}", ct, nct, mid, err);
+  free(offsets);
+  if (rc) return rc;
+  json_t *tabs = json_array();
+  uint64_t nf = 0;
+  for (uint32_t k = 0; k < nct; k++) {
+    nf += ct[k].nfiles;
+    json_array_append_new(
+        tabs,
+        json_pack("{s:s,s:I,s:I}", "table", fl_arena_sprintf(a, "%s.%s", ct[k].ns, ct[k].name),
+                  "snapshot-id", (json_int_t)ct[k].snapshot_id, "files", (json_int_t)ct[k].nfiles));
+  }
+  atomic_store(&r->m->committed_id, id);
+  atomic_store(&r->m->committed_ms, wall_ms());
+  atomic_fetch_add(&r->m->files_committed, nf);
+  log_line(r, json_pack("{s:s,s:I,s:o}", "event", "commit", "checkpoint-id", (json_int_t)id,
+                        "tables", tabs));
+  return FL_OK;
+}
+
+/* After checkpoint id is committed: writer records and old folders go,
+ * the sources tell their groups. */
+static int after_commit(runner_t *r, int64_t id, const json_t *pos, fl_err_t *err) {
+  int rc = st_ckpt_clean_writers(r->store, id, NULL, err);
+  if (rc) return rc;
+  st_ckpt_prune(r->store, id, r->o->keep_checkpoints > 0 ? r->o->keep_checkpoints : 3);
+  for (uint32_t i = 0; i < r->nscans; i++) {
+    st_source_t *s = st_scan_source(r->scans[i]);
+    s->vt->committed(s, json_object_get(pos, r->tables[i]->name));
+  }
+  return FL_OK;
+}
+
+static int checkpoint(runner_t *r, fl_err_t *err) {
+  int64_t id = r->next_chk;
+  fl_arena_t *a = fl_arena_new(0);
+  int rc = st_ckpt_begin(r->store, id, err);
+  ice_data_file_t **files = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *files);
+  size_t *nfiles = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *nfiles);
+  json_t *sinks = json_array();
+  uint64_t records = 0, nf = 0;
+  for (uint32_t i = 0; i < r->nsinks && !rc; i++) {
+    const sink_ref_t *ins = &r->targets[i];
+    rc = st_sink_take_files(r->sinks[i], a, &files[i], &nfiles[i], err);
+    const char *name = NULL;
+    if (!rc && nfiles[i]) {
+      name = fl_arena_sprintf(a, "pending-%u.avro", i);
+      rc = st_ckpt_write_files(r->store, id, name, ins->table, files[i], nfiles[i], err);
+    }
+    int64_t recs = 0;
+    for (size_t k = 0; k < nfiles[i]; k++) recs += files[i][k].record_count;
+    records += (uint64_t)recs;
+    nf += nfiles[i];
+    json_array_append_new(
+        sinks,
+        json_pack("{s:s,s:o,s:I,s:I,s:i}", "table", table_ident(a, ins), "manifest",
+                  name ? json_string(name) : json_null(), "files", (json_int_t)nfiles[i], "records",
+                  (json_int_t)recs, "spec-id", ice_meta_spec(ins->table->meta)->spec_id));
+  }
+  fl_buf_t state;
+  fl_buf_init(&state);
+  for (uint32_t i = 0; i < r->nq && !rc; i++) rc = ex_query_checkpoint(r->queries[i], &state, err);
+  if (!rc) rc = st_ckpt_write_blob(r->store, id, "state.bin", state.data, state.len, err);
+  fl_buf_free(&state);
+  json_t *pos = positions(r);
+  if (!rc) {
+    fault_point(r, "after-files-before-metadata", id);
+    json_t *meta = json_pack("{s:s,s:I,s:I,s:O,s:O,s:s}", "job-id", r->o->job_id, "checkpoint-id",
+                             (json_int_t)id, "timestamp-ms", (json_int_t)wall_ms(), "sources", pos,
+                             "sinks", sinks, "state", "state.bin");
+    rc = st_ckpt_write_meta(r->store, id, meta, err);
+    json_decref(meta);
+  }
+  if (!rc) {
+    atomic_store(&r->m->checkpoint_id, id);
+    atomic_store(&r->m->checkpoint_ms, wall_ms());
+    char wm[64];
+    format_ts(atomic_load(&r->m->watermark_us), wm, sizeof wm);
+    log_line(r, json_pack("{s:s,s:I,s:I,s:I,s:I,s:s,s:O}", "event", "checkpoint", "checkpoint-id",
+                          (json_int_t)id, "events", (json_int_t)atomic_load(&r->m->events), "files",
+                          (json_int_t)nf, "records", (json_int_t)records, "watermark", wm,
+                          "offsets", pos));
+    fault_point(r, "after-checkpoint-before-commit", id);
+    rc = commit(r, id, pos, files, nfiles, a, err);
+  }
+  if (!rc) rc = after_commit(r, id, pos, err);
+  if (!rc) r->next_chk = id + 1;
+  json_decref(pos);
+  json_decref(sinks);
+  fl_arena_free(a);
+  return rc ? fl_err_prefix(err, "checkpoint %" PRId64 ": ", id) : FL_OK;
+}
+
+/* ---- recovery ---- */
+
+static int recover(runner_t *r, fl_err_t *err) {
+  int64_t last;
+  int rc = st_ckpt_latest(r->store, &last, err);
+  if (rc) return rc;
+  json_t *meta = NULL, *sources = NULL;
+  fl_arena_t *a = fl_arena_new(0);
+  if (last > 0) {
+    if ((rc = st_ckpt_read_meta(r->store, last, &meta, err))) goto out;
+    json_t *sinks = json_object_get(meta, "sinks");
+    if (json_array_size(sinks) != r->nsinks) {
+      rc = fl_err_set(err, FL_EINVALID,
+                      "checkpoint %" PRId64
+                      " has %zu sinks but the job has %u INSERTs (the job "
+                      "changed; run it under another --job-id)",
+                      last, json_array_size(sinks), r->nsinks);
+      goto out;
+    }
+    ice_data_file_t **files = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *files);
+    size_t *nfiles = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *nfiles);
+    for (uint32_t i = 0; i < r->nsinks && !rc; i++) {
+      const sink_ref_t *ins = &r->targets[i];
+      json_t *s = json_array_get(sinks, i);
+      const char *tab = json_string_value(json_object_get(s, "table"));
+      if (!tab || strcmp(tab, table_ident(a, ins)) != 0) {
+        rc = fl_err_set(err, FL_EINVALID,
+                        "checkpoint %" PRId64
+                        " wrote sink %u into %s, the job now into %s.%s "
+                        "(the job changed; run it under another --job-id)",
+                        last, i, tab ? tab : "?", ins->ns, ins->name);
+        break;
+      }
+      const char *mf = json_string_value(json_object_get(s, "manifest"));
+      if (mf)
+        rc = st_ckpt_read_files(r->store, last, mf, ins->table,
+                                (int32_t)json_integer_value(json_object_get(s, "spec-id")), a,
+                                &files[i], &nfiles[i], err);
+    }
+    sources = json_object_get(meta, "sources");
+    /* The newest complete checkpoint may lack its commit (a crash between
+     * the two): commit it now; tables that have it are left alone. */
+    if (!rc) rc = commit(r, last, sources, files, nfiles, a, err);
+    uint8_t *state = NULL;
+    size_t len = 0;
+    if (!rc) rc = st_ckpt_read_blob(r->store, last, "state.bin", &state, &len, err);
+    if (!rc) {
+      fl_rd_t rd;
+      fl_rd_init(&rd, state, len, "checkpoint state");
+      for (uint32_t i = 0; i < r->nq && !rc; i++) rc = ex_query_restore(r->queries[i], &rd, err);
+    }
+    fl_free(state);
+    if (rc) goto out;
+  } else {
+    for (uint32_t i = 0; i < r->nsinks; i++) {
+      int64_t c = st_committed_checkpoint(r->targets[i].table, r->o->job_id);
+      if (c > 0) {
+        rc = fl_err_set(err, FL_EINVALID,
+                        "%s.%s holds commits of job %s up to checkpoint %" PRId64
+                        " but no checkpoint of it is left under %s: starting over would add "
+                        "its rows again (run under another --job-id)",
+                        r->targets[i].ns, r->targets[i].name, r->o->job_id, c,
+                        st_ckpt_job_dir(r->store));
+        goto out;
+      }
+    }
+  }
+  /* Files of checkpoints after the last complete one were never committed. */
+  uint64_t deleted = 0;
+  if ((rc = st_ckpt_clean_writers(r->store, last, &deleted, err))) goto out;
+  st_ckpt_prune(r->store, last, r->o->keep_checkpoints > 0 ? r->o->keep_checkpoints : 3);
+  for (uint32_t i = 0; i < r->nscans && !rc; i++) {
+    st_source_t *s = st_scan_source(r->scans[i]);
+    const json_t *p = sources ? json_object_get(sources, r->tables[i]->name) : NULL;
+    rc = s->vt->start(s, p, r->o->once, err);
+    if (!rc) st_scan_started(r->scans[i], mono_ms());
+  }
+  if (!rc)
+    log_line(r, json_pack("{s:s,s:I,s:I}", "event", "start", "restored-checkpoint",
+                          (json_int_t)last, "deleted-uncommitted-files", (json_int_t)deleted));
+  r->next_chk = last + 1;
+out:
+  json_decref(meta);
+  fl_arena_free(a);
+  return rc;
+}
+
+/* ---- the loop ---- */
+
+/* Polls every scan of one lane once; *all_ended: each of them is done. */
+static int lane_step(runner_t *r, uint32_t lane, int slice, bool *all_ended, fl_err_t *err) {
+  *all_ended = true;
+  for (uint32_t i = 0; i < r->nscans; i++) {
+    if (r->scan_lane[i] != lane || r->ended[i]) continue;
+    uint32_t rows;
+    bool end = false;
+    int rc;
+    if ((rc = st_scan_step(r->scans[i], slice, mono_ms(), &rows, &end, err)) ||
+        (rc = drain_dead_letters(r, st_scan_source(r->scans[i]), err)))
+      return rc;
+    atomic_fetch_add(&r->m->events, rows);
+    if (end) {
+      if ((rc = st_scan_finish(r->scans[i], err))) return rc;
+      r->ended[i] = true;
+    } else {
+      *all_ended = false;
+    }
+  }
+  return FL_OK;
+}
+
+/* The counters only the job's thread updates (with the lanes parked). */
+static void update_metrics(runner_t *r) {
+  int64_t wm = INT64_MAX;
+  for (uint32_t i = 0; i < r->nscans; i++) {
+    int64_t w = st_scan_watermark(r->scans[i]);
+    if (w < wm) wm = w;
+  }
+  if (r->nscans) atomic_store(&r->m->watermark_us, wm);
+  uint64_t rows = 0, skipped = 0;
+  for (uint32_t i = 0; i < r->nsinks; i++) rows += st_sink_rows(r->sinks[i]);
+  for (uint32_t i = 0; i < r->nscans; i++) skipped += st_scan_source(r->scans[i])->skipped;
+  atomic_store(&r->m->rows_written, rows);
+  atomic_store(&r->m->skipped, skipped);
+}
+
+static int scans_of(const runner_t *r, uint32_t lane) {
+  int n = 0;
+  for (uint32_t i = 0; i < r->nscans; i++) n += r->scan_lane[i] == lane;
+  return n;
+}
+
+static int loop_one(runner_t *r, fl_err_t *err) {
+  int64_t last_chk = mono_ms();
+  int n = scans_of(r, 0);
+  int slice = n > 1 ? 100 / n : 100;
+  if (slice < 5) slice = 5;
+  int rc = FL_OK;
+  for (;;) {
+    bool stopping = r->o->stop && *r->o->stop;
+    bool all_ended = true;
+    if (!stopping && (rc = lane_step(r, 0, slice, &all_ended, err))) return rc;
+    update_metrics(r);
+    if (stopping || all_ended) break;
+    if (mono_ms() - last_chk >= r->interval_ms) {
+      if ((rc = checkpoint(r, err))) return rc;
+      last_chk = mono_ms();
+    }
+    progress(r, false);
+  }
+  return FL_OK;
+}
+
+/*
+ * Several lanes (--parallelism N): lane l polls its scans on its own
+ * thread (Kafka partitions p with p % N == l, generators on lane 0) and
+ * pushes into its own copies of the pipelines and sinks. This thread
+ * coordinates: for a checkpoint it asks the lanes to pause, waits until
+ * each has parked at a batch boundary (or finished), takes and commits the
+ * checkpoint over every lane's sinks and sources, and lets them go on.
+ */
+typedef struct lanes {
+  runner_t *r;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool pause, quit;
+  uint32_t parked; /* lanes waiting, plus lanes that have ended */
+  uint32_t done;   /* lanes that have ended */
+  int rc;          /* the first lane's error */
+  fl_err_t err;
+} lanes_t;
+
+typedef struct lane_arg {
+  lanes_t *ls;
+  uint32_t lane;
+} lane_arg_t;
+
+static void *lane_main(void *arg) {
+  lane_arg_t *la = arg;
+  lanes_t *ls = la->ls;
+  runner_t *r = ls->r;
+  int n = scans_of(r, la->lane);
+  int slice = n > 1 ? 100 / n : 100;
+  if (slice < 5) slice = 5;
+  fl_err_t err;
+  fl_err_clear(&err);
+  int rc = FL_OK;
+  bool ended = n == 0;
+  while (!ended) {
+    pthread_mutex_lock(&ls->mu);
+    if (ls->pause) {
+      ls->parked++;
+      pthread_cond_broadcast(&ls->cv);
+      while (ls->pause && !ls->quit) pthread_cond_wait(&ls->cv, &ls->mu);
+      ls->parked--;
+    }
+    bool quit = ls->quit;
+    pthread_mutex_unlock(&ls->mu);
+    if (quit) break;
+    if ((rc = lane_step(r, la->lane, slice, &ended, &err))) break;
+  }
+  pthread_mutex_lock(&ls->mu);
+  if (rc && !ls->rc) {
+    ls->rc = rc;
+    ls->err = err;
+  }
+  ls->parked++; /* for good */
+  ls->done++;
+  pthread_cond_broadcast(&ls->cv);
+  pthread_mutex_unlock(&ls->mu);
+  return NULL;
+}
+
+/* Pauses every lane at its next batch boundary and waits until it is. */
+static void park_all(lanes_t *ls, bool quit) {
+  pthread_mutex_lock(&ls->mu);
+  ls->pause = true;
+  ls->quit |= quit;
+  pthread_cond_broadcast(&ls->cv);
+  while (ls->parked < ls->r->nlanes) pthread_cond_wait(&ls->cv, &ls->mu);
+  pthread_mutex_unlock(&ls->mu);
+}
+
+static void release_all(lanes_t *ls) {
+  pthread_mutex_lock(&ls->mu);
+  ls->pause = false;
+  pthread_cond_broadcast(&ls->cv);
+  pthread_mutex_unlock(&ls->mu);
+}
+
+static int loop_lanes(runner_t *r, fl_err_t *err) {
+  uint32_t N = r->nlanes;
+  lanes_t ls = {.r = r};
+  pthread_mutex_init(&ls.mu, NULL);
+  pthread_cond_init(&ls.cv, NULL);
+  fl_err_clear(&ls.err);
+  lane_arg_t *args = fl_calloc(N, sizeof *args);
+  pthread_t *th = fl_calloc(N, sizeof *th);
+  for (uint32_t l = 0; l < N; l++) {
+    args[l] = (lane_arg_t){&ls, l};
+    pthread_create(&th[l], NULL, lane_main, &args[l]);
+  }
+  int64_t last_chk = mono_ms();
+  int rc = FL_OK;
+  for (;;) {
+    usleep(10000);
+    pthread_mutex_lock(&ls.mu);
+    bool failed = ls.rc != 0, all_ended = ls.done == N;
+    pthread_mutex_unlock(&ls.mu);
+    bool stopping = r->o->stop && *r->o->stop;
+    if (failed || stopping || all_ended) break;
+    if (mono_ms() - last_chk >= r->interval_ms) {
+      park_all(&ls, false);
+      update_metrics(r);
+      pthread_mutex_lock(&ls.mu);
+      failed = ls.rc != 0;
+      pthread_mutex_unlock(&ls.mu);
+      if (!failed && (rc = checkpoint(r, err))) break;
+      release_all(&ls);
+      last_chk = mono_ms();
+    }
+    progress(r, false);
+  }
+  park_all(&ls, true);
+  for (uint32_t l = 0; l < N; l++) pthread_join(th[l], NULL);
+  update_metrics(r);
+  if (!rc && ls.rc) {
+    rc = ls.rc;
+    *err = ls.err;
+  }
+  fl_free(args);
+  fl_free(th);
+  pthread_cond_destroy(&ls.cv);
+  pthread_mutex_destroy(&ls.mu);
+  return rc;
+}
+
+static int loop(runner_t *r, fl_err_t *err) {
+  int rc = r->nlanes > 1 ? loop_lanes(r, err) : loop_one(r, err);
+  if (rc) return rc;
+  /* The final checkpoint and commit. */
+  rc = checkpoint(r, err);
+  progress(r, true);
+  if (r->o->progress) fputc('\n', stderr);
+  return rc;
+}
+
+int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, st_metrics_t *m,
+           fl_err_t *err) {
+  runner_t r = {
+      .cat = cat, .job = job, .o = o, .m = m, .nlanes = o->parallelism ? o->parallelism : 1};
+  fault_setup(&r);
+  r.interval_ms = o->checkpoint_interval_ms;
+  const char *iv = st_job_option(job, "execution.checkpointing.interval");
+  if (r.interval_ms <= 0 && iv && !st_duration_parse(iv, &r.interval_ms))
+    return fl_err_set(err, FL_EINVALID,
+                      "SET 'execution.checkpointing.interval' = '%s': expected a duration such "
+                      "as '10 s'",
+                      iv);
+  if (r.interval_ms <= 0) r.interval_ms = 10000;
+  int rc = st_ckpt_open(o->warehouse, o->job_id, &r.store, err);
+  if (!rc) rc = setup(&r, err);
+  if (!rc) rc = recover(&r, err);
+  if (!rc) rc = loop(&r, err);
+  for (uint32_t i = 0; i < r.nq; i++) ex_query_free(r.queries[i]);
+  for (uint32_t l = 0; r.lane_arena && l < r.nlanes; l++) fl_arena_free(r.lane_arena[l]);
+  fl_free(r.lane_arena);
+  fl_free(r.scan_lane);
+  for (uint32_t i = 0; i < r.nsinks; i++) st_sink_free(r.sinks[i]);
+  for (uint32_t i = 0; i < r.nscans; i++) {
+    ty_batch_free(st_scan_source(r.scans[i])->dead);
+    st_scan_free(r.scans[i]);
+  }
+  ice_table_free(r.dead_table);
+  fl_free(r.targets);
+  fl_free(r.queries);
+  fl_free(r.sinks);
+  fl_free(r.scans);
+  fl_free(r.tables);
+  fl_free(r.ended);
+  st_ckpt_close(r.store);
+  return rc;
+}

@@ -1,0 +1,336 @@
+/*
+ * st_source_kafka.c - a Kafka topic as a job source (layer 10, stream).
+ *
+ * Every partition of the topic is assigned explicitly
+ * (docs/decisions/0007): at the table's start-up positions
+ * ('scan.startup.mode', kf_startup_parse) on a fresh start, or at the
+ * offsets a checkpoint recorded. Each partition is one watermark slot.
+ *
+ * Messages are polled in batches and decoded one at a time into the
+ * table batch (st_kafka_decode.h), so that each row's partition is known
+ * and the source's position - per partition the offset after the last
+ * message decoded, whether it gave a row or was skipped - moves exactly
+ * with the rows handed out. Polled messages that do not fit into the
+ * current batch wait for the next poll of the source; the consumer is
+ * only polled again when they are used up.
+ *
+ * Bounded (--once): the end offsets (high watermarks) of every partition
+ * are read at start, and the source ends when every position reached its
+ * end; messages beyond an end are not handed out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "kafka/kafka_consumer.h"
+#include "stream/st_kafka_decode.h"
+#include "stream/st_options.h"
+#include "stream/st_source.h"
+
+typedef struct kafka_source {
+  st_source_t s;
+  kf_config_t *cfg;
+  kf_consumer_t *c;
+  const char *topic;
+  const char *mode, *ts_millis, *specific;
+  bool has_group;
+  st_kafka_decoder_t *dec;
+  kf_msgs_t msgs;
+  uint32_t next; /* first message of msgs not used yet */
+  int32_t nparts;
+  int64_t *pos;   /* per partition: next offset */
+  int64_t *end;   /* bounded: end offset per partition; NULL: unbounded */
+  bool *mine;     /* per partition: read by this source (its lane's share) */
+  uint32_t *slot; /* per partition: its watermark slot */
+} kafka_source_t;
+
+static const char *const known[] = {
+    "connector",
+    "topic",
+    "format",
+    "value.format",
+    "scan.startup.mode",
+    "scan.startup.timestamp-millis",
+    "scan.startup.specific-offsets",
+    "scan.watermark.idle-timeout",
+    "scan.topic-partition-discovery.interval",
+    "json.ignore-parse-errors",
+    "json.fail-on-missing-field",
+    "json.timestamp-format.standard",
+    "json.map-null-key.mode",
+    "json.encode.decimal-as-plain-number",
+};
+
+static bool at_end(const kafka_source_t *k) {
+  if (!k->end) return false;
+  for (int32_t p = 0; p < k->nparts; p++)
+    if (k->mine[p] && k->pos[p] < k->end[p]) return false;
+  return true;
+}
+
+static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *err) {
+  kafka_source_t *k = (kafka_source_t *)s;
+  int rc = kf_consumer_open(k->cfg, &k->c, err);
+  if (rc) return st_source_option_error(s->table, "properties.bootstrap.servers", err);
+  if ((rc = kf_consumer_partitions(k->c, k->topic, 30000, &k->nparts, err)))
+    return st_source_option_error(s->table, "topic", err);
+  uint32_t n = (uint32_t)k->nparts;
+  k->pos = fl_calloc(n, sizeof *k->pos);
+  kf_position_t *start = fl_calloc(n, sizeof *start);
+  int32_t *parts = fl_calloc(n ? n : 1, sizeof *parts);
+  k->mine = fl_calloc(n ? n : 1, sizeof *k->mine);
+  k->slot = fl_calloc(n ? n : 1, sizeof *k->slot);
+  uint32_t nl = s->nlanes ? s->nlanes : 1, nmine = 0;
+  for (uint32_t p = 0; p < n; p++) parts[p] = (int32_t)p;
+  if (pos) {
+    json_t *offs = json_object_get(pos, "offsets");
+    for (uint32_t p = 0; p < n && !rc; p++) {
+      char key[16];
+      snprintf(key, sizeof key, "%u", p);
+      json_t *o = json_object_get(offs, key);
+      /* A partition added since the checkpoint starts at its beginning. */
+      start[p] = json_is_integer(o)
+                     ? (kf_position_t){.kind = KF_POS_OFFSET, .value = json_integer_value(o)}
+                     : (kf_position_t){.kind = KF_POS_EARLIEST};
+    }
+  } else {
+    const char *mode = k->mode;
+    /* Flink's default is group-offsets; without a group that means nothing,
+     * so floe falls back to the beginning. */
+    if (!mode && !k->has_group) mode = "earliest-offset";
+    rc = kf_startup_parse(mode, k->ts_millis, k->specific, n, start, err);
+    if (rc) rc = st_source_option_error(s->table, "scan.startup.mode", err);
+  }
+  /* This lane's share, compacted for the assignment. */
+  for (uint32_t p = 0; p < n; p++) {
+    if (p % nl != s->lane) continue;
+    k->mine[p] = true;
+    k->slot[p] = nmine;
+    parts[nmine] = (int32_t)p;
+    start[nmine++] = start[p];
+  }
+  if (!rc && nmine) rc = kf_consumer_assign(k->c, k->topic, parts, start, nmine, 30000, err);
+  for (uint32_t p = 0; p < n && !rc; p++)
+    if (k->mine[p]) rc = kf_consumer_position(k->c, k->topic, (int32_t)p, &k->pos[p], err);
+  if (!rc && bounded) {
+    k->end = fl_calloc(n, sizeof *k->end);
+    for (uint32_t p = 0; p < n && !rc; p++) {
+      if (!k->mine[p]) continue;
+      int64_t low;
+      rc = kf_consumer_watermarks(k->c, k->topic, (int32_t)p, true, 30000, &low, &k->end[p], err);
+    }
+  }
+  fl_free(start);
+  fl_free(parts);
+  if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
+  s->nslots = nmine;
+  return FL_OK;
+}
+
+/* A record that did not decode, as a row of the dead-letter batch. */
+static void dead_letter(kafka_source_t *k, const kf_msg_t *m, const char *why) {
+  ty_batch_t *d = k->s.dead;
+  const char *name = k->s.table->name;
+  ty_vec_append_bytes(d->cols[0], name, strlen(name));
+  ty_vec_append_bytes(d->cols[1], m->topic, strlen(m->topic));
+  ty_vec_append_i32(d->cols[2], m->partition);
+  ty_vec_append_i64(d->cols[3], m->offset);
+  if (m->value)
+    ty_vec_append_bytes(d->cols[4], m->value, m->value_len);
+  else
+    ty_vec_append_null(d->cols[4]);
+  ty_vec_append_bytes(d->cols[5], why, strlen(why));
+  d->nrows++;
+  k->s.dead_letters++;
+}
+
+static int ks_poll(st_source_t *s, ty_batch_t *b, uint32_t *part, int timeout_ms, bool *end,
+                   fl_err_t *err) {
+  kafka_source_t *k = (kafka_source_t *)s;
+  *end = false;
+  if (k->next >= k->msgs.n) {
+    if (at_end(k)) {
+      *end = true;
+      return FL_OK;
+    }
+    k->next = 0;
+    int rc = kf_consumer_poll(k->c, &k->msgs, TY_BATCH_ROWS, timeout_ms, err);
+    if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
+  }
+  while (k->next < k->msgs.n && b->nrows < TY_BATCH_ROWS) {
+    const kf_msg_t *m = &k->msgs.msgs[k->next];
+    int32_t p = m->partition;
+    if (p < 0 || p >= k->nparts || !k->mine[p] || m->offset < k->pos[p] ||
+        (k->end && m->offset >= k->end[p])) {
+      k->next++; /* beyond the bounded end, or already handed out */
+      continue;
+    }
+    kf_msgs_t one = {.msgs = (kf_msg_t *)m, .n = 1, .cap = 1};
+    uint32_t used = 0, before = b->nrows;
+    int rc = st_kafka_decode(k->dec, &one, &used, b, err);
+    if (rc && s->bad == ST_BAD_DEAD_LETTER && s->dead) {
+      dead_letter(k, m, err->msg);
+      fl_err_clear(err);
+      used = 1;
+    } else if (rc) {
+      return st_source_option_error(s->table, "format", err);
+    }
+    if (used == 0) break; /* batch full */
+    if (b->nrows > before) part[before] = k->slot[p];
+    k->pos[p] = m->offset + 1;
+    k->next++;
+  }
+  s->skipped = st_kafka_decoder_skipped(k->dec);
+  if (k->next >= k->msgs.n && at_end(k)) *end = true;
+  return FL_OK;
+}
+
+static json_t *ks_position(st_source_t *s) {
+  kafka_source_t *k = (kafka_source_t *)s;
+  json_t *offs = json_object();
+  for (int32_t p = 0; p < k->nparts; p++) {
+    char key[16];
+    snprintf(key, sizeof key, "%d", p);
+    if (k->mine[p]) json_object_set_new(offs, key, json_integer(k->pos[p]));
+  }
+  return json_pack("{s:s,s:s,s:o}", "kind", "kafka", "topic", k->topic, "offsets", offs);
+}
+
+static void ks_committed(st_source_t *s, const json_t *pos) {
+  kafka_source_t *k = (kafka_source_t *)s;
+  if (!k->has_group || !k->c) return;
+  fl_err_t e;
+  fl_err_clear(&e);
+  /* For monitoring only: the group shows the lag of what the Iceberg
+   * commit covers (the checkpoint's offsets, not the consumer's). */
+  json_t *offs = json_object_get(pos, "offsets");
+  int32_t *parts = fl_calloc((size_t)k->nparts + 1, sizeof *parts);
+  int64_t *next = fl_calloc((size_t)k->nparts + 1, sizeof *next);
+  uint32_t n = 0;
+  for (int32_t p = 0; p < k->nparts; p++) {
+    char key[16];
+    snprintf(key, sizeof key, "%d", p);
+    json_t *o = json_object_get(offs, key);
+    if (!k->mine[p] || !json_is_integer(o)) continue;
+    parts[n] = p;
+    next[n++] = json_integer_value(o);
+  }
+  int rc = kf_consumer_commit_offsets(k->c, k->topic, parts, next, n, &e);
+  fl_free(parts);
+  fl_free(next);
+  if (rc)
+    fprintf(stderr, "floe run: table %s: committing group offsets: %s\n", s->table->name, e.msg);
+}
+
+static void ks_free(st_source_t *s) {
+  kafka_source_t *k = (kafka_source_t *)s;
+  kf_msgs_free(&k->msgs);
+  kf_consumer_close(k->c);
+  kf_config_free(k->cfg);
+  st_kafka_decoder_free(k->dec);
+  fl_free(k->pos);
+  fl_free(k->end);
+  fl_free(k->mine);
+  fl_free(k->slot);
+  fl_free(k);
+}
+
+static const st_source_vt_t kafka_vt = {
+    .connector = "kafka",
+    .start = ks_start,
+    .poll = ks_poll,
+    .position = ks_position,
+    .committed = ks_committed,
+    .free = ks_free,
+};
+
+static int opt_error(const sql_stream_table_t *t, const char *key, fl_err_t *err, int code,
+                     const char *msg) {
+  fl_err_set(err, code, "option '%s': %s", key, msg);
+  return st_source_option_error(t, key, err);
+}
+
+int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
+                         fl_err_t *err) {
+  kafka_source_t *k = fl_calloc(1, sizeof *k);
+  k->s.vt = &kafka_vt;
+  k->s.table = t;
+  k->s.bad = bad;
+  kf_msgs_init(&k->msgs);
+  k->cfg = kf_config_new();
+  int rc = FL_OK;
+  bool ignore_errors = false, raw = false;
+  for (uint32_t i = 0; i < t->nopts && !rc; i++) {
+    const char *key = t->keys[i], *v = t->values[i];
+    if (strncmp(key, "properties.", 11) == 0) {
+      if ((rc = kf_config_set_flink(k->cfg, key, v, NULL, err)))
+        rc = st_source_option_error(t, key, err);
+      if (strcmp(key, "properties.group.id") == 0) k->has_group = *v != 0;
+      continue;
+    }
+    bool ok = false;
+    for (size_t j = 0; j < sizeof known / sizeof known[0]; j++) ok |= strcmp(key, known[j]) == 0;
+    if (!ok) {
+      rc = opt_error(t, key, err, FL_EINVALID, "unknown option of the kafka connector");
+      break;
+    }
+    if (!strcmp(key, "topic"))
+      k->topic = v;
+    else if (!strcmp(key, "scan.startup.mode"))
+      k->mode = v;
+    else if (!strcmp(key, "scan.startup.timestamp-millis"))
+      k->ts_millis = v;
+    else if (!strcmp(key, "scan.startup.specific-offsets"))
+      k->specific = v;
+    else if (!strcmp(key, "format") || !strcmp(key, "value.format")) {
+      if (strcmp(v, "json") != 0 && strcmp(v, "raw") != 0)
+        rc =
+            opt_error(t, key, err, FL_EUNSUPPORTED,
+                      "the kafka source reads format 'json' or 'raw' ('csv' is not supported yet)");
+      raw = !strcmp(v, "raw");
+    } else if (!strcmp(key, "json.ignore-parse-errors")) {
+      if (strcmp(v, "true") && strcmp(v, "false"))
+        rc = opt_error(t, key, err, FL_EINVALID, "expected 'true' or 'false'");
+      ignore_errors = !strcmp(v, "true");
+    } else if (!strcmp(key, "scan.watermark.idle-timeout")) {
+      if (!st_duration_parse(v, &k->s.idle_timeout_ms))
+        rc = opt_error(t, key, err, FL_EINVALID, "expected a duration such as '5 s' or '500 ms'");
+    }
+  }
+  char buf[1024];
+  if (!rc && !k->topic) rc = opt_error(t, "topic", err, FL_EINVALID, "is required");
+  if (!rc && strchr(k->topic, ';'))
+    rc = opt_error(t, "topic", err, FL_EUNSUPPORTED, "one topic per table");
+  if (!rc && (!kf_config_get(k->cfg, "bootstrap.servers", buf, sizeof buf) || !*buf))
+    rc = opt_error(t, "properties.bootstrap.servers", err, FL_EINVALID, "is required");
+  if (!rc && !sql_stream_option(t, "format") && !sql_stream_option(t, "value.format"))
+    rc = opt_error(t, "format", err, FL_EINVALID, "is required ('json' or 'raw')");
+  if (!rc) {
+    st_kafka_meta_t *meta = fl_calloc(t->nbase ? t->nbase : 1, sizeof *meta);
+    for (uint32_t i = 0; i < t->nbase && !rc; i++) {
+      const sql_stream_col_t *c = &t->cols[t->base[i]];
+      if (c->kind != SQL_COL_METADATA) continue;
+      if (!st_kafka_meta_parse(c->metadata_key, &meta[i])) {
+        fl_err_set(err, FL_EINVALID,
+                   "column %s: unknown metadata key '%s' (topic, partition, offset, timestamp, "
+                   "timestamp-type, headers)",
+                   c->name, c->metadata_key);
+        rc = fl_err_prefix(err, "line %u, column %u: ", c->pos.line, c->pos.col);
+      }
+    }
+    if (ignore_errors && bad == ST_BAD_FAIL) k->s.bad = ST_BAD_SKIP;
+    if (!rc &&
+        (rc = st_kafka_decoder_new(t->base_schema, meta, k->s.bad == ST_BAD_SKIP, &k->dec, err)))
+      rc = st_source_option_error(t, NULL, err);
+    fl_free(meta);
+    if (!rc && raw && (rc = st_kafka_decoder_set_raw(k->dec, err)))
+      rc = st_source_option_error(t, "format", err);
+  }
+  if (rc) {
+    ks_free(&k->s);
+    return rc;
+  }
+  *out = &k->s;
+  return FL_OK;
+}

@@ -1,0 +1,602 @@
+"""`floe run`: streaming jobs from Kafka and datagen into Iceberg tables.
+
+Jobs are Flink SQL files; their tables are read back with PyIceberg (the
+independent reader) and compared with the exact rows expected. The
+exactly-once tests kill the job (kill -9 at random moments, and the
+FLOE_FAULT_POINT test hook at chosen points of a checkpoint) and restart
+it: the tables must end with every input row exactly once, and their
+snapshot summaries must carry the job id and strictly increasing
+checkpoint ids.
+"""
+import datetime
+import decimal
+import json
+import os
+import pathlib
+import random
+import signal
+import subprocess
+import time
+
+import pytest
+from pyiceberg.catalog.sql import SqlCatalog
+
+from conftest import FLOE, run_floe
+
+BASE_MS = 1_700_000_000_000
+
+
+def catalog_for(wh):
+    return SqlCatalog("floe", uri=f"sqlite:///{wh}/catalog.db", warehouse=f"file://{wh}")
+
+
+def sql(wh, text):
+    return run_floe("--warehouse", wh, "sql", "-c", text)
+
+
+def rows_of(wh, ident):
+    return catalog_for(wh).load_table(ident).scan().to_arrow().to_pylist()
+
+
+def job_snapshots(wh, ident, job_id):
+    """Snapshot summaries of the table that carry the job id, oldest first."""
+    t = catalog_for(wh).load_table(ident)
+    out = []
+    for s in t.metadata.snapshots:
+        summ = s.summary.additional_properties if s.summary else {}
+        if summ.get("floe.job-id") == job_id:
+            out.append(summ)
+    return out
+
+
+def write_job(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def run_job(wh, job, *args, env=None, timeout=60, check=True):
+    e = dict(os.environ)
+    e.pop("FLOE_FAULT_POINT", None)
+    if env:
+        e.update(env)
+    proc = subprocess.run([str(FLOE), "--warehouse", str(wh), "run", str(job), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env=e)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"floe run failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+def start_job(wh, job, *args, env=None):
+    e = dict(os.environ)
+    e.pop("FLOE_FAULT_POINT", None)
+    if env:
+        e.update(env)
+    return subprocess.Popen([str(FLOE), "--warehouse", str(wh), "run", str(job), *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
+
+
+def log_events(stderr):
+    out = []
+    for line in stderr.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            out.append(json.loads(line))
+    return out
+
+
+def check_summaries(wh, ident, job_id):
+    chks = [int(s["floe.checkpoint-id"]) for s in job_snapshots(wh, ident, job_id)]
+    assert chks, "no snapshot carries the job id"
+    assert chks == sorted(set(chks)), f"checkpoint ids repeat or go back: {chks}"
+    for s in job_snapshots(wh, ident, job_id):
+        json.loads(s["floe.offsets"])
+
+
+# ---- datagen ----
+
+DATAGEN_JOB = """
+SET 'execution.checkpointing.interval' = '{interval}';
+CREATE TEMPORARY TABLE gen (
+  id BIGINT,
+  label AS 'n' || CAST(id AS VARCHAR),
+  triple AS id * 3
+) WITH (
+  'connector' = 'datagen',
+  'rows-per-second' = '{rate}',
+  'number-of-rows' = '{rows}',
+  'fields.id.kind' = 'sequence',
+  'fields.id.start' = '1',
+  'fields.id.end' = '{rows}'
+);
+INSERT INTO db.{table} SELECT id, label, triple FROM gen WHERE id % 3 <> 0;
+"""
+
+
+def datagen_expected(n):
+    return sorted((i, f"n{i}", 3 * i) for i in range(1, n + 1) if i % 3 != 0)
+
+
+def table_tuples(wh, ident):
+    return sorted((r["id"], r["label"], r["triple"]) for r in rows_of(wh, ident))
+
+
+@pytest.fixture()
+def wh(tmp_path):
+    w = tmp_path / "wh"
+    w.mkdir()
+    sql(w, "CREATE SCHEMA db")
+    return w
+
+
+def test_datagen_filter_projection_computed_columns(wh, tmp_path):
+    sql(wh, "CREATE TABLE db.gen_out (id bigint, label varchar, triple bigint)")
+    job = write_job(tmp_path, "gen_job.sql",
+                    DATAGEN_JOB.format(interval="300 ms", rate=20000, rows=3000, table="gen_out"))
+    proc = run_job(wh, job, "--once")
+    assert table_tuples(wh, "db.gen_out") == datagen_expected(3000)
+    # The job id is the file's base name; each checkpoint committed once.
+    check_summaries(wh, "db.gen_out", "gen_job")
+    ev = log_events(proc.stderr)
+    assert any(e["event"] == "checkpoint" for e in ev)
+    assert all(e["job-id"] == "gen_job" for e in ev)
+    commits = [e for e in ev if e["event"] == "commit"]
+    assert sum(t["files"] for c in commits for t in c["tables"]) >= 1
+    # Checkpoint folders: the newest few, each with its metadata file.
+    chk = sorted((wh / "_floe" / "jobs" / "gen_job").glob("chk-*"))
+    assert 1 <= len(chk) <= 3
+    assert all((c / "_metadata").exists() for c in chk)
+
+
+def test_unbounded_datagen_with_once_is_an_error(wh, tmp_path):
+    sql(wh, "CREATE TABLE db.u (id bigint)")
+    job = write_job(tmp_path, "u.sql", """
+CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen');
+INSERT INTO db.u SELECT id FROM g;
+""")
+    proc = run_job(wh, job, "--once", check=False)
+    assert proc.returncode == 1
+    assert "unbounded datagen" in proc.stderr and "line 2" in proc.stderr
+
+
+def test_kill_9_at_random_moments_and_restart(wh, tmp_path):
+    """kill -9 five times mid-stream; every restart resumes from the newest
+    checkpoint. The table ends with every row exactly once."""
+    # 5 s of rows at the rate: more than the five runs together last.
+    n = 40000
+    sql(wh, "CREATE TABLE db.k (id bigint, label varchar, triple bigint)")
+    job = write_job(tmp_path, "kjob.sql",
+                    DATAGEN_JOB.format(interval="150 ms", rate=8000, rows=n, table="k"))
+    rng = random.Random(7)
+    kills = 0
+    for _ in range(5):
+        p = start_job(wh, job)
+        time.sleep(rng.uniform(0.25, 0.7))
+        if p.poll() is None:
+            p.send_signal(signal.SIGKILL)
+            kills += 1
+        p.communicate(timeout=30)
+    assert kills >= 5
+    proc = run_job(wh, job)  # runs to the end of the bounded source
+    ev = log_events(proc.stderr)
+    start = [e for e in ev if e["event"] == "start"][0]
+    assert start["restored-checkpoint"] > 0
+    assert table_tuples(wh, "db.k") == datagen_expected(n)
+    check_summaries(wh, "db.k", "kjob")
+    # No data file is left that the table does not reference.
+    t = catalog_for(wh).load_table("db.k")
+    live = {f.file.file_path.replace("file://", "") for f in t.scan().plan_files()}
+    on_disk = {str(p) for p in (wh / "db" / "k" / "data").rglob("*.parquet")}
+    assert on_disk == live
+
+
+@pytest.mark.parametrize("point", ["after-checkpoint-before-commit", "mid-commit"])
+def test_fault_point_then_recovery_commits_once(wh, tmp_path, point):
+    sql(wh, "CREATE TABLE db.f (id bigint, label varchar, triple bigint)")
+    job = write_job(tmp_path, "fjob.sql",
+                    DATAGEN_JOB.format(interval="200 ms", rate=10000, rows=6000, table="f"))
+    proc = run_job(wh, job, env={"FLOE_FAULT_POINT": f"{point}@2"}, check=False)
+    assert proc.returncode == 86, proc.stderr
+    chks = [int(s["floe.checkpoint-id"]) for s in job_snapshots(wh, "db.f", "fjob")]
+    assert chks == [1]
+    assert (wh / "_floe" / "jobs" / "fjob" / "chk-2" / "_metadata").exists()
+    proc = run_job(wh, job)
+    ev = log_events(proc.stderr)
+    # Recovery commits checkpoint 2 first, before reading on.
+    assert ev[0]["event"] == "commit" and ev[0]["checkpoint-id"] == 2
+    assert ev[0]["tables"][0]["snapshot-id"] > 0
+    chks = [int(s["floe.checkpoint-id"]) for s in job_snapshots(wh, "db.f", "fjob")]
+    assert chks[:2] == [1, 2] and chks == sorted(set(chks))
+    assert table_tuples(wh, "db.f") == datagen_expected(6000)
+    # Restarting a finished job commits nothing twice either.
+    run_job(wh, job)
+    assert [int(s["floe.checkpoint-id"]) for s in job_snapshots(wh, "db.f", "fjob")] == chks
+    assert table_tuples(wh, "db.f") == datagen_expected(6000)
+
+
+def test_uncommitted_files_are_deleted_on_recovery(wh, tmp_path):
+    sql(wh, "CREATE TABLE db.g (id bigint, label varchar, triple bigint)")
+    job = write_job(tmp_path, "gjob.sql",
+                    DATAGEN_JOB.format(interval="200 ms", rate=10000, rows=6000, table="g"))
+    proc = run_job(wh, job, env={"FLOE_FAULT_POINT": "after-files-before-metadata@2"}, check=False)
+    assert proc.returncode == 86, proc.stderr
+    data = wh / "db" / "g" / "data"
+    t = catalog_for(wh).load_table("db.g")
+    live = {f.file.file_path.replace("file://", "") for f in t.scan().plan_files()}
+    stray = {str(p) for p in data.rglob("*.parquet")} - live
+    assert stray, "checkpoint 2 wrote data files before its metadata"
+    proc = run_job(wh, job)
+    start = [e for e in log_events(proc.stderr) if e["event"] == "start"][0]
+    assert start["deleted-uncommitted-files"] == len(stray)
+    assert not any(pathlib.Path(p).exists() for p in stray)
+    assert table_tuples(wh, "db.g") == datagen_expected(6000)
+
+
+def test_bad_job_sql_errors_have_line_and_column(wh, tmp_path):
+    sql(wh, "CREATE TABLE db.e (id bigint)")
+    cases = [
+        ("CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen');\nINSERT INTO db.e SELEC id FROM g;",
+         "line 2, column"),
+        ("CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen');\nINSERT INTO db.e SELECT nope FROM g;",
+         "line 2, column 25"),
+        ("CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen',\n  'rows-per-secnd' = '5');\n"
+         "INSERT INTO db.e SELECT id FROM g;", "rows-per-secnd"),
+        ("CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen');\nINSERT INTO db.missing SELECT id FROM g;",
+         "line 2, column 1: Table 'db.missing' does not exist"),
+        ("CREATE TABLE g (id BIGINT, WATERMARK FOR id AS id) WITH ('connector' = 'datagen');\n"
+         "INSERT INTO db.e SELECT id FROM g;", "line 1, column 42: The rowtime column"),
+        ("CREATE TABLE g (id BIGINT) WITH ('connector' = 'kafka', 'topic' = 't', 'format' = 'json');\n"
+         "INSERT INTO db.e SELECT id FROM g;", "properties.bootstrap.servers"),
+        ("CREATE TABLE g (id BIGINT) WITH ('connector' = 'nope');\nINSERT INTO db.e SELECT id FROM g;",
+         "line 1, column 34: table g: connector 'nope' is not supported"),
+    ]
+    for i, (text, want) in enumerate(cases):
+        job = write_job(tmp_path, f"bad{i}.sql", text)
+        proc = run_job(wh, job, "--once", check=False)
+        assert proc.returncode == 1, (text, proc.stderr)
+        assert want in proc.stderr, (text, proc.stderr)
+
+
+# ---- Kafka ----
+
+def order(i):
+    return {"id": i, "customer": f"c{i % 7}", "amount": f"{(i * 37) % 10000 / 100:.2f}",
+            "ts": datetime.datetime.fromtimestamp((BASE_MS + i * 1000) / 1000, datetime.timezone.utc)
+            .strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]}
+
+
+def produce_orders(broker, topic, first, n, partitions):
+    recs = []
+    for i in range(first, first + n):
+        recs.append({"key": str(i), "value": json.dumps(order(i)), "partition": i % partitions,
+                     "timestamp": BASE_MS + i})
+    text = "".join(json.dumps(r) + "\n" for r in recs)
+    proc = broker.floe("produce", "--topic", topic, "--records", input=text)
+    assert f"produced {n} messages" in proc.stderr
+
+
+KAFKA_TABLE = """
+CREATE TABLE orders (
+  id BIGINT,
+  customer STRING,
+  amount DECIMAL(10, 2),
+  ts TIMESTAMP(3),
+  part INT METADATA FROM 'partition' VIRTUAL,
+  off BIGINT METADATA FROM 'offset',
+  kts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+  big AS amount > 50,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH (
+  'connector' = 'kafka',
+  'topic' = '{topic}',
+  'properties.bootstrap.servers' = '{brokers}',
+  'properties.group.id' = '{group}',
+  'scan.startup.mode' = 'earliest-offset',
+  'scan.watermark.idle-timeout' = '1 s',
+  'format' = 'json'
+);
+"""
+
+
+def expected_orders(n, partitions):
+    """(id, customer, amount, partition, offset) of the first n orders."""
+    next_off = [0] * partitions
+    out = []
+    for i in range(n):
+        p = i % partitions
+        o = order(i)
+        out.append((i, o["customer"], decimal.Decimal(o["amount"]), p, next_off[p]))
+        next_off[p] += 1
+    return out
+
+
+def test_kafka_json_pass_through_with_metadata_columns(kafka_broker, wh, tmp_path):
+    topic, parts, n = "run-orders", 3, 900
+    kafka_broker.create_topic(topic, parts)
+    produce_orders(kafka_broker, topic, 0, n, parts)
+    sql(wh, "CREATE TABLE db.orders (id bigint, customer varchar, amount decimal(10,2), "
+            "ts timestamp(6), part integer, off bigint, kts timestamp(6) with time zone, "
+            "big boolean)")
+    job = write_job(tmp_path, "orders.sql", "SET 'pipeline.name' = 'orders-job';\n" +
+                    KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-orders") +
+                    "INSERT INTO db.orders SELECT id, customer, amount, ts, part, off, kts, big "
+                    "FROM orders;\n")
+    proc = run_job(wh, job, "--once")
+    got = sorted((r["id"], r["customer"], r["amount"], r["part"], r["off"])
+                 for r in rows_of(wh, "db.orders"))
+    assert got == expected_orders(n, parts)
+    for r in rows_of(wh, "db.orders"):
+        assert r["ts"] == datetime.datetime.fromtimestamp((BASE_MS + r["id"] * 1000) / 1000)
+        assert r["kts"] == datetime.datetime.fromtimestamp((BASE_MS + r["id"]) / 1000,
+                                                           datetime.timezone.utc)
+        assert r["big"] == (r["amount"] > 50)
+    # pipeline.name is the job id; the offsets of the commit are the ends.
+    summ = job_snapshots(wh, "db.orders", "orders-job")
+    assert summ
+    offs = json.loads(summ[-1]["floe.offsets"])["orders"]["offsets"]
+    assert offs == {str(p): len(range(p, n, parts)) for p in range(parts)}
+    wm = [e["watermark"] for e in log_events(proc.stderr) if e["event"] == "checkpoint"]
+    assert wm[-1].startswith("2023-11-14")  # the event time of the orders, minus 5 s
+    # The group got the committed offsets (for monitoring).
+    out = kafka_broker.floe("offsets", "--topic", topic, "--group", "g-orders").stdout
+    assert str(len(range(0, n, parts))) in out
+
+
+def test_kafka_statement_set_shares_the_source(kafka_broker, wh, tmp_path):
+    """Two INSERTs over one source: filter and projection into two tables,
+    both committed in one catalog transaction per checkpoint."""
+    topic, parts, n = "run-set", 2, 600
+    kafka_broker.create_topic(topic, parts)
+    produce_orders(kafka_broker, topic, 0, n, parts)
+    sql(wh, "CREATE TABLE db.big (id bigint, who varchar, twice decimal(12,2))")
+    sql(wh, "CREATE TABLE db.small (id bigint, off bigint)")
+    job = write_job(tmp_path, "set.sql", KAFKA_TABLE.format(
+        topic=topic, brokers=kafka_broker.brokers, group="g-set") + """
+EXECUTE STATEMENT SET
+BEGIN
+  INSERT INTO db.big SELECT id, upper(customer), amount * 2 FROM orders WHERE big;
+  INSERT INTO db.small SELECT id, off FROM orders WHERE NOT big;
+END;
+""")
+    run_job(wh, job, "--once")
+    exp = expected_orders(n, parts)
+    assert sorted((r["id"], r["who"], r["twice"]) for r in rows_of(wh, "db.big")) == sorted(
+        (i, c.upper(), a * 2) for i, c, a, p, o in exp if a > 50)
+    assert sorted((r["id"], r["off"]) for r in rows_of(wh, "db.small")) == sorted(
+        (i, o) for i, c, a, p, o in exp if not a > 50)
+    a = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.big", "set")]
+    b = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.small", "set")]
+    assert a and a == b
+
+
+def test_once_equals_streaming_run_and_sigterm_commits(kafka_broker, wh, tmp_path):
+    topic, parts, n = "run-eq", 3, 1500
+    kafka_broker.create_topic(topic, parts)
+    produce_orders(kafka_broker, topic, 0, n, parts)
+    cols = "(id bigint, customer varchar, amount decimal(10,2), part integer, off bigint)"
+    for t in ("once", "streamed", "stopped"):
+        sql(wh, f"CREATE TABLE db.{t} {cols}")
+    body = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-eq")
+    q = "SELECT id, customer, amount, part, off FROM orders WHERE id % 5 <> 1"
+    once = write_job(tmp_path, "once.sql", body + f"INSERT INTO db.once {q};\n")
+    run_job(wh, once, "--once")
+    want = sum(1 for i in range(n) if i % 5 != 1)
+    assert len(rows_of(wh, "db.once")) == want
+    key = lambda r: (r["id"], r["customer"], r["amount"], r["part"], r["off"])
+
+    # A streaming run over the same input commits the same table.
+    streamed = write_job(tmp_path, "streamed.sql",
+                         "SET 'execution.checkpointing.interval' = '300 ms';\n" + body +
+                         f"INSERT INTO db.streamed {q};\n")
+    p = start_job(wh, streamed)
+    deadline = time.time() + 30
+    while len(rows_of(wh, "db.streamed")) < want and time.time() < deadline:
+        time.sleep(0.2)
+    assert p.poll() is None, "a streaming job runs until it is stopped"
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    assert sorted(map(key, rows_of(wh, "db.streamed"))) == sorted(map(key, rows_of(wh, "db.once")))
+    assert [e["event"] for e in log_events(err)][-2:] == ["checkpoint", "commit"]
+
+    # SIGTERM before any periodic checkpoint: the final one commits what was read.
+    stopped = write_job(tmp_path, "stopped.sql",
+                        "SET 'execution.checkpointing.interval' = '1 min';\n" + body +
+                        f"INSERT INTO db.stopped {q};\n")
+    p = start_job(wh, stopped)
+    time.sleep(2.0)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    commits = [e for e in log_events(err) if e["event"] == "commit"]
+    assert len(commits) == 1
+    offs = json.loads(job_snapshots(wh, "db.stopped", "stopped")[-1]["floe.offsets"])
+    ends = {int(k): v for k, v in offs["orders"]["offsets"].items()}
+    assert sum(ends.values()) > 0
+    expect = [r for r in expected_orders(n, parts) if r[0] % 5 != 1 and r[4] < ends[r[3]]]
+    got = sorted((r["id"], r["customer"], r["amount"], r["part"], r["off"])
+                 for r in rows_of(wh, "db.stopped"))
+    assert got == sorted(expect)
+
+
+def test_kafka_kill_9_while_producing(kafka_broker, wh, tmp_path):
+    """The job is killed while messages keep arriving; after restarts and a
+    final --once run the table holds each message exactly once."""
+    topic, parts = "run-kill", 3
+    kafka_broker.create_topic(topic, parts)
+    sql(wh, "CREATE TABLE db.killed (id bigint, part integer, off bigint)")
+    job = write_job(tmp_path, "killed.sql",
+                    "SET 'execution.checkpointing.interval' = '100 ms';\n" +
+                    KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-kill") +
+                    "INSERT INTO db.killed SELECT id, part, off FROM orders;\n")
+    rng = random.Random(11)
+    total = 0
+    for _ in range(3):
+        p = start_job(wh, job)
+        produce_orders(kafka_broker, topic, total, 1000, parts)
+        total += 1000
+        time.sleep(rng.uniform(0.1, 0.6))
+        p.send_signal(signal.SIGKILL)
+        p.communicate(timeout=30)
+    run_job(wh, job, "--once")
+    got = sorted((r["id"], r["part"], r["off"]) for r in rows_of(wh, "db.killed"))
+    assert got == sorted((i, p, o) for i, c, a, p, o in expected_orders(total, parts))
+    check_summaries(wh, "db.killed", "killed")
+
+
+def test_bad_records_fail_skip_and_dead_letter(kafka_broker, wh, tmp_path):
+    topic, n = "run-bad", 300
+    kafka_broker.create_topic(topic, 1)
+    recs, bad = [], {}
+    for i in range(n):
+        if i % 50 == 7:
+            v = "not json {" if i % 100 == 7 else json.dumps({"id": "abc", "customer": 1})
+            bad[i] = v
+        else:
+            v = json.dumps(order(i))
+        recs.append({"value": v, "partition": 0, "timestamp": BASE_MS + i})
+    kafka_broker.floe("produce", "--topic", topic, "--records",
+                      input="".join(json.dumps(r) + "\n" for r in recs))
+    cols = "(id bigint, off bigint)"
+    body = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-bad")
+    good = sorted((i, i) for i in range(n) if i not in bad)  # one partition: offset == i
+
+    sql(wh, f"CREATE TABLE db.bad_fail {cols}")
+    job = write_job(tmp_path, "bad_fail.sql", body + "INSERT INTO db.bad_fail SELECT id, off FROM orders;")
+    proc = run_job(wh, job, "--once", check=False)
+    assert proc.returncode == 1
+    assert f"{topic}[0] offset 7" in proc.stderr
+    assert rows_of(wh, "db.bad_fail") == []
+
+    sql(wh, f"CREATE TABLE db.bad_skip {cols}")
+    job = write_job(tmp_path, "bad_skip.sql", "SET 'floe.bad-records' = 'skip';\n" + body +
+                    "INSERT INTO db.bad_skip SELECT id, off FROM orders;")
+    run_job(wh, job, "--once")
+    assert sorted((r["id"], r["off"]) for r in rows_of(wh, "db.bad_skip")) == good
+
+    # Flink's own option means the same.
+    sql(wh, f"CREATE TABLE db.bad_ignore {cols}")
+    job = write_job(tmp_path, "bad_ignore.sql", body.replace(
+        "'format' = 'json'", "'format' = 'json', 'json.ignore-parse-errors' = 'true'") +
+        "INSERT INTO db.bad_ignore SELECT id, off FROM orders;")
+    run_job(wh, job, "--once")
+    assert sorted((r["id"], r["off"]) for r in rows_of(wh, "db.bad_ignore")) == good
+
+    sql(wh, f"CREATE TABLE db.bad_dl {cols}")
+    job = write_job(tmp_path, "bad_dl.sql", "SET 'floe.bad-records' = 'dead-letter';\n"
+                    "SET 'floe.dead-letter.table' = 'db.dead';\n" + body +
+                    "INSERT INTO db.bad_dl SELECT id, off FROM orders;")
+    run_job(wh, job, "--once")
+    assert sorted((r["id"], r["off"]) for r in rows_of(wh, "db.bad_dl")) == good
+    dead = sorted(rows_of(wh, "db.dead"), key=lambda r: r["offset"])
+    assert [(r["source"], r["topic"], r["partition"], r["offset"], r["payload"].decode())
+            for r in dead] == [("orders", topic, 0, i, v) for i, v in sorted(bad.items())]
+    assert all(f"offset {r['offset']}" in r["error"] for r in dead)
+    # The dead letters are committed with the rows, in the same transaction.
+    a = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.bad_dl", "bad_dl")]
+    b = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.dead", "bad_dl")]
+    assert a == b and a
+
+
+def test_kafka_raw_format(kafka_broker, wh, tmp_path):
+    topic = "run-raw"
+    kafka_broker.create_topic(topic, 1)
+    values = ["plain text", "{\"not\": \"parsed\"}", None, "ünïcode", ""]
+    kafka_broker.floe("produce", "--topic", topic, "--records", input="".join(
+        json.dumps({"value": v, "partition": 0}) + "\n" for v in values))
+    sql(wh, "CREATE TABLE db.lines (line varchar, off bigint, n bigint)")
+    job = write_job(tmp_path, "raw.sql", f"""
+CREATE TABLE lines (line STRING, off BIGINT METADATA FROM 'offset') WITH (
+  'connector' = 'kafka', 'topic' = '{topic}', 'format' = 'raw',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}');
+INSERT INTO db.lines SELECT line, off, length(line) FROM lines;
+""")
+    run_job(wh, job, "--once")
+    got = sorted((r["off"], r["line"], r["n"]) for r in rows_of(wh, "db.lines"))
+    assert got == [(i, v, None if v is None else len(v)) for i, v in enumerate(values)]
+    bad = write_job(tmp_path, "raw_bad.sql", job.read_text().replace(
+        "(line STRING,", "(line STRING, other INT,"))
+    proc = run_job(wh, bad, "--once", check=False)
+    assert proc.returncode == 1 and "format 'raw' needs exactly one physical column" in proc.stderr
+    csv = write_job(tmp_path, "csv.sql", job.read_text().replace("'raw'", "'csv'"))
+    proc = run_job(wh, csv, "--once", check=False)
+    assert proc.returncode == 1 and "'csv' is not supported yet" in proc.stderr
+
+
+def test_partitioned_target_and_two_inserts_into_one_table(wh, tmp_path):
+    """The sink writes with the table's partition spec and write properties;
+    two INSERTs into one table make one snapshot per checkpoint."""
+    sql(wh, "CREATE TABLE db.parted (id bigint, label varchar, triple bigint) WITH ("
+            "partitioning = ARRAY['bucket(label, 4)', 'truncate(id, 1000)'], "
+            "'write.parquet.compression-codec' = 'snappy')")
+    job = write_job(tmp_path, "parted.sql", DATAGEN_JOB.format(
+        interval="300 ms", rate=20000, rows=4000, table="parted").replace(
+        "INSERT INTO db.parted SELECT id, label, triple FROM gen WHERE id % 3 <> 0;",
+        "EXECUTE STATEMENT SET BEGIN\n"
+        "INSERT INTO db.parted SELECT id, label, triple FROM gen WHERE id % 3 = 1;\n"
+        "INSERT INTO db.parted SELECT id, label, triple FROM gen WHERE id % 3 = 2;\n"
+        "END;"))
+    run_job(wh, job, "--once")
+    assert table_tuples(wh, "db.parted") == datagen_expected(4000)
+    t = catalog_for(wh).load_table("db.parted")
+    tasks = list(t.scan().plan_files())
+    parts = {(f.file.partition[0], f.file.partition[1]) for f in tasks}
+    assert len(parts) > 4  # 4 buckets x 4 id ranges
+    for f in tasks:
+        assert "/data/label_bucket_4=" in f.file.file_path and "/id_trunc_1000=" in f.file.file_path
+    import pyarrow.parquet as pq
+    md = pq.ParquetFile(tasks[0].file.file_path.replace("file://", "")).metadata
+    assert md.row_group(0).column(0).compression == "SNAPPY"
+    chks = [s["floe.checkpoint-id"] for s in job_snapshots(wh, "db.parted", "parted")]
+    assert chks and len(chks) == len(set(chks))  # one snapshot per checkpoint
+
+
+def test_concurrent_writer_conflicts_are_retried(wh, tmp_path):
+    """`floe sql` inserts into the job's table while the job commits every
+    100 ms: lost races are retried on the new head, nothing is lost."""
+    sql(wh, "CREATE TABLE db.shared (id bigint, label varchar, triple bigint)")
+    job = write_job(tmp_path, "shared.sql",
+                    DATAGEN_JOB.format(interval="100 ms", rate=5000, rows=10000, table="shared"))
+    p = start_job(wh, job)
+    for k in range(8):
+        sql(wh, f"INSERT INTO db.shared VALUES ({-1 - k}, 'sql', 0)")
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    got = table_tuples(wh, "db.shared")
+    assert [r for r in got if r[0] < 0] == sorted((-1 - k, "sql", 0) for k in range(8))
+    assert [r for r in got if r[0] > 0] == datagen_expected(10000)
+    check_summaries(wh, "db.shared", "shared")
+
+
+def test_parallelism_spreads_partitions_over_threads(kafka_broker, wh, tmp_path):
+    topic, parts = "run-par", 5
+    kafka_broker.create_topic(topic, parts)
+    produce_orders(kafka_broker, topic, 0, 2000, parts)
+    sql(wh, "CREATE TABLE db.par (id bigint, part integer, off bigint)")
+    sql(wh, "CREATE TABLE db.par_gen (id bigint, label varchar, triple bigint)")
+    body = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-par")
+    job = write_job(tmp_path, "par.sql",
+                    "SET 'execution.checkpointing.interval' = '100 ms';\n" + body +
+                    "INSERT INTO db.par SELECT id, part, off FROM orders WHERE id >= 0;\n")
+    # A streaming run on 3 threads, killed, then finished with --once.
+    p = start_job(wh, job, "--parallelism", 3)
+    produce_orders(kafka_broker, topic, 2000, 2000, parts)
+    time.sleep(0.8)
+    p.send_signal(signal.SIGKILL)
+    p.communicate(timeout=30)
+    proc = run_job(wh, job, "--once", "--parallelism", 3)
+    got = sorted((r["id"], r["part"], r["off"]) for r in rows_of(wh, "db.par"))
+    assert got == sorted((i, p, o) for i, c, a, p, o in expected_orders(4000, parts))
+    check_summaries(wh, "db.par", "par")
+    offs = json.loads(job_snapshots(wh, "db.par", "par")[-1]["floe.offsets"])
+    assert offs["orders"]["offsets"] == {str(q): len(range(q, 4000, parts)) for q in range(parts)}
+    # A generator is read by one thread only: no row twice.
+    gen = write_job(tmp_path, "par_gen.sql", DATAGEN_JOB.format(
+        interval="200 ms", rate=20000, rows=3000, table="par_gen"))
+    run_job(wh, gen, "--once", "--parallelism", 2)
+    assert table_tuples(wh, "db.par_gen") == datagen_expected(3000)
+    # Operators that hold rows of several partitions need one thread.
+    agg = write_job(tmp_path, "par_agg.sql", body +
+                    "INSERT INTO db.par SELECT max(id), 0, count(*) FROM orders;\n")
+    proc = run_job(wh, agg, "--once", "--parallelism", 2, check=False)
+    assert proc.returncode == 1 and "--parallelism above 1" in proc.stderr
