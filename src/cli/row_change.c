@@ -19,6 +19,7 @@
 
 #include "base/alloc.h"
 #include "base/strset.h"
+#include "exec/ex_vec.h"
 #include "iceberg/ice_commit.h"
 #include "iceberg/ice_data_writer.h"
 #include "iceberg/ice_dv.h"
@@ -52,6 +53,7 @@ struct cli_rc {
   const char **dv_paths; /* deletion vector files written (v3) */
   uint32_t ndv;
   bool committed;
+  ex_write_adapt_t adapt; /* new rows' varbinary values for fixed columns */
 };
 
 int cli_rc_mode(const ice_table_t *t, const char *property, cli_rc_mode_t *out, fl_err_t *err) {
@@ -160,8 +162,9 @@ int cli_rc_delete_file(cli_rc_t *rc, uint32_t task, bool all_deletes, fl_err_t *
 }
 
 int cli_rc_insert(cli_rc_t *rc, const ty_batch_t *b, fl_err_t *err) {
-  ty_batch_t view = *b;
-  view.schema = ice_meta_schema(rc->t->meta);
+  ty_batch_t view;
+  int r = ex_write_adapt(&rc->adapt, ice_meta_schema(rc->t->meta), b, &view, err);
+  if (r) return r;
   rc->inserted += ty_batch_live(b);
   return ice_dw_write(rc->w, &view, err);
 }
@@ -426,5 +429,6 @@ void cli_rc_free(cli_rc_t *rc) {
   fl_free(rc->dv_paths);
   ice_scan_free(rc->scan);
   fl_arena_free(rc->a);
+  ex_write_adapt_free(&rc->adapt);
   fl_free(rc);
 }

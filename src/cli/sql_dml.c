@@ -12,6 +12,7 @@
 #include "catalog/cat_tables.h"
 #include "cli/sql_exec.h"
 #include "exec/ex_plan.h"
+#include "exec/ex_vec.h"
 #include "iceberg/ice_commit.h"
 #include "iceberg/ice_data_writer.h"
 #include "iceberg/ice_spec.h"
@@ -29,8 +30,8 @@ static int pos_err(fl_err_t *err, const sql_stmt_t *st, int code, const char *wh
 
 /* Runs plan p (columns in table order and of its types) and appends its
  * rows to t in one commit. */
-static int write_rows(const sql_session_t *s, fl_arena_t *a, ice_table_t *t, sql_plan_t *p,
-                      int64_t *rows, fl_err_t *err) {
+static int write_rows(const sql_session_t *s, fl_arena_t *a, ice_table_t *t, const char *branch,
+                      sql_plan_t *p, int64_t *rows, fl_err_t *err) {
   sql_resolver_t r;
   ex_sql_resolver(&r, a);
   int rc = sql_optimize(a, &r, &p, err);
@@ -59,20 +60,26 @@ static int write_rows(const sql_session_t *s, fl_arena_t *a, ice_table_t *t, sql
     return FL_OK; /* Trino commits nothing for an empty insert either */
   }
   rc = ice_dw_open(t->fs, m->location, schema, &dwo, &w, err);
+  ex_write_adapt_t adapt = {0};
   for (uint32_t i = 0; !rc && i < sink->nbatches; i++) {
     /* The sink's columns are the table's, in order and of its types: the
-     * same vectors under the table schema (field ids). */
-    ty_batch_t view = *sink->batches[i];
-    view.schema = schema;
-    rc = ice_dw_write(w, &view, err);
+     * same vectors under the table schema (field ids), varbinary values
+     * of fixed(L) columns copied into that layout. */
+    ty_batch_t view;
+    rc = ex_write_adapt(&adapt, schema, sink->batches[i], &view, err);
+    if (!rc) rc = ice_dw_write(w, &view, err);
   }
+  ex_write_adapt_free(&adapt);
   ex_query_free(q);
   ice_data_file_t *files = NULL;
   size_t nfiles = 0;
   if (!rc) rc = ice_dw_close(w, a, &files, &nfiles, err);
   if (!rc) {
-    ice_change_t ch = {
-        .kind = ICE_CHANGE_APPEND, .add = files, .nadd = (uint32_t)nfiles, .base_snapshot_id = -1};
+    ice_change_t ch = {.kind = ICE_CHANGE_APPEND,
+                       .branch = branch,
+                       .add = files,
+                       .nadd = (uint32_t)nfiles,
+                       .base_snapshot_id = -1};
     ice_commit_result_t res = {0};
     rc = ice_commit(t, &ch, &res, err);
   }
@@ -91,7 +98,7 @@ int sql__exec_insert(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_
   sql_insert_t ins;
   int rc = sql_bind_insert(a, o, st, &ins, err);
   if (rc) return rc;
-  if ((rc = write_rows(s, a, ins.table, ins.plan, rows, err)))
+  if ((rc = write_rows(s, a, ins.table, ins.branch, ins.plan, rows, err)))
     return fl_err_prefix(err, "INSERT INTO %s.%s: ", ins.ns, ins.name);
   return FL_OK;
 }
@@ -149,7 +156,7 @@ int sql__exec_ddl(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t *
         /* The query's rows; on failure the new table goes again, so that
          * CREATE TABLE AS either happens whole or not at all. */
         int64_t rows;
-        if ((rc = write_rows(s, a, t, ct.plan, &rows, err))) {
+        if ((rc = write_rows(s, a, t, NULL, ct.plan, &rows, err))) {
           fl_err_t e2;
           fl_err_clear(&e2);
           cat_drop_table(s->catalog, io_local_fs(), ct.ns, ct.name, true, NULL, &e2);

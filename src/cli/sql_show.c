@@ -122,7 +122,12 @@ int sql__exec_show(const sql_session_t *s, fl_arena_t *a, const sql_bind_opts_t 
     const char **row = &res->cells[res->nrows++ * 4];
     row[0] = fl_arena_strdup(a, f->name);
     if (o->resolver->from_storage(o->resolver->ctx, f->type, &dt, &e2) == FL_OK) {
-      row[1] = fl_arena_strdup(a, sql_dtype_str(&dt));
+      /* Nested types can be longer than sql_dtype_str's buffer. */
+      fl_buf_t b;
+      fl_buf_init(&b);
+      sql_dtype_format(&dt, &b);
+      row[1] = fl_arena_strndup(a, (const char *)b.data, b.len);
+      fl_buf_free(&b);
     } else {
       fl_buf_t b;
       fl_buf_init(&b);

@@ -98,6 +98,8 @@ int ex_type_parse(const char *text, ex_type_t *out, fl_err_t *err) {
     *out = ex_type(EX_DATE);
   else if (word(&p, "uuid"))
     *out = ex_type(EX_UUID);
+  else if (word(&p, "json"))
+    *out = ex_type(EX_JSON);
   else if (word(&p, "time")) {
     if (!parse_params(&p, &a, &b, &np)) goto bad;
     *out = ex_type(EX_TIME);
@@ -262,11 +264,14 @@ void ex__format_value(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint
     case EX_DECIMAL: n = ex__dec_format(ty_vec_get_i128(v, i), t->scale, b, sizeof b); break;
     case EX_DATE: n = fl_format_date(TY_VEC_DATA(v, int32_t)[i], b); break;
     case EX_TIME: n = fl_format_time(TY_VEC_DATA(v, int64_t)[i], b); break;
-    case EX_TIMESTAMP: n = format_ts(TY_VEC_DATA(v, int64_t)[i], 6, b); break;
+    case EX_TIMESTAMP:
+      n = format_ts(TY_VEC_DATA(v, int64_t)[i], ex_type_is_nanos(t) ? 9 : 6, b);
+      break;
     case EX_TIMESTAMPTZ: {
       const fl_tz_t *z = ex__zone(ctx, t);
-      int64_t local = ex__utc_to_local(z, TY_VEC_DATA(v, int64_t)[i]);
-      n = format_ts(local, 6, b);
+      int64_t local = ex_type_is_nanos(t) ? ex__ns_shift(z, TY_VEC_DATA(v, int64_t)[i], true)
+                                          : ex__utc_to_local(z, TY_VEC_DATA(v, int64_t)[i]);
+      n = format_ts(local, ex_type_is_nanos(t) ? 9 : 6, b);
       /* timestamp(3): the stored micros shown to the millisecond (metadata
        * times are whole milliseconds). */
       if (t->precision == 3 && n > 3) n -= 3;
@@ -330,7 +335,7 @@ void ex__format_value(ex_ctx_t *ctx, const ex_type_t *t, const ty_vec_t *v, uint
       fl_buf_append_str(out, "{");
       for (uint32_t f = 0; f < t->nfields && f < v->nchildren; f++) {
         if (f) fl_buf_append_str(out, ", ");
-        fl_buf_printf(out, "%s=", t->fields[f].name);
+        if (t->fields[f].name) fl_buf_printf(out, "%s=", t->fields[f].name);
         if (ty_vec_is_null(v->children[f], i))
           fl_buf_append_str(out, "NULL");
         else
@@ -676,20 +681,25 @@ static int cast_from_varchar(cast_env_t *c) {
         int64_t t;
         bool zoned;
         const fl_tz_t *z = NULL;
-        if (!fl_parse_timestamp((const char *)p, n, 6, &t, &zoned)) {
+        const bool ns = ex_type_is_nanos(c->to);
+        const int digits = ns ? 9 : 6;
+        if (!fl_parse_timestamp((const char *)p, n, digits, &t, &zoned)) {
           /* "2024-01-02 03:04:05 Europe/Berlin": a zone name after a space. */
           size_t sp = n;
           while (sp > 0 && p[sp - 1] != ' ') sp--;
           fl_err_t zerr;
           if (k != EX_TIMESTAMPTZ || sp < 2 ||
-              !fl_parse_timestamp((const char *)p, sp - 1, 6, &t, &zoned) || zoned ||
+              !fl_parse_timestamp((const char *)p, sp - 1, digits, &t, &zoned) || zoned ||
               fl_tz_get((const char *)p + sp, n - sp, &z, &zerr) != FL_OK)
             FAIL(i);
-          t = ex__local_to_utc(z, t);
+          t = ns ? ex__ns_shift(z, t, false) : ex__local_to_utc(z, t);
           zoned = true;
         }
         if (k == EX_TIMESTAMP && zoned) FAIL(i);
-        if (k == EX_TIMESTAMPTZ && !zoned) t = ex__local_to_utc(ex__zone(c->ctx, c->to), t);
+        if (k == EX_TIMESTAMPTZ && !zoned) {
+          const fl_tz_t *zt = ex__zone(c->ctx, c->to);
+          t = ns ? ex__ns_shift(zt, t, false) : ex__local_to_utc(zt, t);
+        }
         TY_VEC_DATA(o, int64_t)[i] = t;
         break;
       }
@@ -748,6 +758,58 @@ static int cast_temporal(cast_env_t *c) {
   return FL_OK;
 }
 
+#define NANOS_PER_DAY ((int64_t)86400 * 1000000000)
+
+/* Micros of nanos rounded half up, as Trino lowers timestamp precision. */
+static int64_t ns_to_us(int64_t ns) { return fl_floordiv(ns + 500, 1000); }
+
+/* Temporal casts where either side keeps nanoseconds (timestamp(9)). */
+static int cast_temporal_ns(cast_env_t *c) {
+  const ex_tkind_t f = c->from->kind, t = c->to->kind;
+  const bool fns = ex_type_is_nanos(c->from), tns = ex_type_is_nanos(c->to);
+  const fl_tz_t *zf = ex__zone(c->ctx, c->from), *zt = ex__zone(c->ctx, c->to);
+  EX_ROWS(c->rows, i) {
+    if (!ex__valid(c->out, i)) continue;
+    uint32_t j = i & c->m;
+    int64_t v = f == EX_DATE ? TY_VEC_DATA(c->in, int32_t)[j] : TY_VEC_DATA(c->in, int64_t)[j];
+    /* A timestamp with time zone to one: the instant stays. */
+    if (f == EX_TIMESTAMPTZ && t == EX_TIMESTAMPTZ) {
+      int64_t r = v;
+      if (fns && !tns) r = ns_to_us(v);
+      if (!fns && tns && __builtin_mul_overflow(v, 1000, &r)) FAIL(i);
+      TY_VEC_DATA(c->out, int64_t)[i] = r;
+      continue;
+    }
+    /* Local wall-clock nanos of the source. */
+    int64_t local;
+    if (f == EX_DATE) {
+      if (__builtin_mul_overflow(v, NANOS_PER_DAY, &local)) FAIL(i);
+    } else if (f == EX_TIMESTAMPTZ) {
+      if (fns)
+        local = ex__ns_shift(zf, v, true);
+      else if (__builtin_mul_overflow(ex__utc_to_local(zf, v), 1000, &local))
+        FAIL(i);
+    } else if (fns) {
+      local = v;
+    } else if (__builtin_mul_overflow(v, 1000, &local)) {
+      FAIL(i);
+    }
+    switch (t) {
+      case EX_DATE:
+        TY_VEC_DATA(c->out, int32_t)[i] = (int32_t)fl_floordiv(local, NANOS_PER_DAY);
+        break;
+      case EX_TIME:
+        TY_VEC_DATA(c->out, int64_t)[i] = fl_floormod(local, NANOS_PER_DAY) / 1000;
+        break;
+      case EX_TIMESTAMP: TY_VEC_DATA(c->out, int64_t)[i] = tns ? local : ns_to_us(local); break;
+      default: /* timestamptz */
+        TY_VEC_DATA(c->out, int64_t)
+        [i] = tns ? ex__ns_shift(zt, local, false) : ex__local_to_utc(zt, ns_to_us(local));
+    }
+  }
+  return FL_OK;
+}
+
 static int cast_copy(cast_env_t *c) {
   ex_sw_t w = {0};
   if (c->out->offsets) ex__sw_init(&w, c->out);
@@ -772,23 +834,120 @@ static int cast_copy(cast_env_t *c) {
   return FL_OK;
 }
 
-static int cast_array(cast_env_t *c) {
-  /* Only array(varchar) exists so far: a copy of rows. */
+/* The element range of row j of an array or map vector. */
+static void range_of(const ty_vec_t *v, uint32_t j, int32_t *b, int32_t *e) {
+  *b = v->offsets[j];
+  *e = v->offsets[j + 1];
+}
+
+/*
+ * Casts the elements of the selected, present rows of an array or map
+ * (child k of in, element type ft, to tt) into a vector of as many
+ * elements; the elements of other rows are left NULL, so they raise no
+ * errors. The caller frees *out.
+ */
+static int cast_children(cast_env_t *c, uint32_t k, const ex_type_t *ft, const ex_type_t *tt,
+                         ty_vec_t **out) {
+  const ty_vec_t *src = c->in->children[k];
+  uint32_t n = src->len;
+  uint32_t *sel = fl_malloc((n ? n : 1) * sizeof *sel), ns = 0;
+  uint8_t *seen = fl_calloc(n ? n : 1, 1);
+  EX_ROWS(c->rows, i) {
+    if (!ex__valid(c->out, i)) continue;
+    int32_t b, e;
+    range_of(c->in, i & c->m, &b, &e);
+    for (int32_t x = b; x < e; x++) seen[x] = 1;
+  }
+  for (uint32_t x = 0; x < n; x++)
+    if (seen[x]) sel[ns++] = x;
+  fl_free(seen);
+  *out = ty_vec_new(ex_type_storage(tt, c->ctx->arena), n ? n : 1);
+  ex_rows_t er = {.nrows = n, .sel = sel, .n = ns};
+  int rc = ex_cast_eval(c->ctx, ft, tt, c->try_cast, src, &er, *out, c->err);
+  fl_free(sel);
+  return rc;
+}
+
+/* array(A) to array(B), map(K, V) to map(K2, V2): element by element. */
+static int cast_list(cast_env_t *c) {
+  const bool is_map = c->from->kind == EX_MAP;
+  ty_vec_t *cast[2] = {NULL, NULL};
+  int rc = cast_children(c, 0, is_map ? c->from->key : c->from->elem,
+                         is_map ? c->to->key : c->to->elem, &cast[0]);
+  if (!rc && is_map) rc = cast_children(c, 1, c->from->elem, c->to->elem, &cast[1]);
+  if (!rc && is_map && !c->try_cast) {
+    /* A map key that became NULL (TRY_CAST) is not a key. */
+    EX_ROWS(c->rows, i) {
+      if (!ex__valid(c->out, i)) continue;
+      int32_t b, e;
+      range_of(c->in, i & c->m, &b, &e);
+      for (int32_t x = b; x < e; x++)
+        if (ty_vec_is_null(cast[0], (uint32_t)x)) {
+          rc = ex__err(c->err, "map key cannot be null");
+          break;
+        }
+      if (rc) break;
+    }
+  }
+  if (rc) {
+    ty_vec_free(cast[0]);
+    ty_vec_free(cast[1]);
+    return rc;
+  }
   ty_vec_t *o = c->out;
-  ty_vec_t *ch = o->children[0];
-  ty_vec_reset(ch);
+  uint32_t nch = is_map ? 2 : 1;
+  if (c->try_cast) {
+    /* TRY_CAST: an element that failed makes the whole value NULL, as in
+     * Trino (an element that was NULL stays one). */
+    EX_ROWS(c->rows, i) {
+      if (!ex__valid(o, i)) continue;
+      int32_t b, e;
+      range_of(c->in, i & c->m, &b, &e);
+      for (int32_t x = b; x < e; x++)
+        for (uint32_t k = 0; k < nch; k++)
+          if (ty_vec_is_null(cast[k], (uint32_t)x) &&
+              !ty_vec_is_null(c->in->children[k], (uint32_t)x))
+            ex__set_null(o, i);
+    }
+  }
+  for (uint32_t k = 0; k < nch; k++) ty_vec_reset(o->children[k]);
   uint32_t next = 0;
   EX_ROWS(c->rows, i) {
-    for (; next <= i; next++) o->offsets[next] = (int32_t)ch->len;
+    for (; next <= i; next++) o->offsets[next] = (int32_t)o->children[0]->len;
     if (ex__valid(o, i)) {
-      const ty_vec_t *src = c->in->children[0];
-      uint32_t j = i & c->m;
-      for (int32_t e = c->in->offsets[j]; e < c->in->offsets[j + 1]; e++)
-        ty_vec_append_from(ch, src, (uint32_t)e);
+      int32_t b, e;
+      range_of(c->in, i & c->m, &b, &e);
+      for (int32_t x = b; x < e; x++)
+        for (uint32_t k = 0; k < nch; k++) ty_vec_append_from(o->children[k], cast[k], (uint32_t)x);
     }
-    o->offsets[i + 1] = (int32_t)ch->len;
+    o->offsets[i + 1] = (int32_t)o->children[0]->len;
     next = i + 1;
   }
+  ty_vec_free(cast[0]);
+  ty_vec_free(cast[1]);
+  return FL_OK;
+}
+
+/* row(...) to row(...) with as many fields: field by field, by position. */
+static int cast_row(cast_env_t *c) {
+  ty_vec_t *o = c->out;
+  for (uint32_t f = 0; f < c->to->nfields; f++) {
+    int rc = ex_cast_eval(c->ctx, &c->from->fields[f].type, &c->to->fields[f].type, c->try_cast,
+                          c->in->children[f], c->rows, o->children[f], c->err);
+    if (rc) return rc;
+  }
+  if (c->try_cast) /* a field that failed makes the row NULL */
+    EX_ROWS(c->rows, i) {
+      if (!ex__valid(o, i)) continue;
+      for (uint32_t f = 0; f < o->nchildren; f++)
+        if (ty_vec_is_null(o->children[f], i) && !ty_vec_is_null(c->in->children[f], i & c->m))
+          ex__set_null(o, i);
+    }
+  /* Rows the cast does not compute, and NULL rows, have NULL fields. */
+  for (uint32_t i = 0; i < o->len; i++)
+    if (!ex__valid(o, i))
+      for (uint32_t f = 0; f < o->nchildren; f++) ex__set_null(o->children[f], i);
+  for (uint32_t f = 0; f < o->nchildren; f++) ex__out_end(o->children[f]);
   return FL_OK;
 }
 
@@ -800,11 +959,40 @@ static bool is_temporal(ex_tkind_t k) {
   return k == EX_DATE || k == EX_TIMESTAMP || k == EX_TIMESTAMPTZ || k == EX_TIME;
 }
 
+static cast_fn pick(const ex_type_t *from, const ex_type_t *to);
+
+static int cast_to_json(cast_env_t *c) {
+  return ex__cast_to_json(c->ctx, c->from, c->in, c->rows, c->out, c->err);
+}
+static int cast_from_json(cast_env_t *c) {
+  return ex__cast_from_json(c->ctx, c->to, c->try_cast, c->in, c->rows, c->out, c->err);
+}
+
+/* Whether the parts of a nested cast convert. */
+static bool castable(const ex_type_t *from, const ex_type_t *to) {
+  return from->kind == EX_UNKNOWN || pick(from, to) != NULL;
+}
+
 static cast_fn pick(const ex_type_t *from, const ex_type_t *to) {
   ex_tkind_t f = from->kind, t = to->kind;
+  if (f == EX_ARRAY && t == EX_ARRAY)
+    return from->elem && to->elem && castable(from->elem, to->elem) ? cast_list : NULL;
+  if (f == EX_MAP && t == EX_MAP)
+    return from->key && to->key && from->elem && to->elem && castable(from->key, to->key) &&
+                   castable(from->elem, to->elem)
+               ? cast_list
+               : NULL;
+  if (f == EX_ROW && t == EX_ROW) {
+    if (from->nfields != to->nfields) return NULL;
+    for (uint32_t i = 0; i < from->nfields; i++)
+      if (!castable(&from->fields[i].type, &to->fields[i].type)) return NULL;
+    return cast_row;
+  }
+  if (t == EX_JSON && f != EX_JSON) return ex__json_castable_to(from) ? cast_to_json : NULL;
+  if (f == EX_JSON && t != EX_JSON) return ex__json_castable_from(to) ? cast_from_json : NULL;
   if (f == EX_MAP || f == EX_ROW || f == EX_JSON || t == EX_MAP || t == EX_ROW || t == EX_JSON)
     return f == EX_JSON && t == EX_JSON ? cast_copy : NULL;
-  if (t == EX_VARCHAR && f != EX_ARRAY)
+  if (t == EX_VARCHAR && f != EX_ARRAY && f != EX_MAP && f != EX_ROW)
     return f == EX_VARCHAR || f == EX_VARBINARY ? cast_copy : cast_to_varchar;
   if (f == EX_VARCHAR)
     return t == EX_ARRAY || t == EX_INTERVAL_DS || t == EX_INTERVAL_YM ? NULL : cast_from_varchar;
@@ -820,12 +1008,13 @@ static cast_fn pick(const ex_type_t *from, const ex_type_t *to) {
   if (is_temporal(f) && is_temporal(t)) {
     if (f == EX_TIME && t != EX_TIME) return NULL;
     if (t == EX_TIME && f == EX_DATE) return NULL;
+    if (ex_type_is_nanos(from) != ex_type_is_nanos(to) || (ex_type_is_nanos(from) && f != t))
+      return cast_temporal_ns;
     if (f == t && f != EX_TIMESTAMPTZ) return cast_copy;
     return cast_temporal;
   }
   if ((f == EX_UUID || f == EX_VARBINARY) && (t == EX_UUID || t == EX_VARBINARY)) return cast_copy;
   if (f == t && f != EX_ARRAY) return cast_copy;
-  if (f == EX_ARRAY && t == EX_ARRAY && ex_type_equal(from, to)) return cast_array;
   return NULL;
 }
 

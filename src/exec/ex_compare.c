@@ -63,7 +63,9 @@ void ex__compare_rows(const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *
     case TY_LONG:
     case TY_TIME:
     case TY_TIMESTAMP:
-    case TY_TIMESTAMPTZ: NUM_LOOP(int64_t); break;
+    case TY_TIMESTAMPTZ:
+    case TY_TIMESTAMP_NS:
+    case TY_TIMESTAMPTZ_NS: NUM_LOOP(int64_t); break;
     case TY_FLOAT: FLT_LOOP(float); break;
     case TY_DOUBLE: FLT_LOOP(double); break;
     case TY_DECIMAL: {
@@ -84,6 +86,26 @@ void ex__compare_rows(const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *
   }
 #undef NUM_LOOP
 #undef FLT_LOOP
+}
+
+/* Arrays, maps and rows (ex_nested.c): = and <> compare every element,
+ * the orderings lexicographically; a NULL inside that decides gives NULL. */
+static int compare_nested(ex_call_t *call, const ty_vec_t *const *args, const ex_rows_t *rows,
+                          ty_vec_t *out) {
+  uint8_t *o = out->data;
+  int op = call->r.fn->op;
+  ex__compare_nested(&call->r.args[0], args[0], args[1], rows,
+                     op == OP_EQ || op == OP_NE ? EX_CMP_EQUALITY : EX_CMP_ORDER, o);
+  const uint8_t *ans = g_answer[op];
+  EX_ROWS(rows, i) {
+    if (o[i] == EX_CMP_NULL) {
+      o[i] = 0;
+      ex__set_null(out, i);
+    } else {
+      o[i] = ans[o[i]];
+    }
+  }
+  return FL_OK;
 }
 
 /*
@@ -183,6 +205,7 @@ static bool cmp_fast(int op, const ex_type_t *ta, const ex_type_t *tb, const ty_
 static int k_compare(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                      const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
   if (call->r.args[0].kind == EX_UNKNOWN) return FL_OK; /* all null */
+  if (ty_is_nested(args[0]->type)) return compare_nested(call, args, rows, out);
   uint8_t *o = out->data;
   if (cmp_fast(call->r.fn->op, &call->r.args[0], &call->r.args[1], args[0], args[1], rows, o))
     return FL_OK;
@@ -196,7 +219,9 @@ static int k_distinct(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *arg
                       const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
   uint8_t *o = out->data;
   bool want_distinct = call->r.fn->op == OP_DISTINCT;
-  if (call->r.args[0].kind != EX_UNKNOWN)
+  if (call->r.args[0].kind != EX_UNKNOWN && ty_is_nested(args[0]->type))
+    ex__compare_nested(&call->r.args[0], args[0], args[1], rows, EX_CMP_DISTINCT, o);
+  else if (call->r.args[0].kind != EX_UNKNOWN)
     ex__compare_rows(&call->r.args[0], &call->r.args[1], args[0], args[1], rows, true, o);
   const uint32_t ma = ex__m(args[0]), mb = ex__m(args[1]);
   EX_ROWS(rows, i) {
@@ -214,6 +239,19 @@ static int k_between(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
   if (call->r.args[0].kind == EX_UNKNOWN) return FL_OK;
   uint8_t *o = out->data;
   uint8_t *hi = ex__scratch(call, rows->nrows, 0);
+  if (ty_is_nested(args[0]->type)) {
+    ex__compare_nested(&call->r.args[0], args[1], args[0], rows, EX_CMP_ORDER, o);
+    ex__compare_nested(&call->r.args[0], args[0], args[2], rows, EX_CMP_ORDER, hi);
+    EX_ROWS(rows, i) {
+      if (o[i] == EX_CMP_NULL || hi[i] == EX_CMP_NULL) {
+        o[i] = 0;
+        ex__set_null(out, i);
+      } else {
+        o[i] = g_answer[OP_LE][o[i]] && g_answer[OP_LE][hi[i]];
+      }
+    }
+    return FL_OK;
+  }
   const ex_type_t *t = call->r.args;
   if (cmp_fast(OP_GE, &t[0], &t[1], args[0], args[1], rows, o) &&
       cmp_fast(OP_LE, &t[0], &t[2], args[0], args[2], rows, hi)) {
@@ -229,34 +267,35 @@ static int k_between(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args
 void ex__reg_compare(void) {
   static const char *const names[] = {"=", "<>", "<", "<=", ">", ">="};
   const uint32_t fl = EX_FN_UNIFY | EX_FN_KEEP_DEC | EX_FN_ORDERABLE;
+  /* = and <> (and IS DISTINCT FROM) take maps too; orderings do not. */
   for (int op = OP_EQ; op <= OP_GE; op++)
     ex__reg(&(ex_func_t){.name = names[op],
                          .nparams = 2,
                          .params = {EX_T(ANY), EX_T(ANY)},
                          .ret = EX_T(BOOLEAN),
                          .kernel = k_compare,
-                         .flags = fl,
+                         .flags = fl | (op <= OP_NE ? EX_FN_COMPARABLE : 0),
                          .op = op});
   ex__reg(&(ex_func_t){.name = "!=",
                        .nparams = 2,
                        .params = {EX_T(ANY), EX_T(ANY)},
                        .ret = EX_T(BOOLEAN),
                        .kernel = k_compare,
-                       .flags = fl,
+                       .flags = fl | EX_FN_COMPARABLE,
                        .op = OP_NE});
   ex__reg(&(ex_func_t){.name = "is_distinct_from",
                        .nparams = 2,
                        .params = {EX_T(ANY), EX_T(ANY)},
                        .ret = EX_T(BOOLEAN),
                        .kernel = k_distinct,
-                       .flags = fl | EX_FN_NULLS,
+                       .flags = fl | EX_FN_NULLS | EX_FN_COMPARABLE,
                        .op = OP_DISTINCT});
   ex__reg(&(ex_func_t){.name = "is_not_distinct_from",
                        .nparams = 2,
                        .params = {EX_T(ANY), EX_T(ANY)},
                        .ret = EX_T(BOOLEAN),
                        .kernel = k_distinct,
-                       .flags = fl | EX_FN_NULLS,
+                       .flags = fl | EX_FN_NULLS | EX_FN_COMPARABLE,
                        .op = OP_NOT_DISTINCT});
   ex__reg(&(ex_func_t){.name = "between",
                        .nparams = 3,

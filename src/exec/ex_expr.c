@@ -11,6 +11,7 @@
 
 #include "exec/ex_cast.h"
 #include "exec/ex_cond.h"
+#include "exec/ex_lambda.h"
 #include "exec/ex_plan.h"
 
 _Static_assert((int)EX_UNKNOWN == (int)SQL_DT_UNKNOWN && (int)EX_DECIMAL == (int)SQL_DT_DECIMAL &&
@@ -26,8 +27,9 @@ struct ex_expr {
   bool is_const;
   ty_vec_t *out; /* result (nrows slots), or the constant */
   ex_call_t *call;
-  ex_call_t *logic; /* AND / OR: the truth-table kernel */
-  ex_type_t from;   /* CAST */
+  ex_lambda_t *lambda; /* CALL of transform, filter, ... with a body */
+  ex_call_t *logic;    /* AND / OR: the truth-table kernel */
+  ex_type_t from;      /* CAST */
   bool try_;
   ex_expr_t **args;
   uint32_t nargs;
@@ -281,6 +283,14 @@ static int compile_node(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *
       x->is_const = true;
       break;
     case SQL_BX_CALL: {
+      if (e->body) {
+        const ty_type_t **st = fl_arena_zalloc(ctx->arena, e->nargs * sizeof *st);
+        for (uint32_t i = 0; i < e->nargs; i++) st[i] = x->args[i]->storage;
+        if ((rc = ex__lambda_compile(ctx, e->fn, e->body, e->body2, st, e->nargs, &x->lambda, err)))
+          return rc;
+        x->out = vec_new(ctx, x->storage, TY_BATCH_ROWS);
+        break;
+      }
       ex_resolved_t r = {.fn = e->impl, .nargs = e->nargs, .ret = x->type};
       const ty_vec_t **consts = fl_arena_zalloc(ctx->arena, (e->nargs + 1) * sizeof *consts);
       for (uint32_t i = 0; i < e->nargs; i++) {
@@ -575,6 +585,10 @@ static int eval_node(ex_ctx_t *ctx, ex_expr_t *x, const ty_batch_t *b, const ex_
     case SQL_BX_CALL:
       for (uint32_t i = 0; i < x->nargs; i++)
         if ((rc = ex_expr_eval(ctx, x->args[i], b, rows, &x->argv[i], err))) return rc;
+      if (x->lambda) {
+        if ((rc = ex__lambda_eval(ctx, x->lambda, x->argv, rows, x->out, err))) return rc;
+        break;
+      }
       if ((rc = ex_call_eval(ctx, x->call, x->argv, rows, x->out, err))) return rc;
       break;
     case SQL_BX_CAST: {

@@ -81,12 +81,14 @@ typedef int (*ex_ret_fn)(const ex_type_t *args, size_t n, ex_type_t *ret, fl_err
 typedef int (*ex_init_fn)(ex_ctx_t *ctx, ex_call_t *call, fl_err_t *err);
 
 enum {
-  EX_FN_VARIADIC = 1 << 0,  /* the last parameter repeats */
-  EX_FN_NULLS = 1 << 1,     /* the kernel sees null arguments (default: null in, null out) */
-  EX_FN_UNIFY = 1 << 2,     /* all ANY parameters take the arguments' common super type */
-  EX_FN_KEEP_DEC = 1 << 3,  /* with UNIFY: decimal arguments keep their own precision/scale */
-  EX_FN_NONDET = 1 << 4,    /* not deterministic (random) */
-  EX_FN_ORDERABLE = 1 << 5, /* ANY must be an orderable type */
+  EX_FN_VARIADIC = 1 << 0,   /* the last parameter repeats */
+  EX_FN_NULLS = 1 << 1,      /* the kernel sees null arguments (default: null in, null out) */
+  EX_FN_UNIFY = 1 << 2,      /* all ANY parameters take the arguments' common super type */
+  EX_FN_KEEP_DEC = 1 << 3,   /* with UNIFY: decimal arguments keep their own precision/scale */
+  EX_FN_NONDET = 1 << 4,     /* not deterministic (random) */
+  EX_FN_ORDERABLE = 1 << 5,  /* ANY must be an orderable type */
+  EX_FN_COMPARABLE = 1 << 6, /* with ORDERABLE: comparable is enough (maps: = and <>) */
+  EX_FN_ELEM = 1 << 7,       /* ANY parameters take the element type of the array argument 0 */
 };
 
 /* One overload. */

@@ -123,6 +123,28 @@ static inline const uint8_t *ex__str(const ty_vec_t *v, uint32_t i, size_t *n) {
 void ex__compare_rows(const ex_type_t *ta, const ex_type_t *tb, const ty_vec_t *va,
                       const ty_vec_t *vb, const ex_rows_t *rows, bool distinct, uint8_t *cmp);
 
+/* ---- values of any type, one pair at a time (ex_nested.c) ---- */
+enum { EX_CMP_LT, EX_CMP_EQ, EX_CMP_GT, EX_CMP_UN, EX_CMP_NULL };
+enum { EX_CMP_EQUALITY, EX_CMP_ORDER, EX_CMP_DISTINCT };
+/* Compares a[i] with b[j], both of SQL type t, in one of the modes
+ * above; EX_CMP_NULL when a NULL decides (never in distinct mode). */
+int ex__value_cmp(const ex_type_t *t, const ty_vec_t *a, uint32_t i, const ty_vec_t *b, uint32_t j,
+                  int mode);
+/* ex__compare_rows for arrays, maps and rows: cmp[i] of the selected rows
+ * whose two values are present (the others EX_CMP_EQ, masked by the
+ * caller's validity). */
+void ex__compare_nested(const ex_type_t *t, const ty_vec_t *va, const ty_vec_t *vb,
+                        const ex_rows_t *rows, int mode, uint8_t *cmp);
+
+/* ---- CAST to and from json (ex_cast_json.c) ---- */
+bool ex__json_castable_to(const ex_type_t *t);
+bool ex__json_castable_from(const ex_type_t *t);
+/* Kernels with ex_cast_eval's contract (out begun, its validity set). */
+int ex__cast_to_json(ex_ctx_t *ctx, const ex_type_t *from, const ty_vec_t *in,
+                     const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err);
+int ex__cast_from_json(ex_ctx_t *ctx, const ex_type_t *to, bool try_cast, const ty_vec_t *in,
+                       const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err);
+
 /* ---- decimals (ex_decimal.c) ---- */
 extern const fl_i128 ex__pow10[39];
 /* x * 10^k, false on leaving 38 digits. */
@@ -181,6 +203,16 @@ static inline int64_t ex__utc_to_local(const fl_tz_t *z, int64_t us) {
   int64_t r;
   if (__builtin_add_overflow(us, (int64_t)fl_tz_offset_at(z, ex__floor_sec(us)) * 1000000, &r))
     return us;
+  return r;
+}
+/* The same shift for nanos (timestamp(9) with time zone): to_local from
+ * the instant to wall-clock time, else back. */
+static inline int64_t ex__ns_shift(const fl_tz_t *z, int64_t ns, bool to_local) {
+  int64_t us = fl_floordiv(ns, 1000);
+  int64_t off = to_local ? (int64_t)fl_tz_offset_at(z, ex__floor_sec(us))
+                         : -(int64_t)fl_tz_offset_local(z, ex__floor_sec(us));
+  int64_t r;
+  if (__builtin_add_overflow(ns, off * 1000000000, &r)) return ns;
   return r;
 }
 static inline int64_t ex__local_to_utc(const fl_tz_t *z, int64_t us) {

@@ -94,10 +94,11 @@ static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_
       if (p->kind != EX_ANY) continue;
       if (!ex_type_common(&unified, &args[i], &unified)) return -1;
     }
-    /* Every scalar type here is orderable; arrays, maps, rows and json
-     * are not compared yet. */
-    if ((f->flags & EX_FN_ORDERABLE) && (unified.kind == EX_ARRAY || unified.kind == EX_MAP ||
-                                         unified.kind == EX_ROW || unified.kind == EX_JSON))
+    /* Every scalar type but json is orderable; arrays and rows are when
+     * their elements are; maps are only comparable (= and <>). */
+    if ((f->flags & EX_FN_ORDERABLE) &&
+        !((f->flags & EX_FN_COMPARABLE) ? ex_type_comparable(&unified)
+                                        : ex_type_orderable(&unified)))
       return -1;
   }
   int cost = 0;
@@ -106,7 +107,17 @@ static int try_overload(const ex_func_t *f, const ex_type_t *args, size_t n, ex_
     const ex_type_t *a = &args[i];
     ex_type_t target;
     int c;
-    if (p->kind == EX_ANY) {
+    if (p->kind == EX_ANY && (f->flags & EX_FN_ELEM) && i > 0) {
+      /* contains(array(T), T) and the like: the element type. */
+      if (args[0].kind == EX_ARRAY && args[0].elem)
+        target = *args[0].elem;
+      else if (args[0].kind == EX_MAP && args[0].key)
+        target = *args[0].key;
+      else
+        return -1;
+      if (target.kind == EX_UNKNOWN) target = *a;
+      c = ex_type_coercion_cost(a, &target);
+    } else if (p->kind == EX_ANY) {
       target = (f->flags & EX_FN_UNIFY) ? unified : *a;
       if ((f->flags & EX_FN_KEEP_DEC) && target.kind == EX_DECIMAL &&
           (a->kind == EX_DECIMAL || ex_type_is_integral(a->kind)))

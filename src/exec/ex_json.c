@@ -102,8 +102,35 @@ static int k_json_extract_scalar(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t 
   return FL_OK;
 }
 
+/* json_parse(s): the JSON text, checked and in compact form. */
+static int k_json_parse(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
+                        const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  (void)ctx, (void)call;
+  const uint32_t m = ex__m(args[0]);
+  ex_sw_t w = {0};
+  ex__sw_init(&w, out);
+  EX_ROWS(rows, i) {
+    if (!ex__valid(out, i)) continue;
+    size_t n;
+    const uint8_t *p = ex__str(args[0], i & m, &n);
+    json_error_t je;
+    json_t *j = json_loadb((const char *)p, n, JSON_DECODE_ANY, &je);
+    if (!j)
+      return ex__err(err, "Cannot convert value to JSON: '%.*s'", (int)(n > 100 ? 100 : n),
+                     (const char *)p);
+    char *s = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+    json_decref(j);
+    if (!s) return ex__err(err, "Cannot convert value to JSON");
+    ex__sw_put(&w, i, s, strlen(s));
+    free(s);
+  }
+  return FL_OK;
+}
+
 void ex__reg_json(void) {
   const ex_type_t J = EX_T(JSON), V = EX_T(VARCHAR);
+  ex__reg(&(ex_func_t){
+      .name = "json_parse", .nparams = 1, .params = {V}, .ret = J, .kernel = k_json_parse});
   ex__reg(&(ex_func_t){
       .name = "json_format", .nparams = 1, .params = {J}, .ret = V, .kernel = k_json_format});
   ex__reg(&(ex_func_t){.name = "json_extract_scalar",

@@ -295,14 +295,33 @@ static const ty_schema_t *schema_of(ex_query_t *q, const sql_plan_t *p) {
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
 
 /* Whether vectors of storage type a can stand where b is expected: the
- * same layout, whatever the nested fields' ids and names. */
-static bool same_layout(const ty_type_t *a, const ty_type_t *b) {
+ * same layout, whatever the nested fields' ids and names, except that
+ * fixed(L) may stand where varbinary is expected (an adapt operator
+ * copies those columns, op_adapt.c). */
+static bool adaptable_layout(const ty_type_t *a, const ty_type_t *b) {
+  if (a->kind == TY_FIXED && b->kind == TY_BINARY) return true;
   if (a->kind != b->kind || a->nfields != b->nfields) return false;
   if (a->kind == TY_DECIMAL) return a->precision == b->precision && a->scale == b->scale;
   if (a->kind == TY_FIXED) return a->length == b->length;
   for (uint32_t i = 0; i < a->nfields; i++)
-    if (!same_layout(a->fields[i].type, b->fields[i].type)) return false;
+    if (!adaptable_layout(a->fields[i].type, b->fields[i].type)) return false;
   return true;
+}
+
+/* Lanes behind adapt operators from the source schema in to the plan's
+ * out, or L itself when no column needs one. */
+static ex_op_t **adapted_lanes(ex_query_t *q, const ty_schema_t *in, const ty_schema_t *out,
+                               ex_op_t **L) {
+  bool any = false;
+  for (uint32_t i = 0; i < in->root.nfields && !any; i++)
+    any = ex_type_has_fixed(in->root.fields[i].type);
+  if (!any) return L;
+  ex_op_t **A = new_lanes(q);
+  for (uint32_t l = 0; l < q->nlanes; l++) {
+    A[l] = ex_adapt_new(in, out, L[l]);
+    keep_op(q, A[l]);
+  }
+  return A;
 }
 
 static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
@@ -356,11 +375,12 @@ static int build_scan(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t 
                       p->u.scan.ident, ss->root.nfields, p->ncols);
   }
   for (uint32_t i = 0; i < p->ncols; i++)
-    if (!same_layout(ss->root.fields[i].type, want->root.fields[i].type)) {
+    if (!adaptable_layout(ss->root.fields[i].type, want->root.fields[i].type)) {
       ice_scan_free(s);
       return fl_err_set(err, FL_EUNSUPPORTED, "column %s of %s has a type SQL cannot read yet",
                         p->cols[i].name, p->u.scan.ident);
     }
+  L = adapted_lanes(q, ss, want, L);
   ex_source_t *src = ex_scan_source_new(s, L[0], &q->stop);
   ex_scan_source_set_progress(src, q->progress);
   keep_src(q, src, L);

@@ -68,7 +68,7 @@ static int r_aggregate(void *ctx, const char *name, const sql_dtype_t *arg, bool
     return FL_OK;
   }
   ex_type_t rt;
-  if ((rc = ex_type_from_storage(g->out, &rt, err))) return rc;
+  if ((rc = ex_type_from_storage_in(g->out, a, &rt, err))) return rc;
   *ret = ex_dtype_of(&rt, a);
   return FL_OK;
 }
@@ -88,12 +88,10 @@ static bool r_common(void *ctx, const sql_dtype_t *x, const sql_dtype_t *y, sql_
 }
 
 static int r_from_storage(void *ctx, const ty_type_t *t, sql_dtype_t *out, fl_err_t *err) {
-  /* fixed(L) is stored as fixed-width bytes, which the varbinary kernels
-   * do not read; such columns stay out of SQL for now. */
-  if (t->kind == TY_FIXED)
-    return fl_err_set(err, FL_EUNSUPPORTED, "fixed columns are not supported in SQL yet");
+  /* fixed(L) columns are varbinary; scans hand them on as such
+   * (ex_vec_adapt). */
   ex_type_t et;
-  int rc = ex_type_from_storage(t, &et, err);
+  int rc = ex_type_from_storage_in(t, ctx, &et, err);
   if (rc) return rc;
   *out = ex_dtype_of(&et, ctx);
   return FL_OK;

@@ -29,10 +29,9 @@ void ex_type_format(const ex_type_t *t, fl_buf_t *out) {
       else
         fl_buf_append_str(out, "decimal(p,s)");
       return;
-    case EX_TIMESTAMP: fl_buf_append_str(out, "timestamp(6)"); return;
+    case EX_TIMESTAMP: fl_buf_printf(out, "timestamp(%d)", ex_type_ts_digits(t)); return;
     case EX_TIMESTAMPTZ:
-      fl_buf_append_str(
-          out, t->precision == 3 ? "timestamp(3) with time zone" : "timestamp(6) with time zone");
+      fl_buf_printf(out, "timestamp(%d) with time zone", ex_type_ts_digits(t));
       return;
     case EX_TIME: fl_buf_append_str(out, "time(6)"); return;
     case EX_ARRAY:
@@ -60,7 +59,7 @@ void ex_type_format(const ex_type_t *t, fl_buf_t *out) {
       fl_buf_append_str(out, "row(");
       for (uint32_t i = 0; i < t->nfields; i++) {
         if (i) fl_buf_append_str(out, ", ");
-        fl_buf_printf(out, "%s ", t->fields[i].name);
+        if (t->fields[i].name) fl_buf_printf(out, "%s ", t->fields[i].name);
         ex_type_format(&t->fields[i].type, out);
       }
       fl_buf_append_str(out, ")");
@@ -84,6 +83,8 @@ const char *ex_type_str(const ex_type_t *t) {
 bool ex_type_equal(const ex_type_t *a, const ex_type_t *b) {
   if (a->kind != b->kind) return false;
   if (a->kind == EX_DECIMAL) return a->precision == b->precision && a->scale == b->scale;
+  if (a->kind == EX_TIMESTAMP || a->kind == EX_TIMESTAMPTZ)
+    return ex_type_is_nanos(a) == ex_type_is_nanos(b);
   if (a->kind == EX_ARRAY) return a->elem && b->elem && ex_type_equal(a->elem, b->elem);
   if (a->kind == EX_MAP)
     return a->elem && b->elem && a->key && b->key && ex_type_equal(a->key, b->key) &&
@@ -91,7 +92,9 @@ bool ex_type_equal(const ex_type_t *a, const ex_type_t *b) {
   if (a->kind == EX_ROW) {
     if (a->nfields != b->nfields) return false;
     for (uint32_t i = 0; i < a->nfields; i++)
-      if (strcmp(a->fields[i].name, b->fields[i].name) != 0 ||
+      if (((a->fields[i].name || b->fields[i].name) &&
+           (!a->fields[i].name || !b->fields[i].name ||
+            strcmp(a->fields[i].name, b->fields[i].name) != 0)) ||
           !ex_type_equal(&a->fields[i].type, &b->fields[i].type))
         return false;
   }
@@ -150,8 +153,9 @@ const ty_type_t *ex_type_storage(const ex_type_t *t, fl_arena_t *a) {
     case EX_VARBINARY: return ty_primitive(TY_BINARY);
     case EX_DATE: return ty_primitive(TY_DATE);
     case EX_TIME: return ty_primitive(TY_TIME);
-    case EX_TIMESTAMP: return ty_primitive(TY_TIMESTAMP);
-    case EX_TIMESTAMPTZ: return ty_primitive(TY_TIMESTAMPTZ);
+    case EX_TIMESTAMP: return ty_primitive(ex_type_is_nanos(t) ? TY_TIMESTAMP_NS : TY_TIMESTAMP);
+    case EX_TIMESTAMPTZ:
+      return ty_primitive(ex_type_is_nanos(t) ? TY_TIMESTAMPTZ_NS : TY_TIMESTAMPTZ);
     case EX_UUID: return ty_primitive(TY_UUID);
     case EX_ARRAY: {
       const ty_type_t *e = ex_type_storage(t->elem ? t->elem : &g_varchar, a);
@@ -170,7 +174,7 @@ const ty_type_t *ex_type_storage(const ex_type_t *t, fl_arena_t *a) {
       ty_field_t *f = fl_arena_zalloc(a, (t->nfields ? t->nfields : 1) * sizeof *f);
       for (uint32_t i = 0; i < t->nfields; i++) {
         f[i].id = (int32_t)i + 1;
-        f[i].name = t->fields[i].name;
+        f[i].name = t->fields[i].name ? t->fields[i].name : fl_arena_sprintf(a, "field%u", i);
         f[i].type = ex_type_storage(&t->fields[i].type, a);
       }
       return ty_struct_new(a, f, t->nfields);
@@ -181,6 +185,10 @@ const ty_type_t *ex_type_storage(const ex_type_t *t, fl_arena_t *a) {
 }
 
 int ex_type_from_storage(const ty_type_t *t, ex_type_t *out, fl_err_t *err) {
+  return ex_type_from_storage_in(t, NULL, out, err);
+}
+
+int ex_type_from_storage_in(const ty_type_t *t, fl_arena_t *a, ex_type_t *out, fl_err_t *err) {
   switch (t->kind) {
     case TY_BOOLEAN: *out = ex_type(EX_BOOLEAN); return FL_OK;
     case TY_INT: *out = ex_type(EX_INTEGER); return FL_OK;
@@ -192,6 +200,10 @@ int ex_type_from_storage(const ty_type_t *t, ex_type_t *out, fl_err_t *err) {
     case TY_TIME: *out = ex_type(EX_TIME); return FL_OK;
     case TY_TIMESTAMP: *out = ex_type(EX_TIMESTAMP); return FL_OK;
     case TY_TIMESTAMPTZ: *out = ex_type(EX_TIMESTAMPTZ); return FL_OK;
+    case TY_TIMESTAMP_NS: *out = (ex_type_t){.kind = EX_TIMESTAMP, .precision = 9}; return FL_OK;
+    case TY_TIMESTAMPTZ_NS:
+      *out = (ex_type_t){.kind = EX_TIMESTAMPTZ, .precision = 9};
+      return FL_OK;
     case TY_STRING: *out = ex_type(EX_VARCHAR); return FL_OK;
     case TY_UUID: *out = ex_type(EX_UUID); return FL_OK;
     case TY_FIXED:
@@ -201,11 +213,47 @@ int ex_type_from_storage(const ty_type_t *t, ex_type_t *out, fl_err_t *err) {
         *out = ex_type_array_varchar();
         return FL_OK;
       }
-      break;
+      if (!a) break;
+      {
+        ex_type_t *e = fl_arena_zalloc(a, sizeof *e);
+        int rc = ex_type_from_storage_in(t->fields[0].type, a, e, err);
+        if (rc) return rc;
+        *out = (ex_type_t){.kind = EX_ARRAY, .elem = e};
+        return FL_OK;
+      }
+    case TY_MAP: {
+      if (!a) break;
+      ex_type_t *k = fl_arena_zalloc(a, sizeof *k), *v = fl_arena_zalloc(a, sizeof *v);
+      int rc;
+      if ((rc = ex_type_from_storage_in(t->fields[0].type, a, k, err)) ||
+          (rc = ex_type_from_storage_in(t->fields[1].type, a, v, err)))
+        return rc;
+      *out = (ex_type_t){.kind = EX_MAP, .key = k, .elem = v};
+      return FL_OK;
+    }
+    case TY_STRUCT: {
+      if (!a) break;
+      ex_tfield_t *f = fl_arena_zalloc(a, (t->nfields ? t->nfields : 1) * sizeof *f);
+      for (uint32_t i = 0; i < t->nfields; i++) {
+        f[i].name = t->fields[i].name;
+        int rc = ex_type_from_storage_in(t->fields[i].type, a, &f[i].type, err);
+        if (rc) return rc;
+      }
+      *out = (ex_type_t){.kind = EX_ROW, .fields = f, .nfields = t->nfields};
+      return FL_OK;
+    }
     default: break;
   }
   return fl_err_set(err, FL_EUNSUPPORTED, "column type %s is not supported in SQL expressions yet",
                     ty_kind_name(t->kind));
+}
+
+bool ex_type_has_fixed(const ty_type_t *t) {
+  if (t->kind == TY_FIXED) return true;
+  if (!ty_is_nested(t)) return false;
+  for (uint32_t i = 0; i < t->nfields; i++)
+    if (ex_type_has_fixed(t->fields[i].type)) return true;
+  return false;
 }
 
 /* Position on the numeric chain tinyint -> ... -> double. */
@@ -262,16 +310,36 @@ bool ex_type_common(const ex_type_t *a, const ex_type_t *b, ex_type_t *out) {
   int ta = temporal_rank(a->kind), tb = temporal_rank(b->kind);
   if (ta >= 0 && tb >= 0) {
     *out = ta >= tb ? *a : *b;
+    /* timestamp(6) and timestamp(9) meet at the finer precision. */
+    if (ex_type_is_nanos(a) || ex_type_is_nanos(b)) out->precision = 9;
     if (a->kind == EX_TIMESTAMPTZ && b->kind == EX_TIMESTAMPTZ && a->zone != b->zone)
       out->zone = NULL;
     return true;
   }
   if (a->kind == EX_ARRAY && b->kind == EX_ARRAY) {
-    if (!a->elem || !b->elem || !ex_type_equal(a->elem, b->elem)) return false;
+    if (!a->elem || !b->elem) return false;
+    /* array(unknown), as ARRAY[NULL] or ARRAY[] has, meets any array. */
+    if (a->elem->kind == EX_UNKNOWN) {
+      *out = *b;
+      return true;
+    }
+    if (b->elem->kind != EX_UNKNOWN && !ex_type_equal(a->elem, b->elem)) return false;
     *out = *a;
     return true;
   }
-  if ((a->kind == EX_MAP || a->kind == EX_ROW) && !ex_type_equal(a, b)) return false;
+  if ((a->kind == EX_MAP || a->kind == EX_ROW) && b->kind == a->kind && !ex_type_equal(a, b)) {
+    /* map(varchar, unknown) (from map(ARRAY['a'], ARRAY[NULL])) and
+     * row(integer, unknown) meet the type whose parts they leave open. */
+    if (ex_type_coercion_cost(a, b) > 0) {
+      *out = *b;
+      return true;
+    }
+    if (ex_type_coercion_cost(b, a) > 0) {
+      *out = *a;
+      return true;
+    }
+    return false;
+  }
   if (a->kind != b->kind) return false;
   *out = *a;
   return true;
@@ -292,9 +360,49 @@ int ex_type_coercion_cost(const ex_type_t *from, const ex_type_t *to) {
     return rt - rf;
   }
   int tf = temporal_rank(from->kind), tt = temporal_rank(to->kind);
-  if (tf >= 0 && tt >= 0) return tt >= tf ? tt - tf : -1;
-  if (from->kind == EX_ARRAY && to->kind == EX_ARRAY)
-    return (from->elem && to->elem && ex_type_equal(from->elem, to->elem)) ? 0 : -1;
-  if (from->kind == EX_MAP || from->kind == EX_ROW) return ex_type_equal(from, to) ? 0 : -1;
+  if (tf >= 0 && tt >= 0) {
+    if (ex_type_is_nanos(from) && !ex_type_is_nanos(to)) return -1;
+    return tt >= tf ? tt - tf + (ex_type_is_nanos(from) != ex_type_is_nanos(to)) : -1;
+  }
+  if (from->kind == EX_ARRAY && to->kind == EX_ARRAY) {
+    if (!from->elem || !to->elem) return -1;
+    if (from->elem->kind == EX_UNKNOWN) return to->elem->kind == EX_UNKNOWN ? 0 : 1;
+    return ex_type_equal(from->elem, to->elem) ? 0 : -1;
+  }
+  if ((from->kind == EX_MAP || from->kind == EX_ROW) && from->kind == to->kind) {
+    if (ex_type_equal(from, to)) return 0;
+    /* Parts of unknown type (NULLs) coerce to anything. */
+    if (from->kind == EX_MAP) {
+      if (!from->key || !from->elem || !to->key || !to->elem) return -1;
+      int k = ex_type_coercion_cost(from->key, to->key), v = ex_type_coercion_cost(from->elem, to->elem);
+      bool ok = (k == 0 || (k > 0 && from->key->kind == EX_UNKNOWN)) &&
+                (v == 0 || (v > 0 && from->elem->kind == EX_UNKNOWN));
+      return ok ? 1 : -1;
+    }
+    if (from->nfields != to->nfields) return -1;
+    for (uint32_t i = 0; i < from->nfields; i++) {
+      int c = ex_type_coercion_cost(&from->fields[i].type, &to->fields[i].type);
+      if (c < 0 || (c > 0 && from->fields[i].type.kind != EX_UNKNOWN)) return -1;
+    }
+    return 1;
+  }
+  if (from->kind == EX_MAP || from->kind == EX_ROW) return -1;
   return from->kind == to->kind ? 0 : -1;
 }
+
+static bool type_ok(const ex_type_t *t, bool order) {
+  switch (t->kind) {
+    case EX_JSON: return false;
+    case EX_MAP:
+      return !order && t->key && t->elem && type_ok(t->key, order) && type_ok(t->elem, order);
+    case EX_ARRAY: return !t->elem || type_ok(t->elem, order);
+    case EX_ROW:
+      for (uint32_t i = 0; i < t->nfields; i++)
+        if (!type_ok(&t->fields[i].type, order)) return false;
+      return true;
+    default: return true;
+  }
+}
+
+bool ex_type_comparable(const ex_type_t *t) { return type_ok(t, false); }
+bool ex_type_orderable(const ex_type_t *t) { return type_ok(t, true); }

@@ -14,6 +14,7 @@
  *   date, time              TY_DATE (days), TY_TIME (micros since midnight)
  *   timestamp(6)            TY_TIMESTAMP (micros since the epoch, no zone)
  *   timestamp(6) with time zone  TY_TIMESTAMPTZ (micros since the epoch, UTC)
+ *   timestamp(9) [with time zone]  TY_TIMESTAMP_NS, TY_TIMESTAMPTZ_NS (nanos)
  *   interval day to second  TY_LONG (micros)
  *   interval year to month  TY_INT (months)
  *   uuid                    TY_UUID
@@ -125,6 +126,29 @@ const ty_type_t *ex_type_storage(const ex_type_t *t, fl_arena_t *a);
  * varchar, fixed -> varbinary, list -> array). Fails for types SQL
  * execution does not cover yet (maps, structs, nanosecond timestamps). */
 int ex_type_from_storage(const ty_type_t *t, ex_type_t *out, fl_err_t *err);
+/* The same for every Iceberg type: struct -> row, list -> array, map ->
+ * map at any depth (their element types built in a), fixed and binary ->
+ * varbinary, timestamp_ns -> timestamp(9), timestamptz_ns ->
+ * timestamp(9) with time zone. With a NULL arena as ex_type_from_storage. */
+int ex_type_from_storage_in(const ty_type_t *t, fl_arena_t *a, ex_type_t *out, fl_err_t *err);
+/* Whether a storage type holds fixed(L) anywhere: such vectors are read
+ * as varbinary through ex_vec_adapt (exec/ex_vec.h). */
+bool ex_type_has_fixed(const ty_type_t *t);
+
+/* Whether values of t can be compared with = and <> (all but json,
+ * recursively), and ordered (neither json nor maps, recursively). */
+bool ex_type_comparable(const ex_type_t *t);
+bool ex_type_orderable(const ex_type_t *t);
+
+/* Timestamps: precision 9 keeps nanoseconds (Iceberg v3's timestamp_ns),
+ * anything else micros. */
+static inline bool ex_type_is_nanos(const ex_type_t *t) {
+  return (t->kind == EX_TIMESTAMP || t->kind == EX_TIMESTAMPTZ) && t->precision == 9;
+}
+/* Fractional digits a timestamp type shows: 3, 6 or 9. */
+static inline int ex_type_ts_digits(const ex_type_t *t) {
+  return t->precision == 3 || t->precision == 9 ? t->precision : 6;
+}
 
 /*
  * Trino's common super type of a and b (what both coerce to implicitly):

@@ -3,6 +3,8 @@
  */
 #include "exec/ex_vec.h"
 
+#include "base/alloc.h"
+
 static inline uint32_t row_at(const uint32_t *rows, uint32_t k) { return rows ? rows[k] : k; }
 
 static void copy_validity(ty_vec_t *dst, const ty_vec_t *src, const uint32_t *rows, uint32_t n) {
@@ -140,4 +142,75 @@ size_t ex_batch_bytes(const ty_batch_t *b) {
   size_t n = sizeof *b + b->sel_cap * sizeof(uint32_t);
   for (uint32_t c = 0; c < b->ncols; c++) n += ex_vec_bytes(b->cols[c]);
   return n;
+}
+
+/* Checks that every binary value headed for a fixed(L) vector has L bytes. */
+static int adapt_check(const ty_type_t *dt, const ty_vec_t *src, fl_err_t *err) {
+  if (dt->kind == TY_FIXED && src->type->kind != TY_FIXED) {
+    for (uint32_t i = 0; i < src->len; i++) {
+      if (ty_vec_is_null(src, i)) continue;
+      size_t n;
+      ty_vec_get_bytes(src, i, &n);
+      if (n != (size_t)dt->length)
+        return fl_err_set(err, FL_EINVALID,
+                          "A varbinary value of %zu bytes cannot be written to a fixed(%d) column",
+                          n, dt->length);
+    }
+    return FL_OK;
+  }
+  if (!ty_is_nested(dt)) return FL_OK;
+  for (uint32_t c = 0; c < dt->nfields && c < src->nchildren; c++) {
+    int rc = adapt_check(dt->fields[c].type, src->children[c], err);
+    if (rc) return rc;
+  }
+  return FL_OK;
+}
+
+int ex_vec_adapt(ty_vec_t *dst, const ty_vec_t *src, fl_err_t *err) {
+  int rc = adapt_check(dst->type, src, err);
+  if (rc) return rc;
+  ty_vec_reset(dst);
+  ty_vec_reserve(dst, src->len ? src->len : 1);
+  /* ty_vec_append_from reads bytes through ty_vec_get_bytes, which knows
+   * both layouts, and writes in dst's. */
+  for (uint32_t i = 0; i < src->len; i++) ty_vec_append_from(dst, src, i);
+  return FL_OK;
+}
+
+void ex_write_adapt_free(ex_write_adapt_t *w) {
+  for (uint32_t c = 0; c < w->n; c++) ty_vec_free(w->owned[c]);
+  fl_free(w->owned);
+  fl_free(w->cols);
+  *w = (ex_write_adapt_t){0};
+}
+
+int ex_write_adapt(ex_write_adapt_t *w, const ty_schema_t *schema, const ty_batch_t *b,
+                   ty_batch_t *view, fl_err_t *err) {
+  *view = *b;
+  view->schema = schema;
+  uint32_t n = b->ncols < schema->root.nfields ? b->ncols : schema->root.nfields;
+  bool any = false;
+  for (uint32_t c = 0; c < n && !any; c++)
+    any = !ty_layout_equal(b->cols[c]->type, schema->root.fields[c].type);
+  if (!any) return FL_OK;
+  if (w->n < b->ncols) {
+    w->owned = fl_realloc(w->owned, b->ncols * sizeof *w->owned);
+    w->cols = fl_realloc(w->cols, b->ncols * sizeof *w->cols);
+    for (uint32_t c = w->n; c < b->ncols; c++) w->owned[c] = NULL;
+    w->n = b->ncols;
+  }
+  for (uint32_t c = 0; c < b->ncols; c++) {
+    w->cols[c] = b->cols[c];
+    if (c >= n || ty_layout_equal(b->cols[c]->type, schema->root.fields[c].type)) continue;
+    if (w->owned[c] && w->owned[c]->type != schema->root.fields[c].type) {
+      ty_vec_free(w->owned[c]);
+      w->owned[c] = NULL;
+    }
+    if (!w->owned[c]) w->owned[c] = ty_vec_new(schema->root.fields[c].type, b->nrows);
+    int rc = ex_vec_adapt(w->owned[c], b->cols[c], err);
+    if (rc) return fl_err_prefix(err, "column %s: ", schema->root.fields[c].name);
+    w->cols[c] = w->owned[c];
+  }
+  view->cols = w->cols;
+  return FL_OK;
 }

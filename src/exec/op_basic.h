@@ -83,6 +83,10 @@ int ex_project_new(ex_ctx_t *ctx, const ty_schema_t *in, const ty_schema_t *out_
 /* Skips offset rows, passes limit rows (-1: all), then sets *stop. */
 ex_op_t *ex_limit_new(const ty_schema_t *schema, int64_t limit, int64_t offset, bool *stop,
                       ex_op_t *next);
+/* Passes batches of schema in on as batches of schema out, copying the
+ * columns whose types hold fixed(L) into their SQL layout (varbinary);
+ * see op_adapt.c. */
+ex_op_t *ex_adapt_new(const ty_schema_t *in, const ty_schema_t *out, ex_op_t *next);
 /* Forwards every batch of ninputs producers; finishes after the last one. */
 ex_op_t *ex_union_new(const ty_schema_t *schema, uint32_t ninputs, ex_op_t *next);
 

@@ -39,6 +39,7 @@
 
 #include "base/alloc.h"
 #include "base/time.h"
+#include "exec/ex_vec.h"
 #include "exec/op_basic.h"
 #include "format/parquet/pq_reader.h"
 
@@ -58,7 +59,14 @@ typedef struct count_fs {
   file_src_t *src;
 } count_fs_t;
 
-typedef enum out_kind { OUT_PASS, OUT_WIDEN, OUT_NULL, OUT_FILENAME, OUT_HIVE } out_kind_t;
+typedef enum out_kind {
+  OUT_PASS,
+  OUT_WIDEN,
+  OUT_NULL,
+  OUT_FILENAME,
+  OUT_HIVE,
+  OUT_ADAPT /* fixed(L) somewhere in it, read as varbinary (ex_vec_adapt) */
+} out_kind_t;
 
 typedef struct out_col {
   out_kind_t kind;
@@ -201,6 +209,10 @@ static int map_columns(file_src_t *s, const char *path, const ty_schema_t *raw, 
     if ((have->kind == TY_INT && want->kind == TY_LONG) ||
         (have->kind == TY_FLOAT && want->kind == TY_DOUBLE)) {
       o->kind = OUT_WIDEN;
+      continue;
+    }
+    if (ex_type_has_fixed(have)) {
+      o->kind = OUT_ADAPT;
       continue;
     }
     return fl_err_set(err, FL_EINVALID,
@@ -389,6 +401,13 @@ static void assemble(file_src_t *s, const ty_batch_t *raw, const char *path) {
         widen(o->scratch, raw->cols[o->src], n);
         s->out.cols[j] = o->scratch;
         break;
+      case OUT_ADAPT: {
+        /* fixed to varbinary cannot fail (only the other way checks). */
+        fl_err_t ignored;
+        ex_vec_adapt(o->scratch, raw->cols[o->src], &ignored);
+        s->out.cols[j] = o->scratch;
+        break;
+      }
       case OUT_NULL:
         ty_vec_reset(o->scratch);
         ty_vec_reserve(o->scratch, n);

@@ -97,6 +97,8 @@ int ice_scan_read_task(ice_scan_t *s, uint32_t index, fl_err_t *err);
 #define ICE_SCAN_PATH_ID 2147483646
 #define ICE_SCAN_POS_ID 2147483645
 #define ICE_SCAN_PARTITION_ID 2147483643
+/* "$file_modified_time" (Trino's): the data file's modification time. */
+#define ICE_SCAN_MODIFIED_ID 2147483641
 
 /*
  * The positions of task `index`'s data file that its position delete

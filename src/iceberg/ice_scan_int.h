@@ -40,6 +40,7 @@ struct ice_scan {
   const ty_schema_t *proj;   /* what batches carry */
   /* The hidden "$path", "$pos" and "$partition" columns of proj; -1: none. */
   int32_t path_col, pos_col, partition_col;
+  int32_t modified_col;      /* "$file_modified_time"; -1: none */
   ice_expr_t *filter;        /* bound to schema; NULL: all rows */
   bool prune_only;           /* filter prunes only, rows are not tested */
   int64_t limit;

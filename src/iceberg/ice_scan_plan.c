@@ -102,11 +102,12 @@ static const struct {
     {"$path", ICE_SCAN_PATH_ID, TY_STRING},
     {"$pos", ICE_SCAN_POS_ID, TY_LONG},
     {"$partition", ICE_SCAN_PARTITION_ID, TY_STRING},
+    {"$file_modified_time", ICE_SCAN_MODIFIED_ID, TY_TIMESTAMPTZ},
 };
 #define NHIDDEN (sizeof hidden_cols / sizeof hidden_cols[0])
 
 static int build_projection(ice_scan_t *s, const ice_scan_opts_t *o, fl_err_t *err) {
-  s->path_col = s->pos_col = s->partition_col = -1;
+  s->path_col = s->pos_col = s->partition_col = s->modified_col = -1;
   if (!o->columns) {
     s->proj = s->schema;
     return FL_OK;
@@ -150,6 +151,7 @@ static int build_projection(ice_scan_t *s, const ice_scan_opts_t *o, fl_err_t *e
     if (hidden[i].id == ICE_SCAN_PATH_ID) s->path_col = col;
     if (hidden[i].id == ICE_SCAN_POS_ID) s->pos_col = col;
     if (hidden[i].id == ICE_SCAN_PARTITION_ID) s->partition_col = col;
+    if (hidden[i].id == ICE_SCAN_MODIFIED_ID) s->modified_col = col;
   }
   s->proj = ty_schema_new(s->a, s->schema->schema_id, f, st->nfields + nhidden);
   return FL_OK;

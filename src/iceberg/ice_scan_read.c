@@ -698,8 +698,35 @@ struct ice_task_state {
   uint32_t *rows, *sel;
   fl_buf_t keybuf;
   const char *partition_path; /* "$partition" (only when projected) */
+  int64_t modified_us;        /* "$file_modified_time"; -1: unknown */
 };
 typedef struct ice_task_state task_state_t;
+
+/* The modification time of a data file (micros since the epoch), from a
+ * listing of its folder (the file-system interface has no stat); -1 when
+ * the file is not listed. Only read when "$file_modified_time" is. */
+static int64_t file_modified_us(io_fs_t *fs, const char *path) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) return -1;
+  char *dir = fl_malloc((size_t)(slash - path) + 1);
+  memcpy(dir, path, (size_t)(slash - path));
+  dir[slash - path] = 0;
+  io_entry_t *e = NULL;
+  size_t n = 0;
+  fl_err_t err;
+  fl_err_clear(&err);
+  int64_t us = -1;
+  if (fs->list(fs, dir, &e, &n, &err) == FL_OK) {
+    for (size_t i = 0; i < n && us < 0; i++) {
+      const char *b = strrchr(e[i].path, '/');
+      b = b ? b + 1 : e[i].path;
+      if (!strcmp(b, slash + 1)) us = e[i].mtime_ms * 1000;
+    }
+    io_entries_free(e, n);
+  }
+  fl_free(dir);
+  return us;
+}
 
 static void close_task(ice_scan_t *s) {
   task_state_t *ts = s->cur;
@@ -774,6 +801,8 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
     }
     fl_err_clear(err);
   }
+  ts->modified_us = -1;
+  if (s->modified_col >= 0) ts->modified_us = file_modified_us(s->t->fs, df->path);
   /* Deletes. */
   bool any_pos = false;
   ts->eqs = fl_arena_alloc(ts->a, (task->ndeletes ? task->ndeletes : 1) * sizeof *ts->eqs);
@@ -817,7 +846,8 @@ static int open_task(ice_scan_t *s, uint32_t index, fl_err_t *err) {
   int32_t *top = NULL;
   uint32_t ntop = 0, tcap = 0;
   for (uint32_t i = 0; i < s->proj->root.nfields; i++)
-    if ((int32_t)i != s->path_col && (int32_t)i != s->pos_col && (int32_t)i != s->partition_col)
+    if ((int32_t)i != s->path_col && (int32_t)i != s->pos_col && (int32_t)i != s->partition_col &&
+        (int32_t)i != s->modified_col)
       add_ids(ts->a, &top, &ntop, &tcap, &s->proj->root.fields[i].id, 1);
   if (ts->key_schema)
     for (uint32_t i = 0; i < ts->key_schema->root.nfields; i++)
@@ -907,13 +937,25 @@ static void fill_hidden(ice_scan_t *s, const task_state_t *ts, int64_t first_pos
     ty_vec_reset(v);
     ty_vec_reserve(v, m);
     for (uint32_t k = 0; k < m; k++) ty_vec_append_i64(v, first_pos + ts->rows[k]);
-  }  if (s->partition_col >= 0) {
+  }
+  if (s->partition_col >= 0) {
     ty_vec_t *v = s->out->cols[s->partition_col];
     size_t len = strlen(ts->partition_path);
     ty_vec_reset(v);
     ty_vec_reserve(v, m);
     ty_vec_reserve_heap(v, len * m);
     for (uint32_t k = 0; k < m; k++) ty_vec_append_bytes(v, ts->partition_path, len);
+  }
+  if (s->modified_col >= 0) {
+    ty_vec_t *v = s->out->cols[s->modified_col];
+    ty_vec_reset(v);
+    ty_vec_reserve(v, m);
+    for (uint32_t k = 0; k < m; k++) {
+      if (ts->modified_us < 0)
+        ty_vec_append_null(v);
+      else
+        ty_vec_append_i64(v, ts->modified_us);
+    }
   }
 }
 
@@ -951,7 +993,7 @@ int ice_scan_next(ice_scan_t *s, ty_batch_t **out, fl_err_t *err) {
     ty_batch_reset(s->out);
     if ((rc = ice__file_convert(ts->f, raw, ts->rows, m, true, s->out, err))) goto fail;
     s->out->nrows = m;
-    if (s->path_col >= 0 || s->pos_col >= 0 || s->partition_col >= 0)
+    if (s->path_col >= 0 || s->pos_col >= 0 || s->partition_col >= 0 || s->modified_col >= 0)
       fill_hidden(s, ts, first_pos, m);
     s->stats.rows_out += m;
     *out = s->out;
@@ -986,8 +1028,8 @@ int ice_scan_task_positions(ice_scan_t *s, uint32_t index, int64_t **out, size_t
   *out = NULL;
   *n = 0;
   if (index >= s->ntasks)
-    return fl_err_set(err, FL_EINVALID, "table %s: scan has no task %u (of %u)", s->t->ident,
-                      index, s->ntasks);
+    return fl_err_set(err, FL_EINVALID, "table %s: scan has no task %u (of %u)", s->t->ident, index,
+                      s->ntasks);
   return ice__load_positions(s, &s->tasks[index], out, n, err);
 }
 

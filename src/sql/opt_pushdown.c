@@ -95,11 +95,14 @@ static ice_expr_t *pred(fl_arena_t *a, ice_op_t op, const char *column, const ic
 }
 
 /* The table column a scan column reads; NULL for the hidden "$path",
- * "$pos" and "$partition", which no file's metrics describe. */
+ * "$pos", "$partition" and "$file_modified_time", which no file's metrics
+ * describe. */
 static const char *table_column(const sql_plan_t *scan, uint32_t col) {
   const char *c = scan->u.scan.columns[col];
-  return strcmp(c, "$path") == 0 || strcmp(c, "$pos") == 0 || strcmp(c, "$partition") == 0 ? NULL
-                                                                                           : c;
+  return strcmp(c, "$path") == 0 || strcmp(c, "$pos") == 0 || strcmp(c, "$partition") == 0 ||
+                 strcmp(c, "$file_modified_time") == 0
+             ? NULL
+             : c;
 }
 
 /* Converts one conjunct, or returns NULL. */

@@ -99,6 +99,7 @@ int sql_bind_query(fl_arena_t *a, const sql_bind_opts_t *o, const sql_query_t *q
 typedef struct sql_insert {
   ice_table_t *table;
   const char *ns, *name;
+  const char *branch; /* INSERT INTO t.branch_b (Spark): "b"; NULL: main */
   sql_plan_t *plan;
 } sql_insert_t;
 int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
@@ -165,5 +166,8 @@ int sql_bind_iceberg_type(fl_arena_t *a, const sql_type_t *t, const ty_type_t **
 
 /* Converts a written type (CAST target) to a SQL type. */
 int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err);
+/* The same for every type, array(T), map(K, V) and row(...) included
+ * (their parts allocated in a). */
+int sql_bind_type_in(fl_arena_t *a, const sql_type_t *t, sql_dtype_t *out, fl_err_t *err);
 
 #endif

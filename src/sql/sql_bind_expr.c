@@ -50,8 +50,7 @@ sql_bexpr_t *sql__and(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y) {
   return e;
 }
 
-sql_bexpr_t *sql__coalesce2(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y,
-                            const sql_dtype_t *t) {
+sql_bexpr_t *sql__coalesce2(sql_binder_t *b, sql_bexpr_t *x, sql_bexpr_t *y, const sql_dtype_t *t) {
   sql_bexpr_t *e = bx_new(b, SQL_BX_COALESCE, x->pos, 2);
   e->type = *t;
   e->args[0] = x;
@@ -358,7 +357,8 @@ static int bind_column(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *
   /* a.b where a is a row column (or t.a.b): field access. */
   if (found < 0 && q->n > 1 && sql__bind_row_path(b, cx, x, out) == FL_OK) return FL_OK;
   if (found < 0 && !b->hidden &&
-      (strcmp(name, "$path") == 0 || strcmp(name, "$pos") == 0 || strcmp(name, "$partition") == 0))
+      (strcmp(name, "$path") == 0 || strcmp(name, "$pos") == 0 || strcmp(name, "$partition") == 0 ||
+       strcmp(name, "$file_modified_time") == 0))
     b->want_hidden = true; /* sql_bind_query binds again with the hidden columns */
   if (found < 0 && b->outer) return bind_outer_column(b, cx, x, out);
   if (found < 0) {
@@ -668,6 +668,9 @@ static int bind_fcall(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x
     return sql__errf(b, x->pos, FL_EINVALID, "Named arguments are not valid for %s", name);
   if (c->args.n > SQL_MAX_ARGS)
     return sql__errf(b, x->pos, FL_EINVALID, "Too many arguments for %s", name);
+  if ((c->args.n == 2 && c->args.items[1]->kind == SQL_E_LAMBDA) ||
+      (c->args.n == 4 && c->args.items[2]->kind == SQL_E_LAMBDA))
+    return sql__bind_lambda_call(b, cx, x, name, out);
   sql_bexpr_t *args[SQL_MAX_ARGS];
   int rc = bind_args(b, cx, &c->args, args);
   if (rc) return rc;
@@ -744,6 +747,10 @@ static int bind_case(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
 /* ---- types ---- */
 
 int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err) {
+  return sql_bind_type_in(NULL, t, out, err);
+}
+
+int sql_bind_type_in(fl_arena_t *a, const sql_type_t *t, sql_dtype_t *out, fl_err_t *err) {
   static const sql_dkind_t map[SQL_TY_KIND_COUNT] = {
       [SQL_TY_BOOLEAN] = SQL_DT_BOOLEAN,     [SQL_TY_TINYINT] = SQL_DT_TINYINT,
       [SQL_TY_SMALLINT] = SQL_DT_SMALLINT,   [SQL_TY_INTEGER] = SQL_DT_INTEGER,
@@ -752,15 +759,45 @@ int sql_bind_type(const sql_type_t *t, sql_dtype_t *out, fl_err_t *err) {
       [SQL_TY_VARCHAR] = SQL_DT_VARCHAR,     [SQL_TY_CHAR] = SQL_DT_VARCHAR,
       [SQL_TY_VARBINARY] = SQL_DT_VARBINARY, [SQL_TY_DATE] = SQL_DT_DATE,
       [SQL_TY_TIME] = SQL_DT_TIME,           [SQL_TY_TIMESTAMP] = SQL_DT_TIMESTAMP,
-      [SQL_TY_UUID] = SQL_DT_UUID,
+      [SQL_TY_UUID] = SQL_DT_UUID,           [SQL_TY_JSON] = SQL_DT_JSON,
+      [SQL_TY_FIXED] = SQL_DT_VARBINARY,
   };
   *out = (sql_dtype_t){0};
+  if (a && (t->kind == SQL_TY_ARRAY || t->kind == SQL_TY_MAP)) {
+    sql_dtype_t *e = fl_arena_zalloc(a, sizeof *e);
+    int rc = sql_bind_type_in(a, t->kind == SQL_TY_MAP ? t->value : t->elem, e, err);
+    if (rc) return rc;
+    out->kind = t->kind == SQL_TY_MAP ? SQL_DT_MAP : SQL_DT_ARRAY;
+    out->elem = e;
+    if (t->kind == SQL_TY_MAP) {
+      sql_dtype_t *k = fl_arena_zalloc(a, sizeof *k);
+      if ((rc = sql_bind_type_in(a, t->elem, k, err))) return rc;
+      out->key = k;
+    }
+    return FL_OK;
+  }
+  if (a && t->kind == SQL_TY_ROW) {
+    sql_dfield_t *f = fl_arena_zalloc(a, (t->nfields ? t->nfields : 1) * sizeof *f);
+    for (size_t i = 0; i < t->nfields; i++) {
+      f[i].name = t->fields[i].name.name;
+      int rc = sql_bind_type_in(a, t->fields[i].type, &f[i].type, err);
+      if (rc) return rc;
+    }
+    out->kind = SQL_DT_ROW;
+    out->fields = f;
+    out->nfields = (uint32_t)t->nfields;
+    return FL_OK;
+  }
   sql_dkind_t k = map[t->kind];
   if (k == SQL_DT_UNKNOWN)
     return fl_err_set(err, FL_EUNSUPPORTED, "line %u, column %u: Type %s is not supported yet",
                       t->pos.line, t->pos.col, sql_type_kind_name(t->kind));
   if (k == SQL_DT_TIMESTAMP && t->with_tz) k = SQL_DT_TIMESTAMPTZ;
   out->kind = k;
+  /* timestamp(7..9) keeps nanoseconds; lower precisions are kept in micros. */
+  if (k == SQL_DT_TIMESTAMP || k == SQL_DT_TIMESTAMPTZ) {
+    if (t->nparams >= 1 && t->params[0] > 6) out->precision = 9;
+  }
   if (k == SQL_DT_DECIMAL) {
     int64_t p = t->nparams >= 1 ? t->params[0] : 38, s = t->nparams >= 2 ? t->params[1] : 0;
     if (p < 1 || p > 38 || s < 0 || s > p)
@@ -984,6 +1021,12 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
       return FL_OK;
     }
     case SQL_E_STRING: *out = const_str(b, x->pos, x->u.str.data, x->u.str.len); return FL_OK;
+    case SQL_E_BINARY: {
+      /* X'..': the bytes as a varchar constant under a CAST to varbinary. */
+      sql_bexpr_t *s = const_str(b, x->pos, x->u.str.data, x->u.str.len);
+      sql_dtype_t vb = sql_dtype(SQL_DT_VARBINARY);
+      return sql__coerce(b, s, &vb, out);
+    }
     case SQL_E_BOOL: {
       sql_bexpr_t *e = const_new(b, x->pos, SQL_DT_BOOLEAN);
       e->c.b = x->u.b;
@@ -998,7 +1041,7 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
     }
     case SQL_E_TYPED: {
       sql_dtype_t t;
-      if ((rc = sql_bind_type(x->u.typed.type, &t, b->err))) return rc;
+      if ((rc = sql_bind_type_in(b->a, x->u.typed.type, &t, b->err))) return rc;
       /* TIMESTAMP '... UTC' or '...+01:00' is a timestamp with time zone, as in Trino. */
       if (t.kind == SQL_DT_TIMESTAMP) {
         for (size_t i = 10; i < x->u.typed.len; i++) {
@@ -1010,7 +1053,18 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
           }
         }
       }
+      /* TIMESTAMP '... .123456789' has the precision its digits need. */
+      if (t.kind == SQL_DT_TIMESTAMP || t.kind == SQL_DT_TIMESTAMPTZ) {
+        const char *d = x->u.typed.data;
+        size_t n = x->u.typed.len, i = 0, digits = 0;
+        while (i < n && d[i] != '.') i++;
+        for (i++; i < n && d[i] >= '0' && d[i] <= '9'; i++) digits++;
+        if (digits > 6) t.precision = 9;
+      }
       sql_bexpr_t *s = const_str(b, x->pos, x->u.typed.data, x->u.typed.len);
+      /* JSON '[1, 2]' is the parsed text (a CAST of a varchar to json
+       * is a JSON string instead, as in Trino). */
+      if (t.kind == SQL_DT_JSON) return call2(b, "json_parse", x->pos, s, NULL, out);
       if ((rc = sql__coerce(b, s, &t, out))) return rc;
       return FL_OK;
     }
@@ -1083,7 +1137,7 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
     case SQL_E_CASE: return bind_case(b, cx, x, out);
     case SQL_E_CAST: {
       sql_dtype_t t;
-      if ((rc = sql_bind_type(x->u.cast.type, &t, b->err))) return rc;
+      if ((rc = sql_bind_type_in(b->a, x->u.cast.type, &t, b->err))) return rc;
       if ((rc = sql__bind_expr(b, cx, x->u.cast.arg, &l))) return rc;
       rc = b->o->resolver->cast(b->o->resolver->ctx, &l->type, &t, b->err);
       if (rc) {
@@ -1137,6 +1191,8 @@ static int bind_node(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
       return bind_quantified(b, cx, x, x->u.quant.arg, x->u.quant.query, cmp,
                              x->u.quant.q == SQL_Q_ALL, false, out);
     }
+    case SQL_E_ARRAY: return sql__bind_array(b, cx, x, out);
+    case SQL_E_ROW: return sql__bind_row(b, cx, x, out);
     case SQL_E_DEREF: return sql__bind_deref(b, cx, x, out);
     case SQL_E_SUBSCRIPT: return sql__bind_subscript(b, cx, x, out);
     default:

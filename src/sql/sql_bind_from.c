@@ -102,6 +102,29 @@ int sql__open_table(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_ta
   return FL_OK;
 }
 
+int sql__open_table_ref(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
+                        const char **ns, const char **name, const char **branch) {
+  *branch = NULL;
+  fl_err_t saved = *b->err;
+  int rc = sql__open_table(b, q, pos, out, ns, name);
+  const char *last = q->parts[q->n - 1].name;
+  if (rc != FL_ENOTFOUND || q->n < 2 || strncasecmp(last, "branch_", 7) != 0 || !last[7]) return rc;
+  /* Spark's t.branch_b: the table without its last part, on branch b. */
+  fl_err_t first = *b->err;
+  *b->err = saved;
+  sql_qname_t tq = {.parts = q->parts, .n = q->n - 1};
+  if (sql__open_table(b, &tq, pos, out, ns, name) != FL_OK) {
+    *b->err = first;
+    return rc;
+  }
+  const ice_ref_t *r = ice_meta_ref((*out)->meta, last + 7);
+  if (!r || r->is_tag)
+    return sql__errf(b, q->parts[q->n - 1].pos, FL_ENOTFOUND,
+                     "Branch '%s' does not exist in table '%s.%s'", last + 7, *ns, *name);
+  *branch = r->name;
+  return FL_OK;
+}
+
 static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_scope_t *scope) {
   const sql_qname_t *q = &rel->u.table.name;
   /* A one-part name may be a WITH query. */
@@ -137,16 +160,19 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
     if (rc != FL_ENOTFOUND) return rc;
   }
   if (strchr(q->parts[q->n - 1].name, '$')) return sql__bind_meta_table(b, rel, out, scope);
-  const char *ns, *name;
+  const char *ns, *name, *branch;
   ice_table_t *t;
-  int rc = sql__open_table(b, q, rel->pos, &t, &ns, &name);
+  int rc = sql__open_table_ref(b, q, rel->pos, &t, &ns, &name, &branch);
   if (rc) return rc;
+  if (branch && rel->u.table.travel != SQL_TT_NONE)
+    return sql__errf(b, rel->pos, FL_EINVALID, "Cannot time travel on branch '%s'", branch);
   sql_plan_t *p = sql_plan_new(b->a, SQL_P_SCAN, NULL);
   p->u.scan.table = t;
   p->u.scan.ident = fl_arena_sprintf(b->a, "%s.%s", ns, name);
   p->u.scan.snapshot_id = -1;
   p->u.scan.as_of_ms = -1;
   p->u.scan.limit = -1;
+  if (branch) p->u.scan.ref = branch;
   int32_t schema_id = -1;
   if (rel->u.table.travel != SQL_TT_NONE &&
       (rc = sql__travel(b, rel, t, &p->u.scan.snapshot_id, &p->u.scan.ref, &schema_id)))
@@ -170,18 +196,19 @@ static int bind_table(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, s
   fl_err_clear(b->err);
   uint32_t nvisible = k;
   if (b->hidden) {
-    /* Trino's hidden "$path" and "$partition" and the row position,
-     * last so that pruning and `*` need not know them. */
-    static const char *const hidden[] = {"$path", "$pos", "$partition"};
-    sql_col_t *cols = fl_arena_zalloc(b->a, (k + 3) * sizeof *cols);
-    const char **names = fl_arena_zalloc(b->a, (k + 3) * sizeof *names);
+    /* Trino's hidden "$path", "$partition" and "$file_modified_time" and
+     * the row position, last so that pruning and `*` need not know them. */
+    static const char *const hidden[] = {"$path", "$pos", "$partition", "$file_modified_time"};
+    sql_col_t *cols = fl_arena_zalloc(b->a, (k + 4) * sizeof *cols);
+    const char **names = fl_arena_zalloc(b->a, (k + 4) * sizeof *names);
     if (k) {
       memcpy(cols, p->cols, k * sizeof *cols);
       memcpy(names, p->u.scan.columns, k * sizeof *names);
     }
-    for (int h = 0; h < 3; h++) {
-      sql_dkind_t kind = h == 1 ? SQL_DT_BIGINT : SQL_DT_VARCHAR;
+    for (int h = 0; h < 4; h++) {
+      sql_dkind_t kind = h == 1 ? SQL_DT_BIGINT : h == 3 ? SQL_DT_TIMESTAMPTZ : SQL_DT_VARCHAR;
       cols[k] = (sql_col_t){.name = hidden[h], .type = sql_dtype(kind)};
+      if (h == 3) cols[k].type.precision = 3; /* timestamp(3) with time zone */
       names[k++] = hidden[h];
     }
     p->cols = cols;
@@ -254,8 +281,8 @@ static int bind_using(sql_binder_t *b, const sql_rel_t *rel, const sql_ident_lis
     const sql_ident_t *id = &u->items[k];
     for (uint32_t m = 0; m < k; m++)
       if (strcasecmp(u->items[m].name, id->name) == 0)
-        return sql__errf(b, id->pos, FL_EINVALID, "Column '%s' appears multiple times in USING clause",
-                         id->name);
+        return sql__errf(b, id->pos, FL_EINVALID,
+                         "Column '%s' appears multiple times in USING clause", id->name);
     li[k] = find_col(ls, id->name);
     ri[k] = find_col(rs, id->name);
     if (li[k] == -1 || ri[k] == -1)
@@ -386,10 +413,11 @@ static int bind_join(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sq
     return FL_OK;
   }
   if ((rc = sql__bind_from(b, rel->u.join.right, &r, &rs))) return rc;
-  static const sql_join_type_t types[] = {
-      [SQL_JOIN_INNER] = SQL_JT_INNER, [SQL_JOIN_LEFT] = SQL_JT_LEFT,
-      [SQL_JOIN_RIGHT] = SQL_JT_RIGHT, [SQL_JOIN_FULL] = SQL_JT_FULL,
-      [SQL_JOIN_CROSS] = SQL_JT_INNER};
+  static const sql_join_type_t types[] = {[SQL_JOIN_INNER] = SQL_JT_INNER,
+                                          [SQL_JOIN_LEFT] = SQL_JT_LEFT,
+                                          [SQL_JOIN_RIGHT] = SQL_JT_RIGHT,
+                                          [SQL_JOIN_FULL] = SQL_JT_FULL,
+                                          [SQL_JOIN_CROSS] = SQL_JT_INNER};
   sql_join_type_t type = types[rel->u.join.kind];
   if (rel->u.join.using_.n)
     return bind_using(b, rel, &rel->u.join.using_, l, r, &ls, &rs, type, out, scope);
@@ -452,13 +480,36 @@ static bool is_lateral(const sql_rel_t *rel) {
  */
 static int bind_unnest(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p, sql_scope_t *scope) {
   const sql_expr_list_t *args = &rel->u.unnest.args;
-  uint32_t n = (uint32_t)args->n, nout = n + (rel->u.unnest.with_ordinality ? 1 : 0);
-  if (!n) return sql__errf(b, rel->pos, FL_EINVALID, "UNNEST needs at least one argument");
-  if (rel->alias_cols.n && rel->alias_cols.n != nout)
+  uint32_t nargs = (uint32_t)args->n;
+  if (!nargs) return sql__errf(b, rel->pos, FL_EINVALID, "UNNEST needs at least one argument");
+  sql_ectx_t cx = {.scope = scope, .clause = "UNNEST"};
+  /* As Trino: a map unnests to two columns, its keys and its values (two
+   * arrays side by side); an array of rows to one column per field. */
+  sql_bexpr_t **arrays = fl_arena_zalloc(b->a, 2 * nargs * sizeof *arrays);
+  uint32_t n = 0, nshown = 0;
+  for (uint32_t i = 0; i < nargs; i++) {
+    sql_bexpr_t *e;
+    int rc = sql__bind_expr(b, &cx, args->items[i], &e);
+    if (rc) return rc;
+    if (e->type.kind == SQL_DT_MAP && e->type.key && e->type.elem) {
+      if ((rc = sql__call(b, "map_keys", args->items[i]->pos, &e, 1, &arrays[n++])) ||
+          (rc = sql__call(b, "map_values", args->items[i]->pos, &e, 1, &arrays[n++])))
+        return rc;
+      nshown += 2;
+      continue;
+    }
+    if (e->type.kind != SQL_DT_ARRAY || !e->type.elem)
+      return sql__errf(b, args->items[i]->pos, FL_EINVALID, "Cannot unnest type: %s",
+                       sql_dtype_str(&e->type));
+    arrays[n++] = e;
+    nshown += e->type.elem->kind == SQL_DT_ROW ? e->type.elem->nfields : 1;
+  }
+  uint32_t nout = n + (rel->u.unnest.with_ordinality ? 1 : 0);
+  uint32_t nvis = nshown + (rel->u.unnest.with_ordinality ? 1 : 0);
+  if (rel->alias_cols.n && rel->alias_cols.n != nvis)
     return sql__errf(b, rel->pos, FL_EINVALID,
                      "Column alias list has %zu entries but the UNNEST has %u columns",
-                     rel->alias_cols.n, nout);
-  sql_ectx_t cx = {.scope = scope, .clause = "UNNEST"};
+                     rel->alias_cols.n, nvis);
   sql_plan_t *in = *p;
   sql_plan_t *u = sql_plan_new(b->a, SQL_P_UNNEST, in);
   u->u.unnest.exprs = fl_arena_zalloc(b->a, n * sizeof *u->u.unnest.exprs);
@@ -467,26 +518,53 @@ static int bind_unnest(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **p, sq
   u->ncols = in->ncols + nout;
   u->cols = fl_arena_zalloc(b->a, u->ncols * sizeof *u->cols);
   if (in->ncols) memcpy(u->cols, in->cols, in->ncols * sizeof *u->cols);
-  sql_scope_t us = {.n = nout};
-  us.cols = fl_arena_zalloc(b->a, nout * sizeof *us.cols);
+  bool expand = nshown != n;
   for (uint32_t i = 0; i < nout; i++) {
     sql_dtype_t t = sql_dtype(SQL_DT_BIGINT);
     if (i < n) {
-      sql_bexpr_t *e;
-      int rc = sql__bind_expr(b, &cx, args->items[i], &e);
-      if (rc) return rc;
-      if (e->type.kind != SQL_DT_ARRAY || !e->type.elem)
-        return sql__errf(b, args->items[i]->pos, FL_EINVALID, "Cannot unnest type: %s",
-                         sql_dtype_str(&e->type));
-      u->u.unnest.exprs[i] = e;
-      t = *e->type.elem;
+      u->u.unnest.exprs[i] = arrays[i];
+      t = *arrays[i]->type.elem;
     }
-    const char *name =
-        rel->alias_cols.n ? rel->alias_cols.items[i].name : fl_arena_sprintf(b->a, "_col%u", i);
-    u->cols[in->ncols + i] = (sql_col_t){.name = name, .type = t};
-    us.cols[i] = (sql_scope_col_t){.qual = rel->alias.name, .name = name, .type = t};
+    u->cols[in->ncols + i] = (sql_col_t){.name = fl_arena_sprintf(b->a, "$unnest%u", i), .type = t};
   }
-  *p = u;
+  /* The visible columns: each unnested value, or the fields of a row. */
+  sql_bexpr_t **ex = fl_arena_zalloc(b->a, (in->ncols + nvis) * sizeof *ex);
+  const char **names = fl_arena_zalloc(b->a, (in->ncols + nvis) * sizeof *names);
+  for (uint32_t c = 0; c < in->ncols; c++) {
+    ex[c] = sql__col_ref(b, c, &in->cols[c].type, rel->pos);
+    names[c] = in->cols[c].name;
+  }
+  sql_scope_t us = {.n = nvis};
+  us.cols = fl_arena_zalloc(b->a, nvis * sizeof *us.cols);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < nout; i++) {
+    const sql_dtype_t *t = &u->cols[in->ncols + i].type;
+    sql_bexpr_t *col = sql__col_ref(b, in->ncols + i, t, rel->pos);
+    uint32_t nf =
+        i < n && t->kind == SQL_DT_ROW && arrays[i]->type.elem->kind == SQL_DT_ROW ? t->nfields : 0;
+    for (uint32_t f = 0; f < (nf ? nf : 1); f++) {
+      sql_bexpr_t *e = col;
+      if (nf) {
+        e = fl_arena_zalloc(b->a, sizeof *e);
+        e->kind = SQL_BX_FIELD;
+        e->pos = rel->pos;
+        e->col = f;
+        e->type = t->fields[f].type;
+        e->nargs = 1;
+        e->args = fl_arena_zalloc(b->a, sizeof *e->args);
+        e->args[0] = col;
+      }
+      const char *name = rel->alias_cols.n         ? rel->alias_cols.items[k].name
+                         : nf && t->fields[f].name ? t->fields[f].name
+                                                   : fl_arena_sprintf(b->a, "_col%u", k);
+      ex[in->ncols + k] = e;
+      names[in->ncols + k] = name;
+      us.cols[k] = (sql_scope_col_t){.qual = rel->alias.name, .name = name, .type = e->type};
+      if (!expand) u->cols[in->ncols + i].name = name;
+      k++;
+    }
+  }
+  *p = expand ? sql_plan_project(b->a, u, ex, names, in->ncols + nvis) : u;
   *scope = concat_scopes(b, scope, &us);
   return FL_OK;
 }

@@ -8,6 +8,7 @@
  * integer, double into real, decimal rescaling), which fail at run time
  * on values out of range. Columns not listed get NULL.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -43,9 +44,9 @@ int sql__assign_cast(sql_binder_t *b, sql_bexpr_t *e, const sql_dtype_t *dt, sql
 int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *st,
                     sql_insert_t *out, fl_err_t *err) {
   sql_binder_t b = {.a = a, .o = o, .err = err};
-  const char *ns, *name;
+  const char *ns, *name, *branch;
   ice_table_t *t;
-  int rc = sql__open_table(&b, &st->u.insert.table, st->pos, &t, &ns, &name);
+  int rc = sql__open_table_ref(&b, &st->u.insert.table, st->pos, &t, &ns, &name, &branch);
   if (rc) return rc;
   sql_plan_t *q;
   if ((rc = sql__bind_top_query(&b, st->u.insert.query, &q))) return rc;
@@ -98,13 +99,16 @@ int sql_bind_insert(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stmt_t *s
     p->u.project.exprs[i] = e;
     p->cols[i] = (sql_col_t){.name = f->name, .type = dt};
   }
-  *out = (sql_insert_t){.table = t, .ns = ns, .name = name, .plan = p};
+  *out = (sql_insert_t){.table = t, .ns = ns, .name = name, .branch = branch, .plan = p};
   return FL_OK;
 }
 
-static int iceberg_dtype(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos,
-                         const ty_type_t **out) {
+/* Nested fields get provisional ids here; a new table's schema is
+ * renumbered with fresh ids when its metadata is made. */
+static int iceberg_dtype_n(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos, int32_t *next,
+                           const ty_type_t **out) {
   sql_dtype_t dt = *dtp;
+  int rc;
   switch (dt.kind) {
     case SQL_DT_BOOLEAN: *out = ty_primitive(TY_BOOLEAN); return FL_OK;
     case SQL_DT_INTEGER: *out = ty_primitive(TY_INT); return FL_OK;
@@ -116,18 +120,63 @@ static int iceberg_dtype(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos,
     case SQL_DT_VARBINARY: *out = ty_primitive(TY_BINARY); return FL_OK;
     case SQL_DT_DATE: *out = ty_primitive(TY_DATE); return FL_OK;
     case SQL_DT_TIME: *out = ty_primitive(TY_TIME); return FL_OK;
-    case SQL_DT_TIMESTAMP: *out = ty_primitive(TY_TIMESTAMP); return FL_OK;
-    case SQL_DT_TIMESTAMPTZ: *out = ty_primitive(TY_TIMESTAMPTZ); return FL_OK;
+    case SQL_DT_TIMESTAMP:
+      *out = ty_primitive(dt.precision == 9 ? TY_TIMESTAMP_NS : TY_TIMESTAMP);
+      return FL_OK;
+    case SQL_DT_TIMESTAMPTZ:
+      *out = ty_primitive(dt.precision == 9 ? TY_TIMESTAMPTZ_NS : TY_TIMESTAMPTZ);
+      return FL_OK;
     case SQL_DT_UUID: *out = ty_primitive(TY_UUID); return FL_OK;
-    default:
-      return sql__errf(b, pos, FL_EUNSUPPORTED, "Type not supported for Iceberg: %s",
-                       sql_dtype_str(&dt));
+    case SQL_DT_ARRAY: {
+      const ty_type_t *e;
+      if (!dt.elem) break;
+      int32_t id = (*next)++;
+      if ((rc = iceberg_dtype_n(b, dt.elem, pos, next, &e))) return rc;
+      *out = ty_list_new(b->a, id, false, e);
+      return FL_OK;
+    }
+    case SQL_DT_MAP: {
+      const ty_type_t *k, *v;
+      if (!dt.elem || !dt.key) break;
+      int32_t kid = (*next)++, vid = (*next)++;
+      if ((rc = iceberg_dtype_n(b, dt.key, pos, next, &k)) ||
+          (rc = iceberg_dtype_n(b, dt.elem, pos, next, &v)))
+        return rc;
+      *out = ty_map_new(b->a, kid, k, vid, false, v);
+      return FL_OK;
+    }
+    case SQL_DT_ROW: {
+      ty_field_t *f = fl_arena_zalloc(b->a, (dt.nfields ? dt.nfields : 1) * sizeof *f);
+      for (uint32_t i = 0; i < dt.nfields; i++) {
+        f[i].id = (*next)++;
+        f[i].name = dt.fields[i].name ? dt.fields[i].name : fl_arena_sprintf(b->a, "field%u", i);
+        if ((rc = iceberg_dtype_n(b, &dt.fields[i].type, pos, next, &f[i].type))) return rc;
+      }
+      *out = ty_struct_new(b->a, f, dt.nfields);
+      return FL_OK;
+    }
+    default: break;
   }
+  return sql__errf(b, pos, FL_EUNSUPPORTED, "Type not supported for Iceberg: %s",
+                   sql_dtype_str(&dt));
+}
+
+static int iceberg_dtype(sql_binder_t *b, const sql_dtype_t *dtp, sql_pos_t pos,
+                         const ty_type_t **out) {
+  int32_t next = 100000;
+  return iceberg_dtype_n(b, dtp, pos, &next, out);
 }
 
 static int iceberg_type(sql_binder_t *b, const sql_type_t *t, const ty_type_t **out) {
+  /* fixed(L) is an Iceberg type SQL reads as varbinary. */
+  if (t->kind == SQL_TY_FIXED) {
+    if (t->nparams != 1 || t->params[0] < 1 || t->params[0] > INT32_MAX)
+      return sql__errf(b, t->pos, FL_EINVALID, "fixed needs a length: fixed(L)");
+    *out = ty_fixed(b->a, (int32_t)t->params[0]);
+    return FL_OK;
+  }
   sql_dtype_t dt;
-  int rc = sql_bind_type(t, &dt, b->err);
+  int rc = sql_bind_type_in(b->a, t, &dt, b->err);
   if (rc) return rc;
   return iceberg_dtype(b, &dt, t->pos, out);
 }
@@ -157,6 +206,34 @@ static int string_list(sql_binder_t *b, const sql_property_t *p, const char **ou
   fl_buf_append_u8(&buf, 0);
   *out = fl_arena_strdup(b->a, (const char *)buf.data);
   fl_buf_free(&buf);
+  return FL_OK;
+}
+
+/* The first field of t (a column's type) that needs format v3, or NULL. */
+static const char *v3_type(const ty_type_t *t) {
+  if (t->kind == TY_TIMESTAMP_NS) return "timestamp_ns";
+  if (t->kind == TY_TIMESTAMPTZ_NS) return "timestamptz_ns";
+  for (uint32_t i = 0; ty_is_nested(t) && i < t->nfields; i++) {
+    const char *k = v3_type(t->fields[i].type);
+    if (k) return k;
+  }
+  return NULL;
+}
+
+/* Nanosecond timestamps exist from format v3 on (Iceberg's own check). */
+static int check_version(sql_binder_t *b, const sql_stmt_t *st, const sql_create_table_t *ct) {
+  int version = 2;
+  for (uint32_t i = 0; i < ct->nprops; i++)
+    if (!strcmp(ct->props[i].key, "format-version")) version = atoi(ct->props[i].value);
+  if (version >= 3) return FL_OK;
+  for (uint32_t i = 0; i < ct->schema->root.nfields; i++) {
+    const char *k = v3_type(ct->schema->root.fields[i].type);
+    if (k)
+      return sql__errf(b, st->pos, FL_EINVALID,
+                       "Invalid type in v%d schema: %s %s is not supported until v3 (WITH "
+                       "(format_version = 3))",
+                       version, ct->schema->root.fields[i].name, k);
+  }
   return FL_OK;
 }
 
@@ -241,7 +318,7 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
     }
     out->schema = ty_schema_new(a, 0, f, p->ncols);
     out->plan = st->u.create_table.with_no_data ? NULL : p;
-    return FL_OK;
+    return check_version(&b, st, out);
   }
   size_t n = st->u.create_table.ncolumns;
   if (!n) return sql__errf(&b, st->pos, FL_EINVALID, "CREATE TABLE needs at least one column");
@@ -261,5 +338,5 @@ int sql_bind_create_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
     if ((rc = iceberg_type(&b, c->type, &f[i].type))) return rc;
   }
   out->schema = ty_schema_new(a, 0, f, (uint32_t)n);
-  return FL_OK;
+  return check_version(&b, st, out);
 }

@@ -147,6 +147,21 @@ int sql__bind_cond(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *e, c
                    sql_bexpr_t **out);
 sql_bexpr_t *sql__col_ref(sql_binder_t *b, uint32_t col, const sql_dtype_t *t, sql_pos_t pos);
 /* A scalar call through the resolver, with the coercions it asks for. */
+/* ARRAY[...] and ROW(...) / (a, b) constructors (sql_bind_nested.c). */
+/* Fails, at pos, for types that cannot be ordered (maps, json, and arrays
+ * or rows holding them), as Trino words it for `clause`. */
+/* sql__open_table, and where no table has the whole name, Spark's
+ * `t.branch_b`: table t with *branch "b" (NULL otherwise); a branch that
+ * does not exist is an error naming it. */
+int sql__open_table_ref(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, ice_table_t **out,
+                        const char **ns, const char **name, const char **branch);
+/* f(array, x -> body): transform, filter, any_match, all_match, none_match
+ * (sql_bind_lambda.c). */
+int sql__bind_lambda_call(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x,
+                          const char *name, sql_bexpr_t **out);
+int sql__check_orderable(sql_binder_t *b, sql_pos_t pos, const sql_dtype_t *t, const char *clause);
+int sql__bind_array(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);
+int sql__bind_row(sql_binder_t *b, const sql_ectx_t *cx, const sql_expr_t *x, sql_bexpr_t **out);
 int sql__call(sql_binder_t *b, const char *name, sql_pos_t pos, sql_bexpr_t **args, uint32_t n,
               sql_bexpr_t **out);
 /* x AND y (both boolean); coalesce(x, y) of type t. */

@@ -55,6 +55,8 @@ int sql__bind_order_output(sql_binder_t *b, const sql_sort_list_t *order, sql_pl
                          "ORDER BY of a set operation or VALUES must name an output column");
       col = e->col;
     }
+    int rc = sql__check_orderable(b, x->pos, &p->cols[col].type, "ORDER BY");
+    if (rc) return rc;
     sql__sort_key(&order->items[k], col, &keys[k]);
   }
   sql_plan_t *s = sql_plan_new(b->a, SQL_P_SORT, p);

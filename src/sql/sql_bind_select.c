@@ -461,6 +461,7 @@ int sql__bind_select(sql_binder_t *b, const sql_select_t *s, const sql_sort_list
         }
       }
     }
+    if ((rc = sql__check_orderable(b, x->pos, &sel.e[col]->type, "ORDER BY"))) return rc;
     sql__sort_key(it, (uint32_t)col, &keys[k]);
   }
 

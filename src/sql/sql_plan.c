@@ -23,13 +23,16 @@ bool sql_dtype_equal(const sql_dtype_t *a, const sql_dtype_t *b) {
   if (a->kind == SQL_DT_ROW) {
     if (a->nfields != b->nfields) return false;
     for (uint32_t i = 0; i < a->nfields; i++)
-      if (strcmp(a->fields[i].name, b->fields[i].name) != 0 ||
+      if (((a->fields[i].name || b->fields[i].name) &&
+           (!a->fields[i].name || !b->fields[i].name ||
+            strcmp(a->fields[i].name, b->fields[i].name) != 0)) ||
           !sql_dtype_equal(&a->fields[i].type, &b->fields[i].type))
         return false;
     return true;
   }
   if (a->kind == SQL_DT_TIMESTAMPTZ)
     return (a->precision ? a->precision : 6) == (b->precision ? b->precision : 6);
+  if (a->kind == SQL_DT_TIMESTAMP) return (a->precision == 9) == (b->precision == 9);
   return true;
 }
 
@@ -58,15 +61,24 @@ void sql_dtype_format(const sql_dtype_t *t, fl_buf_t *out) {
     fl_buf_append(out, "row(", 4);
     for (uint32_t i = 0; i < t->nfields; i++) {
       if (i) fl_buf_append(out, ", ", 2);
-      fl_buf_append(out, t->fields[i].name, strlen(t->fields[i].name));
-      fl_buf_append(out, " ", 1);
+      if (t->fields[i].name) {
+        fl_buf_append(out, t->fields[i].name, strlen(t->fields[i].name));
+        fl_buf_append(out, " ", 1);
+      }
       sql_dtype_format(&t->fields[i].type, out);
     }
     fl_buf_append(out, ")", 1);
     return;
   }
-  if (t->kind == SQL_DT_TIMESTAMPTZ && t->precision == 3) {
-    fl_buf_append(out, "timestamp(3) with time zone", 27);
+  if (t->kind == SQL_DT_TIMESTAMPTZ || t->kind == SQL_DT_TIMESTAMP) {
+    int p = t->precision == 3 || t->precision == 9 ? t->precision : 6;
+    int n = snprintf(tmp, sizeof tmp, "timestamp(%d)%s", p,
+                     t->kind == SQL_DT_TIMESTAMPTZ ? " with time zone" : "");
+    fl_buf_append(out, tmp, (size_t)n);
+    return;
+  }
+  if (t->kind == SQL_DT_TIME) {
+    fl_buf_append(out, "time(6)", 7);
     return;
   }
   const char *s = t->kind < SQL_DT_COUNT ? dkind_names[t->kind] : "?";
@@ -90,6 +102,8 @@ bool sql_bexpr_equal(const sql_bexpr_t *a, const sql_bexpr_t *b) {
   if (!a || !b || a->kind != b->kind || !sql_dtype_equal(&a->type, &b->type) ||
       a->nargs != b->nargs)
     return false;
+  if ((a->body || b->body) && !sql_bexpr_equal(a->body, b->body)) return false;
+  if ((a->body2 || b->body2) && !sql_bexpr_equal(a->body2, b->body2)) return false;
   switch (a->kind) {
     case SQL_BX_COL:
     case SQL_BX_FIELD:

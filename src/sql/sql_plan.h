@@ -127,6 +127,15 @@ struct sql_bexpr {
   struct sql_plan *plan; /* SUBQUERY, IN_QUERY */
   sql_bexpr_t **args;
   uint32_t nargs;
+  /* CALL of a lambda function (transform, filter, any_match, all_match,
+   * none_match; impl NULL): args[0] is the array, args[1..] the values
+   * the lambda captures; body reads its parameter as column 0 and
+   * capture k as column 1 + k. */
+  sql_bexpr_t *body;
+  /* reduce(a, s0, (s, x) -> body, s -> body2): args[1] is s0, args[2..]
+   * the captures; both bodies read s as column 0, x as column 1 and
+   * capture k as column 2 + k. */
+  sql_bexpr_t *body2;
 };
 
 /* Structural equality (same columns, constants, calls). */

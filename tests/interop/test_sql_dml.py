@@ -269,10 +269,10 @@ def test_concurrent_updates_lose_nothing(wh, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_delete_keeps_columns_sql_cannot_show(wh, tmp_path, mode):
-    """DELETE rewrites (or deletes from) files whose structs and lists SQL
-    does not read; their values survive. UPDATE cannot write them: a clear
-    error naming the column."""
+def test_delete_and_update_keep_nested_columns(wh, tmp_path, mode):
+    """DELETE rewrites (or deletes from) files with struct and list
+    columns, and UPDATE writes them (rows and arrays in SQL); their values
+    survive."""
     run_floe("--warehouse", wh, "table", "create", "db.s", "--schema",
              "id long, p struct<x: int, y: string>, n list<int>",
              "--property", f"write.delete.mode={mode}")
@@ -284,5 +284,9 @@ def test_delete_keeps_columns_sql_cannot_show(wh, tmp_path, mode):
     got = sorted(catalog_for(wh).load_table("db.s").scan().to_arrow().to_pylist(),
                  key=lambda r: r["id"])
     assert got == [r for r in rows if r["id"] % 2]
-    p = sql(wh, "UPDATE db.s SET id = 0", check=False)
-    assert p.returncode != 0 and "Column p of db.s cannot be written from SQL yet" in p.stderr
+    assert affected(wh, "UPDATE db.s SET id = id + 100 WHERE id = 1") == 1
+    got = sorted(catalog_for(wh).load_table("db.s").scan().to_arrow().to_pylist(),
+                 key=lambda r: r["id"])
+    want = sorted([dict(r, id=r["id"] + 100) if r["id"] == 1 else r for r in rows if r["id"] % 2],
+                  key=lambda r: r["id"])
+    assert got == want

@@ -1,7 +1,9 @@
 /*
  * test_func_array.c - cardinality, element_at, the subscript operator,
- * contains and array_join over the arrays split() makes.
+ * contains and array_join over the arrays split() makes, the functions
+ * that build arrays row by row, and the fixed/varbinary adaptation.
  */
+#include "exec/ex_vec.h"
 #include "ft.h"
 #include "test.h"
 
@@ -92,4 +94,51 @@ TEST(contains_and_join) {
   CHECK_STR(on_split("array_join", 3, rows3, "varchar", "-", "x"), "a-b-c||NULL");
   CHECK_STR(ft_resolve("cardinality", "array(varchar)"), "bigint <- array(varchar)");
   CHECK_STR(ft_resolve("contains", "array(varchar);unknown"), "boolean <- array(varchar) varchar");
+}
+
+static const char *const rows4[] = {"c,a,b,a", "", NULL, "x"};
+
+/* The functions that build arrays row by row, over rows of every kind
+ * (several elements, one empty element, a NULL array). */
+TEST(arrays_built_row_by_row) {
+  CHECK_STR(on_split("array_sort", 4, rows4, NULL, NULL, NULL), "[a,a,b,c]|[]|NULL|[x]");
+  CHECK_STR(on_split("array_distinct", 4, rows4, NULL, NULL, NULL), "[c,a,b]|[]|NULL|[x]");
+  CHECK_STR(on_split("reverse", 4, rows4, NULL, NULL, NULL), "[a,b,a,c]|[]|NULL|[x]");
+  CHECK_STR(on_split("array_max", 4, rows4, NULL, NULL, NULL), "c||NULL|x");
+  CHECK_STR(on_split("array_position", 4, rows4, "varchar", "a", NULL), "2|0|NULL|0");
+  CHECK_STR(on_split("array_remove", 4, rows4, "varchar", "a", NULL), "[c,b]|[]|NULL|[x]");
+  CHECK_STR(on_split("element_at", 4, rows4, "bigint", "4", NULL), "a|NULL|NULL|NULL");
+  CHECK_STR(ft_resolve("array_sort", "array(varchar)"), "array(varchar) <- array(varchar)");
+}
+
+/* fixed(L) values read as varbinary and written back, lengths checked. */
+TEST(fixed_and_varbinary_adapt) {
+  fl_arena_t *a = fl_arena_new(0);
+  fl_err_t err;
+  const ty_type_t *fx = ty_fixed(a, 2);
+  const ty_type_t *lf = ty_list_new(a, 1, false, fx),
+                  *lb = ty_list_new(a, 1, false, ty_primitive(TY_BINARY));
+  ty_vec_t *f = ty_vec_new(lf, 4), *b = ty_vec_new(lb, 4), *back = ty_vec_new(lf, 4);
+  ty_vec_append_bytes(f->children[0], "ab", 2);
+  ty_vec_append_null(f->children[0]);
+  ty_vec_append_list_end(f);
+  ty_vec_append_null(f);
+  CHECK_OK(ex_vec_adapt(b, f, &err), &err);
+  CHECK_EQ(b->len, 2);
+  CHECK_EQ(b->children[0]->len, 2);
+  size_t n;
+  const uint8_t *p = ty_vec_get_bytes(b->children[0], 0, &n);
+  CHECK(n == 2 && memcmp(p, "ab", 2) == 0);
+  CHECK(ty_vec_is_null(b->children[0], 1) && ty_vec_is_null(b, 1));
+  CHECK_OK(ex_vec_adapt(back, b, &err), &err);
+  p = ty_vec_get_bytes(back->children[0], 0, &n);
+  CHECK(n == 2 && memcmp(p, "ab", 2) == 0);
+  ty_vec_append_bytes(b->children[0], "abc", 3);
+  ty_vec_append_list_end(b);
+  CHECK_ERR(ex_vec_adapt(back, b, &err), FL_EINVALID);
+  CHECK(strstr(err.msg, "3 bytes cannot be written to a fixed(2) column") != NULL);
+  ty_vec_free(f);
+  ty_vec_free(b);
+  ty_vec_free(back);
+  fl_arena_free(a);
 }

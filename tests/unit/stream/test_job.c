@@ -87,7 +87,7 @@ TEST(job_parses_tables_sets_and_statement_sets) {
   CHECK(t->cols[8].is_virtual);
   CHECK_EQ(t->cols[3].storage->kind, TY_LIST);
   CHECK_EQ(t->cols[4].storage->kind, TY_MAP);
-  CHECK(t->cols[4].hidden); /* maps are decoded but SQL cannot read them yet */
+  CHECK(!t->cols[4].hidden); /* maps are SQL values too */
   CHECK_EQ(t->cols[5].storage->kind, TY_STRUCT);
   CHECK_EQ(t->rowtime_col, 6);
   CHECK(t->watermark != NULL);
