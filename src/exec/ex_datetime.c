@@ -404,6 +404,16 @@ static int k_now(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args, co
   return FL_OK;
 }
 
+/* Flink's PROCTIME(): the wall clock when the row is processed (a
+ * processing-time attribute), not the statement's start as now(). */
+static int k_proctime(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
+                      const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  (void)ctx, (void)call, (void)args, (void)err;
+  const int64_t t = fl_now_micros();
+  EX_ROWS(rows, i) { TY_VEC_DATA(out, int64_t)[i] = t; }
+  return FL_OK;
+}
+
 /* ---- unix time ---- */
 
 static int k_from_unixtime(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
@@ -663,6 +673,7 @@ void ex__reg_datetime(void) {
   ex__reg(
       &(ex_func_t){.name = "current_timestamp", .ret = TZ, .kernel = k_now, .op = N_TIMESTAMPTZ});
   ex__reg(&(ex_func_t){.name = "localtimestamp", .ret = TS, .kernel = k_now, .op = N_LOCALTS});
+  ex__reg(&(ex_func_t){.name = "proctime", .ret = TZ, .kernel = k_proctime, .flags = EX_FN_NONDET});
   ex__reg(&(ex_func_t){.name = "current_timezone", .ret = V, .kernel = k_now, .op = N_ZONE});
   ex__reg(&(ex_func_t){.name = "from_unixtime",
                        .nparams = 1,

@@ -50,6 +50,8 @@
 #include "exec/op_stream_agg.h"
 #include "exec/op_unnest.h"
 #include "exec/op_window.h"
+#include "exec/op_window_agg.h"
+#include "exec/op_window_tvf.h"
 
 struct ex_query {
   fl_arena_t *a;
@@ -92,6 +94,11 @@ struct ex_query {
     ex_join_type_t type;
   } * joins;
   uint32_t njoins, joins_cap;
+  ex_op_t **waggs; /* window aggregations */
+  uint32_t nwaggs;
+  int64_t lateness_us;
+  ex_window_late_fn late_fn;
+  void *late_arg;
 };
 
 /* ---- meters (EXPLAIN ANALYZE) ----
@@ -705,6 +712,52 @@ static int build_window(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op
   return ex_window_new(&q->qctx, q->a, &o, next, out, err);
 }
 
+/* The window of a WINDOW_TVF or WINDOW_AGG node (the kinds are in the
+ * same order). */
+static ex_window_spec_t window_spec(const sql_plan_t *p) {
+  return (ex_window_spec_t){.kind = (ex_wkind_t)p->u.wtvf.kind,
+                            .size_us = p->u.wtvf.size_us,
+                            .slide_us = p->u.wtvf.slide_us,
+                            .offset_us = p->u.wtvf.offset_us,
+                            .gap_us = p->u.wtvf.gap_us};
+}
+
+/* Window aggregation: one shared operator (behind a gather). */
+static int build_window_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, ex_op_t **out,
+                            fl_err_t *err) {
+  const ty_schema_t *in = schema_of(q, p->in);
+  uint32_t na = p->u.wtvf.naggs;
+  ex_agg_spec_t *specs = fl_arena_zalloc(q->a, (na ? na : 1) * sizeof *specs);
+  for (uint32_t j = 0; j < na; j++) {
+    const sql_agg_call_t *g = &p->u.wtvf.aggs[j];
+    const ty_type_t *arg = g->arg_col >= 0 ? in->root.fields[g->arg_col].type : NULL;
+    int rc = ex_agg_bind(q->a, g->name, arg, g->distinct, &g->param, g->nparams, &specs[j].agg, err);
+    if (rc) return rc;
+    specs[j].arg_col = g->arg_col;
+    specs[j].filter_col = g->filter_col;
+    specs[j].name = p->cols[p->ncols - na + j].name;
+  }
+  ex_window_agg_opts_t o = {.in_schema = in,
+                            .spec = window_spec(p),
+                            .time_col = p->u.wtvf.time_col,
+                            .partition_cols = p->u.wtvf.partition,
+                            .npartition = p->u.wtvf.npartition,
+                            .key_cols = p->u.wtvf.keys,
+                            .nkeys = p->u.wtvf.nkeys,
+                            .grouping_sets = p->u.wtvf.sets,
+                            .nsets = p->u.wtvf.nsets,
+                            .aggs = specs,
+                            .naggs = na,
+                            .allowed_lateness_us = q->lateness_us,
+                            .late_fn = q->late_fn,
+                            .late_arg = q->late_arg};
+  int rc = ex_window_agg_new(&q->qctx, q->a, &o, next, out, err);
+  if (rc) return rc;
+  q->waggs = fl_realloc(q->waggs, (q->nwaggs + 1) * sizeof *q->waggs);
+  q->waggs[q->nwaggs++] = *out;
+  return FL_OK;
+}
+
 static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
 
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
@@ -790,6 +843,18 @@ static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t 
       return FL_OK;
     }
     case SQL_P_JOIN: return build_join(q, p, L, err);
+    case SQL_P_WINDOW_TVF: {
+      ex_window_spec_t ws = window_spec(p);
+      ops = new_lanes(q);
+      for (uint32_t w = 0; w < N && !rc; w++)
+        if (!(rc = ex_window_tvf_new(q->a, schema_of(q, in), &ws, p->u.wtvf.time_col, L[w], &ops[w],
+                                     err)))
+          keep_op(q, ops[w]);
+      break;
+    }
+    case SQL_P_WINDOW_AGG:
+      rc = build_window_agg(q, p, fanned(q, schema_of(q, p), L), &op, err);
+      break;
     case SQL_P_UNNEST:
       ops = new_lanes(q);
       for (uint32_t w = 0; w < N && !rc; w++)
@@ -822,6 +887,11 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   q->plan = p;
   q->progress = o ? o->progress : NULL;
   q->analyze = o && o->analyze;
+  if (o) {
+    q->lateness_us = o->window_allowed_lateness_us;
+    q->late_fn = o->window_late_fn;
+    q->late_arg = o->window_late_arg;
+  }
   ex_ctx_init(&q->ectx, a, o ? o->zone : NULL, o ? o->now_us : -1);
   ex_mem_init(&q->mem, o ? o->mem_limit : 0);
   q->qctx = (ex_opctx_t){.mem = &q->mem, .spill_dir = o ? o->spill_dir : NULL};
@@ -1015,6 +1085,15 @@ void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out) {
                     (unsigned long long)s->blocks);
     }
   }
+  for (uint32_t i = 0; i < q->nwaggs; i++) {
+    const ex_window_agg_stats_t *s = ex_window_agg_stats(q->waggs[i]);
+    fl_buf_printf(out,
+                  "window aggregation %u: rows in %llu, late rows %llu, windows out %llu, rows out "
+                  "%llu, spilled runs %llu\n",
+                  i, (unsigned long long)s->rows_in, (unsigned long long)s->late_rows,
+                  (unsigned long long)s->windows_out, (unsigned long long)s->groups_out,
+                  (unsigned long long)s->spills);
+  }
   fl_buf_printf(out, "rows: %llu\n", (unsigned long long)q->sink->rows);
   fl_buf_printf(out, "threads: %u\n", q->nlanes);
   if (q->nnodes) fl_buf_printf(out, "operators (rows in, own time; summed over threads):\n");
@@ -1046,6 +1125,7 @@ void ex_query_free(ex_query_t *q) {
   fl_free(q->ops);
   fl_free(q->joins);
   fl_free(q->inputs);
+  fl_free(q->waggs);
   fl_free(q);
 }
 
@@ -1088,4 +1168,9 @@ int ex_query_restore(ex_query_t *q, fl_rd_t *r, fl_err_t *err) {
     if ((rc = ex_op_restore(q->ops[i], &one, err))) return rc;
   }
   return FL_OK;
+}
+
+uint32_t ex_query_window_aggs(const ex_query_t *q, ex_op_t *const **ops) {
+  *ops = q->waggs;
+  return q->nwaggs;
 }

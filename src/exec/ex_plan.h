@@ -21,6 +21,7 @@
 #include "exec/ex_expr.h"
 #include "exec/ex_operator.h"
 #include "exec/ex_progress.h"
+#include "exec/op_window_agg.h"
 #include "sql/sql_bind.h"
 
 typedef struct ex_query_opts {
@@ -34,6 +35,11 @@ typedef struct ex_query_opts {
   /* The operator the query's output goes to instead of the collecting
    * sink (a streaming job's table sink); not owned; NULL: the sink. */
   ex_op_t *sink;
+  /* Window aggregations (op_window_agg.h): firing delay and the side
+   * output of late rows; 0 and NULL: none. */
+  int64_t window_allowed_lateness_us;
+  ex_window_late_fn window_late_fn;
+  void *window_late_arg;
 } ex_query_opts_t;
 
 #define EX_MAX_THREADS 256
@@ -57,8 +63,11 @@ const ex_type_t *ex_query_col_type(const ex_query_t *q, uint32_t i);
 ex_ctx_t *ex_query_ctx(ex_query_t *q);
 /* The number of lanes (threads) the query runs with. */
 uint32_t ex_query_threads(const ex_query_t *q);
+/* The window aggregation operators of the query (their statistics, late
+ * row counters: ex_window_agg_stats), in plan order. */
+uint32_t ex_query_window_aggs(const ex_query_t *q, ex_op_t *const **ops);
 /* After a run: one line per table scan with what it read and what pruning
- * skipped, one per join, and with opts.analyze one per plan node with the
+ * skipped, one per join, one per window aggregation, and with opts.analyze one per plan node with the
  * rows pushed into it and its own time, each summed over its threads
  * (EXPLAIN ANALYZE). */
 void ex_query_format_stats(const ex_query_t *q, fl_buf_t *out);

@@ -195,6 +195,32 @@ static uint32_t *prune_agg(fl_arena_t *a, sql_plan_t *p) {
   return identity(a, p->ncols);
 }
 
+/* A window aggregation reads its time column, session partition
+ * columns, keys and aggregate arguments. */
+static uint32_t *prune_window_agg(fl_arena_t *a, sql_plan_t *p) {
+  sql_plan_t *in = p->in;
+  bool *cu = fl_arena_zalloc(a, (in->ncols ? in->ncols : 1) * sizeof *cu);
+  cu[p->u.wtvf.time_col] = true;
+  for (uint32_t i = 0; i < p->u.wtvf.npartition; i++) cu[p->u.wtvf.partition[i]] = true;
+  for (uint32_t i = 0; i < p->u.wtvf.nkeys; i++) cu[p->u.wtvf.keys[i]] = true;
+  for (uint32_t i = 0; i < p->u.wtvf.naggs; i++) {
+    const sql_agg_call_t *g = &p->u.wtvf.aggs[i];
+    if (g->arg_col >= 0) cu[g->arg_col] = true;
+    if (g->filter_col >= 0) cu[g->filter_col] = true;
+  }
+  const uint32_t *cmap = prune(a, in, cu);
+  p->u.wtvf.time_col = cmap[p->u.wtvf.time_col];
+  for (uint32_t i = 0; i < p->u.wtvf.npartition; i++)
+    p->u.wtvf.partition[i] = cmap[p->u.wtvf.partition[i]];
+  for (uint32_t i = 0; i < p->u.wtvf.nkeys; i++) p->u.wtvf.keys[i] = cmap[p->u.wtvf.keys[i]];
+  for (uint32_t i = 0; i < p->u.wtvf.naggs; i++) {
+    sql_agg_call_t *g = &p->u.wtvf.aggs[i];
+    if (g->arg_col >= 0) g->arg_col = (int32_t)cmap[g->arg_col];
+    if (g->filter_col >= 0) g->filter_col = (int32_t)cmap[g->filter_col];
+  }
+  return identity(a, p->ncols);
+}
+
 /* Prunes p to the outputs marked in used; returns the map from p's old
  * output positions to its new ones (DROPPED for dropped columns). */
 static uint32_t *prune(fl_arena_t *a, sql_plan_t *p, const bool *used) {
@@ -208,6 +234,7 @@ static uint32_t *prune(fl_arena_t *a, sql_plan_t *p, const bool *used) {
       if (!p->u.join.split || p->ninputs != 2) return keep_all(a, p);
       return prune_join(a, p, used);
     case SQL_P_AGGREGATE: return prune_agg(a, p);
+    case SQL_P_WINDOW_AGG: return prune_window_agg(a, p);
     default: return keep_all(a, p);
   }
 }

@@ -571,7 +571,9 @@ int sql__bind_from(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out, sql_
       return FL_OK;
     }
     case SQL_REL_JOIN: return bind_join(b, rel, out, scope);
-    case SQL_REL_FUNCTION: return sql__bind_table_function(b, rel, out, scope);
+    case SQL_REL_FUNCTION:
+      if (sql__is_window_tvf(rel)) return sql__bind_window_tvf(b, rel, out, scope);
+      return sql__bind_table_function(b, rel, out, scope);
     case SQL_REL_UNNEST: {
       /* On its own: over one row of no columns. */
       sql_plan_t *one = sql_plan_new(b->a, SQL_P_VALUES, NULL);

@@ -187,6 +187,10 @@ sql_plan_t *sql__join_new(sql_binder_t *b, sql_plan_t *l, sql_plan_t *r, sql_joi
  * FROM: a scan of the files. */
 int sql__bind_table_function(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out,
                              sql_scope_t *scope);
+/* sql_bind_window_tvf.c: TUMBLE, HOP, CUMULATE and SESSION in FROM. */
+bool sql__is_window_tvf(const sql_rel_t *rel);
+int sql__bind_window_tvf(sql_binder_t *b, const sql_rel_t *rel, sql_plan_t **out,
+                         sql_scope_t *scope);
 /* The namespace and name a table name means (default namespace for one part). */
 int sql__table_name(sql_binder_t *b, const sql_qname_t *q, sql_pos_t pos, const char **ns,
                     const char **name);

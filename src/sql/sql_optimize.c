@@ -1,7 +1,9 @@
 /*
  * sql_optimize.c - the optimizer driver (layer 7, sql): runs the rules of
  * opt_*.c over a bound plan in a fixed order. Decorrelation goes first,
- * so that every later rule sees joins and aggregations only; folding next,
+ * so that every later rule sees joins and aggregations only; window
+ * aggregations over window table functions are recognized next (their
+ * filters and projections then sit on the function's input); folding next,
  * so that pushdown sees constants (id > 1 + 1 is id > 2); common conjuncts
  * come out of ORs before join planning, so that keys inside them become
  * join keys; pushdown before pruning so that pruning sees the final
@@ -13,6 +15,7 @@
 int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err) {
   int rc;
   if ((rc = sql_opt_decorrelate(a, r, p, err))) return rc;
+  if ((rc = sql_opt_window_agg(a, p, err))) return rc;
   if (r && (rc = sql_opt_fold(a, r, p, err))) return rc;
   if (r && (rc = sql_opt_or(a, r, *p, err))) return rc;
   if ((rc = sql_opt_join(a, p, err))) return rc;

@@ -384,6 +384,43 @@ static void format_node(const sql_plan_t *p, int depth, fl_buf_t *o) {
       put(o, tmp);
       break;
     case SQL_P_WINDOW: format_window(p, o); break;
+    case SQL_P_WINDOW_TVF:
+    case SQL_P_WINDOW_AGG: {
+      static const char *const kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION"};
+      const int64_t *v[] = {&p->u.wtvf.size_us, &p->u.wtvf.slide_us, &p->u.wtvf.offset_us,
+                            &p->u.wtvf.gap_us};
+      static const char *const vn[] = {"size", "slide", "offset", "gap"};
+      snprintf(tmp, sizeof tmp, " %s time=$%u", kinds[p->u.wtvf.kind], p->u.wtvf.time_col);
+      put(o, tmp);
+      for (int i = 0; i < 4; i++)
+        if (*v[i]) {
+          snprintf(tmp, sizeof tmp, " %s=%lldms", vn[i], (long long)(*v[i] / 1000));
+          put(o, tmp);
+        }
+      for (uint32_t i = 0; i < p->u.wtvf.npartition; i++) {
+        snprintf(tmp, sizeof tmp, "%s$%u", i ? ", " : " partition=[", p->u.wtvf.partition[i]);
+        put(o, tmp);
+      }
+      if (p->u.wtvf.npartition) put(o, "]");
+      if (p->kind == SQL_P_WINDOW_TVF) break;
+      put(o, " keys=[");
+      for (uint32_t i = 0; i < p->u.wtvf.nkeys; i++) {
+        snprintf(tmp, sizeof tmp, "%s$%u", i ? ", " : "", p->u.wtvf.keys[i]);
+        put(o, tmp);
+      }
+      put(o, "] aggs=[");
+      for (uint32_t i = 0; i < p->u.wtvf.naggs; i++) {
+        const sql_agg_call_t *g = &p->u.wtvf.aggs[i];
+        if (g->arg_col < 0)
+          snprintf(tmp, sizeof tmp, "%s%s(*)", i ? ", " : "", g->name);
+        else
+          snprintf(tmp, sizeof tmp, "%s%s(%s$%d)", i ? ", " : "", g->name,
+                   g->distinct ? "DISTINCT " : "", g->arg_col);
+        put(o, tmp);
+      }
+      put(o, "]");
+      break;
+    }
     case SQL_P_UNNEST:
       put(o, " [");
       for (uint32_t i = 0; i < p->u.unnest.nexprs; i++) {

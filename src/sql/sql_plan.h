@@ -150,7 +150,9 @@ void sql_bexpr_format(const sql_bexpr_t *e, fl_buf_t *out);
   X(JOIN)                 \
   X(WINDOW)               \
   X(APPLY)                \
-  X(UNNEST)
+  X(UNNEST)               \
+  X(WINDOW_TVF)           \
+  X(WINDOW_AGG)
 
 typedef enum sql_plan_kind {
 #define SQL__PLAN_ENUM(name) SQL_P_##name,
@@ -261,6 +263,9 @@ typedef struct sql_files {
   int64_t est_rows;     /* Parquet: rows in the footers; -1: unknown */
 } sql_files_t;
 
+/* Flink's window table functions (the order of exec's ex_wkind_t). */
+typedef enum sql_wtvf_kind { SQL_WT_TUMBLE, SQL_WT_HOP, SQL_WT_CUMULATE, SQL_WT_SESSION } sql_wtvf_kind_t;
+
 typedef struct sql_plan sql_plan_t;
 struct sql_plan {
   sql_plan_kind_t kind;
@@ -369,6 +374,27 @@ struct sql_plan {
       bool left;        /* LATERAL: LEFT JOIN LATERAL, unmatched rows NULL-extended */
       const char *cmp;  /* ANY, ALL: "=", "<", ... */
     } apply;
+    struct {
+      /* WINDOW_TVF (sql_bind_window_tvf.c): the input's columns, then
+       * window_start, window_end, window_time (the time column's type).
+       * WINDOW_AGG (opt_window_agg.c): a GROUP BY window_start,
+       * window_end [, keys] over such a function, with the window
+       * assigned by the aggregation itself from its input's time column:
+       * output window_start, window_end, window_time, the keys,
+       * "$grouping_set" when there are sets, the aggregates. */
+      sql_wtvf_kind_t kind;
+      int64_t size_us, slide_us, offset_us, gap_us; /* slide: HOP slide, CUMULATE step */
+      uint32_t time_col;                            /* input column */
+      uint32_t *partition;                          /* SESSION PARTITION BY: input columns */
+      uint32_t npartition;
+      sql_pos_t pos; /* of the call, for errors found later */
+      uint32_t *keys; /* WINDOW_AGG: input columns grouped on besides the window */
+      uint32_t nkeys;
+      sql_agg_call_t *aggs;
+      uint32_t naggs;
+      uint64_t *sets; /* masks over keys; NULL: plain GROUP BY */
+      uint32_t nsets;
+    } wtvf;
   } u;
 };
 
@@ -402,6 +428,7 @@ int sql_opt_pushdown(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_prune(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_limit(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_stream_agg(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
+int sql_opt_window_agg(fl_arena_t *a, sql_plan_t **p, fl_err_t *err);
 int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 
 #endif
