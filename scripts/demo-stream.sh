@@ -19,7 +19,7 @@
 #
 # DIR (default build/demo/stream) is emptied first. The broker and the job
 # are stopped on any exit, Ctrl-C included. Their process ids are left in
-# DIR/kafka/broker.pid and DIR/job.pid.
+# DIR/broker.pid and DIR/job.pid.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,6 +105,7 @@ BROKERS=127.0.0.1:$PORT
 echo "starting Apache Kafka (KRaft, one node) on $BROKERS, data in $DIR/kafka"
 BROKER_UP=1
 "$ROOT/scripts/kafka-test-broker.sh" start "$PORT" "$DIR/kafka" >/dev/null
+cp "$DIR/kafka/broker.pid" "$DIR/broker.pid"
 "$FLOE" kafka create-topic --brokers "$BROKERS" --topic bids --partitions 1 >/dev/null
 echo "topic bids created"
 sql -f "$ROOT/examples/bid-stats-table.sql" >/dev/null
