@@ -1,5 +1,5 @@
 # floe's entry points. `make` builds, `make demo` runs the demo on the
-# embedded defaults, `make test` runs the whole suite. Each installs what it
+# embedded defaults and a local Kafka broker, `make test` runs the whole suite. Each installs what it
 # needs first (scripts/install-deps.sh, scripts/setup-venv.sh) and is quick
 # when everything is already there.
 
@@ -25,8 +25,13 @@ build: deps
 venv: deps
 	@scripts/setup-venv.sh $(VENV)
 
+# The batch demo (floe demo), then the streaming one: a Kafka broker, Nexmark
+# bids, floe run into a windowed Iceberg table (scripts/demo-stream.sh).
+DEMO_SECONDS ?= 20
+
 demo: build
 	@$(BUILD)/floe demo --dir $(BUILD)/demo
+	@scripts/demo-stream.sh --floe $(BUILD)/floe --dir $(BUILD)/demo/stream --seconds $(DEMO_SECONDS)
 
 unit: build
 	@cd $(BUILD) && ctest --output-on-failure
