@@ -99,7 +99,11 @@ int st_kafka_decoder_new(const ty_schema_t *table, const st_kafka_meta_t *meta,
       d->value_cols[d->nvalue++] = i;
     }
   d->value_schema = ty_schema_new(d->arena, 0, fields, d->nvalue);
-  d->js = js_decoder_new(d->value_schema, NULL);
+  /* SQL folds unquoted column names to lower case while JSON keys keep
+   * theirs (Nexmark's "dateTime"): members match their column ignoring
+   * ASCII case, so a table written as Flink's DDL reads the same fields. */
+  js_decode_opts_t jo = {.case_insensitive = true};
+  d->js = js_decoder_new(d->value_schema, &jo);
   d->ignore_errors = ignore_parse_errors;
   *out = d;
   return FL_OK;

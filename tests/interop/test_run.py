@@ -375,6 +375,27 @@ def test_kafka_bounded_modes_end_the_job(kafka_broker, wh, tmp_path):
     assert "scan.bounded.mode" in proc.stderr and "not a bounded mode" in proc.stderr, proc.stderr
 
 
+def test_kafka_json_keys_match_columns_ignoring_case(kafka_broker, wh, tmp_path):
+    """SQL folds the unquoted `dateTime` to lower case; the JSON key keeps
+    its case and must still fill the column (and drive the watermark)."""
+    topic = "run-case"
+    kafka_broker.create_topic(topic, 1)
+    recs = [{"value": json.dumps({"Auction": i, "dateTime": f"2024-01-01 00:00:{i:02d}.000"}),
+             "partition": 0} for i in range(20)]
+    kafka_broker.floe("produce", "--topic", topic, "--records",
+                      input="".join(json.dumps(r) + "\n" for r in recs))
+    sql(wh, "CREATE TABLE db.cased (auction bigint, dt timestamp(6))")
+    job = write_job(tmp_path, "cased.sql", f"""
+CREATE TABLE b (auction BIGINT, dateTime TIMESTAMP(3), WATERMARK FOR dateTime AS dateTime)
+WITH ('connector' = 'kafka', 'topic' = '{topic}', 'format' = 'json',
+      'properties.bootstrap.servers' = '{kafka_broker.brokers}', 'scan.startup.mode' = 'earliest-offset');
+INSERT INTO db.cased SELECT auction, dateTime FROM b;
+""")
+    run_job(wh, job, "--once")
+    got = sorted((r["auction"], r["dt"]) for r in rows_of(wh, "db.cased"))
+    assert got == [(i, datetime.datetime(2024, 1, 1, 0, 0, i)) for i in range(20)]
+
+
 def test_kafka_statement_set_shares_the_source(kafka_broker, wh, tmp_path):
     """Two INSERTs over one source: filter and projection into two tables,
     both committed in one catalog transaction per checkpoint."""
