@@ -23,8 +23,10 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/time.h"
 #include "kafka/kafka_consumer.h"
 #include "stream/st_kafka_decode.h"
+#include "stream/st_kafka_metrics.h"
 #include "stream/st_options.h"
 #include "stream/st_source.h"
 
@@ -43,6 +45,7 @@ typedef struct kafka_source {
   int64_t *end;   /* bounded: end offset per partition; NULL: unbounded */
   bool *mine;     /* per partition: read by this source (its lane's share) */
   uint32_t *slot; /* per partition: its watermark slot */
+  st_kafka_metrics_t *km; /* with s.metrics: records, bytes, position, lag per partition */
 } kafka_source_t;
 
 static const char *const known[] = {
@@ -123,6 +126,10 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
   }
   fl_free(start);
   fl_free(parts);
+  /* The lag is asked of the broker once; later the high watermarks of the
+   * fetch responses keep it current at no cost. */
+  if (!rc && s->metrics && !(rc = st_kafka_metrics_new(s->metrics, k->c, &k->km, err)))
+    rc = st_kafka_metrics_lag(k->km, k->c, true, 30000, err);
   if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
   s->nslots = nmine;
   return FL_OK;
@@ -155,8 +162,13 @@ static int ks_poll(st_source_t *s, ty_batch_t *b, uint32_t *part, int timeout_ms
       return FL_OK;
     }
     k->next = 0;
+    int64_t t0 = fl_monotonic_ns();
     int rc = kf_consumer_poll(k->c, &k->msgs, TY_BATCH_ROWS, timeout_ms, err);
     if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
+    if (k->km) {
+      st_kafka_metrics_poll(k->km, &k->msgs, (double)(fl_monotonic_ns() - t0) / 1e9);
+      st_kafka_metrics_lag(k->km, k->c, false, 0, NULL);
+    }
   }
   while (k->next < k->msgs.n && b->nrows < TY_BATCH_ROWS) {
     const kf_msg_t *m = &k->msgs.msgs[k->next];
@@ -226,6 +238,7 @@ static void ks_committed(st_source_t *s, const json_t *pos) {
 static void ks_free(st_source_t *s) {
   kafka_source_t *k = (kafka_source_t *)s;
   kf_msgs_free(&k->msgs);
+  st_kafka_metrics_free(k->km);
   kf_consumer_close(k->c);
   kf_config_free(k->cfg);
   st_kafka_decoder_free(k->dec);
