@@ -127,9 +127,14 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
   fl_free(start);
   fl_free(parts);
   /* The lag is asked of the broker once; later the high watermarks of the
-   * fetch responses keep it current at no cost. */
-  if (!rc && s->metrics && !(rc = st_kafka_metrics_new(s->metrics, k->c, &k->km, err)))
-    rc = st_kafka_metrics_lag(k->km, k->c, true, 30000, err);
+   * fetch responses keep it current at no cost. It is only for watching:
+   * a broker that cannot answer yet (a new topic's leader not elected)
+   * leaves it to the first fetch rather than failing the job. */
+  if (!rc && s->metrics && !(rc = st_kafka_metrics_new(s->metrics, k->c, &k->km, err))) {
+    fl_err_t lag_err;
+    fl_err_clear(&lag_err);
+    st_kafka_metrics_lag(k->km, k->c, true, 5000, &lag_err);
+  }
   if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
   s->nslots = nmine;
   return FL_OK;
