@@ -57,12 +57,9 @@ static const char *job_id_of(fl_arena_t *a, const char *given, const st_job_t *j
 }
 
 static int run_job(int argc, char **argv) {
-  static const cli_opt_spec_t specs[] = {{"once", false},
-                                         {"job-id", true},
-                                         {"checkpoint-interval", true},
-                                         {"parallelism", true},
-                                         CLI_OBSERVE_SPECS,
-                                         {0, false}};
+  static const cli_opt_spec_t specs[] = {
+      {"once", false},       {"job-id", true},  {"checkpoint-interval", true},
+      {"parallelism", true}, CLI_OBSERVE_SPECS, {0, false}};
   cli_args_t a;
   if (cli_args_parse("run", argc, argv, specs, &a)) return 2;
   if (a.npos != 1) return cli_usage_error(&cli_cmd_run, "expected one job file");

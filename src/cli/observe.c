@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "base/metrics_process.h"
-#include "server/srv_metrics.h"
 #include "format/text_parse.h"
+#include "server/srv_metrics.h"
 
 int cli_observe_open(cli_observe_t *w, const cli_args_t *a, bool log_default_stderr,
                      fl_err_t *err) {

@@ -13,14 +13,13 @@
 #include "server/srv_http.h"
 
 /* The option specs, for a command's cli_opt_spec_t list. */
-#define CLI_OBSERVE_SPECS                                                       \
-  {"metrics-port", true}, {"metrics-bind", true}, {"log-file", true},           \
-      {"log-level", true}, {                                                    \
-    "no-progress", false                                                        \
+#define CLI_OBSERVE_SPECS                                                                    \
+  {"metrics-port", true}, {"metrics-bind", true}, {"log-file", true}, {"log-level", true}, { \
+    "no-progress", false                                                                     \
   }
 
 typedef struct cli_observe {
-  fl_log_t *log;     /* NULL: no structured log */
+  fl_log_t *log; /* NULL: no structured log */
   bool log_on_stderr;
   fl_metrics_t *reg; /* always made */
   srv_http_t *http;  /* with --metrics-port */
@@ -34,8 +33,7 @@ typedef struct cli_observe {
  * FL_EINVALID naming the flag. Close with cli_observe_close, also after a
  * failure.
  */
-int cli_observe_open(cli_observe_t *w, const cli_args_t *a, bool log_default_stderr,
-                     fl_err_t *err);
+int cli_observe_open(cli_observe_t *w, const cli_args_t *a, bool log_default_stderr, fl_err_t *err);
 /* Stops the server (the port closes), frees the registry, closes the log. */
 void cli_observe_close(cli_observe_t *w);
 

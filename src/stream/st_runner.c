@@ -70,7 +70,7 @@ typedef struct runner {
   const sql_stream_table_t **tables; /* per scan */
   st_scan_t **scans;
   scan_stat_t *scan_stat; /* per scan */
-  uint32_t *scan_lane; /* per scan: the lane that polls it */
+  uint32_t *scan_lane;    /* per scan: the lane that polls it */
   bool *ended;
   uint32_t nscans;
   fl_arena_t **lane_arena; /* lanes > 0: where their queries live */
@@ -150,10 +150,9 @@ static void job_log(runner_t *r, const char *msg, const fl_log_field_t *f, uint3
   fl_log_write(r->o->log, FL_LOG_INFO, msg, all, n + 1);
 }
 
-#define JOB_LOG(r, msg, ...)                                         \
-  job_log((r), (msg), (const fl_log_field_t[]){__VA_ARGS__},         \
-          (uint32_t)(sizeof((const fl_log_field_t[]){__VA_ARGS__}) / \
-                     sizeof(fl_log_field_t)))
+#define JOB_LOG(r, msg, ...)                                 \
+  job_log((r), (msg), (const fl_log_field_t[]){__VA_ARGS__}, \
+          (uint32_t)(sizeof((const fl_log_field_t[]){__VA_ARGS__}) / sizeof(fl_log_field_t)))
 
 /* ---- metrics ---- */
 
@@ -877,7 +876,8 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *
   if (r.interval_ms <= 0) r.interval_ms = 10000;
   int rc = job_stats_register(&r, err);
   if (!rc && o->progress)
-    r.progress = st_progress_new(r.reg, stderr, true, &(st_progress_names_t){.events = EVENTS_METRIC});
+    r.progress =
+        st_progress_new(r.reg, stderr, true, &(st_progress_names_t){.events = EVENTS_METRIC});
   if (!rc) rc = st_ckpt_open(o->warehouse, o->job_id, &r.store, err);
   if (!rc) rc = setup(&r, err);
   if (!rc) rc = recover(&r, err);

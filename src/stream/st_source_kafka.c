@@ -41,10 +41,10 @@ typedef struct kafka_source {
   kf_msgs_t msgs;
   uint32_t next; /* first message of msgs not used yet */
   int32_t nparts;
-  int64_t *pos;   /* per partition: next offset */
-  int64_t *end;   /* bounded: end offset per partition; NULL: unbounded */
-  bool *mine;     /* per partition: read by this source (its lane's share) */
-  uint32_t *slot; /* per partition: its watermark slot */
+  int64_t *pos;           /* per partition: next offset */
+  int64_t *end;           /* bounded: end offset per partition; NULL: unbounded */
+  bool *mine;             /* per partition: read by this source (its lane's share) */
+  uint32_t *slot;         /* per partition: its watermark slot */
   st_kafka_metrics_t *km; /* with s.metrics: records, bytes, position, lag per partition */
 } kafka_source_t;
 
