@@ -124,7 +124,7 @@ echo "running: floe run examples/bid-stats.sql (5 s tumbling windows per channel
 JOB_PID=$!
 echo "$JOB_PID" >"$DIR/job.pid"
 
-commits() { grep -c '"event":"commit"' "$DIR/job.log" 2>/dev/null || true; }
+commits() { grep -c '"msg":"commit"' "$DIR/job.log" 2>/dev/null || true; }
 
 # The newest two windows, as a small table.
 LATEST="SELECT window_start, window_end, channel, bids, volume_cents / 100 AS volume_usd

@@ -171,6 +171,7 @@ void fl_log_format(int64_t now_us, fl_log_level_t level, const char *msg,
         }
         break;
       case FL_LOGF_BOOL: fl_buf_append_str(out, f->v.b ? "true" : "false"); break;
+      case FL_LOGF_JSON: fl_buf_append_str(out, f->v.s ? f->v.s : "null"); break;
     }
   }
   fl_buf_append_str(out, "}\n");

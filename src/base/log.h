@@ -34,13 +34,14 @@ typedef enum fl_log_kind {
   FL_LOGF_UINT,
   FL_LOGF_DOUBLE,
   FL_LOGF_BOOL,
+  FL_LOGF_JSON, /* a JSON text written as it is */
 } fl_log_kind_t;
 
 typedef struct fl_log_field {
   const char *key;
   fl_log_kind_t kind;
   union {
-    const char *s; /* NULL is written as null */
+    const char *s; /* STR and JSON; NULL is written as null */
     int64_t i;
     uint64_t u;
     double d;
@@ -54,6 +55,9 @@ typedef struct fl_log_field {
 #define FL_LF_UINT(k, x) ((fl_log_field_t){.key = (k), .kind = FL_LOGF_UINT, .v.u = (uint64_t)(x)})
 #define FL_LF_DBL(k, x) ((fl_log_field_t){.key = (k), .kind = FL_LOGF_DOUBLE, .v.d = (double)(x)})
 #define FL_LF_BOOL(k, x) ((fl_log_field_t){.key = (k), .kind = FL_LOGF_BOOL, .v.b = (x)})
+/* x must be one valid JSON value (an object of offsets, an array): the
+ * caller made it with a JSON encoder; it is not checked. */
+#define FL_LF_JSON(k, x) ((fl_log_field_t){.key = (k), .kind = FL_LOGF_JSON, .v.s = (x)})
 
 typedef struct fl_log fl_log_t;
 

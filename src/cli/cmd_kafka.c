@@ -17,16 +17,15 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "base/metrics.h"
-#include "base/metrics_process.h"
 #include "base/time.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/observe.h"
 #include "cli/rows_out.h"
 #include "format/text_parse.h"
 #include "kafka/kafka_config.h"
 #include "kafka/kafka_consumer.h"
 #include "kafka/kafka_producer.h"
-#include "server/srv_metrics.h"
 #include "stream/st_kafka_decode.h"
 #include "stream/st_kafka_metrics.h"
 #include "stream/st_nexmark.h"
@@ -369,48 +368,15 @@ static void on_signal(int sig) {
  * (--metrics-port, --metrics-bind), the structured log (--log-file,
  * --log-level) and the progress line on a terminal stderr. */
 typedef struct watch {
-  fl_log_t *log;
-  fl_metrics_t *reg;
-  srv_http_t *http;
+  cli_observe_t obs;
   st_kafka_metrics_t *km;
   st_progress_t *progress;
 } watch_t;
 
-static int watch_open(watch_t *w, const cli_args_t *a, fl_err_t *err) {
-  const char *lf = cli_args_get(a, "log-file"), *ll = cli_args_get(a, "log-level");
-  fl_log_level_t level = FL_LOG_INFO;
-  if (ll && !fl_log_level_parse(ll, &level))
-    return fl_err_set(err, FL_EINVALID, "--log-level '%s': expected debug, info, warn or error",
-                      ll);
-  if (lf && fl_log_open(lf, level, &w->log, err)) return err->code;
-  w->reg = fl_metrics_new();
-  const char *port = cli_args_get(a, "metrics-port");
-  if (!port) {
-    if (cli_args_get(a, "metrics-bind"))
-      return fl_err_set(err, FL_EINVALID, "--metrics-bind needs --metrics-port");
-    return FL_OK;
-  }
-  int64_t p;
-  if (!tp_parse_i64(port, strlen(port), &p) || p < 0 || p > 65535)
-    return fl_err_set(err, FL_EINVALID, "--metrics-port '%s': expected a port from 0 to 65535",
-                      port);
-  if (fl_metrics_process_register(w->reg, err)) return err->code;
-  srv_http_opts_t o = {.bind = cli_args_get(a, "metrics-bind"), .port = (uint16_t)p};
-  if (srv_metrics_start(w->reg, &o, &w->http, err)) return fl_err_prefix(err, "--metrics-port: ");
-  /* On stderr too, so that a caller of --metrics-port 0 learns the port. */
-  fprintf(stderr, "metrics: http://%s/metrics\n", srv_http_address(w->http));
-  FL_LOG(w->log, FL_LOG_INFO, "metrics server listening",
-         FL_LF_STR("address", srv_http_address(w->http)),
-         FL_LF_INT("port", srv_http_port(w->http)));
-  return FL_OK;
-}
-
 static void watch_close(watch_t *w) {
   st_progress_finish(w->progress, fl_monotonic_ns());
-  srv_http_stop(w->http);
   st_kafka_metrics_free(w->km);
-  fl_metrics_free(w->reg);
-  fl_log_close(w->log);
+  cli_observe_close(&w->obs);
 }
 
 static int run_consume(int argc, char **argv) {
@@ -431,11 +397,7 @@ static int run_consume(int argc, char **argv) {
                                          {"metadata", true},
                                          {"format", true},
                                          {"ignore-parse-errors", false},
-                                         {"metrics-port", true},
-                                         {"metrics-bind", true},
-                                         {"log-file", true},
-                                         {"log-level", true},
-                                         {"no-progress", false},
+                                         CLI_OBSERVE_SPECS,
                                          {0, false}};
   cli_args_t a;
   if (cli_args_parse("kafka", argc, argv, specs, &a)) return 2;
@@ -474,8 +436,8 @@ static int run_consume(int argc, char **argv) {
   watch_t w = {0};
   const char *stop_reason = "count"; /* why the loop ended; an error overrides it */
   int timeout = timeout_of(&a);
-  if (watch_open(&w, &a, &err)) goto fail;
-  FL_LOG(w.log, FL_LOG_INFO, "consumer starting", FL_LF_STR("topic", topic),
+  if (cli_observe_open(&w.obs, &a, false, &err)) goto fail;
+  FL_LOG(w.obs.log, FL_LOG_INFO, "consumer starting", FL_LF_STR("topic", topic),
          FL_LF_STR("brokers", cli_args_get(&a, "brokers")), FL_LF_STR("group", group));
   if (kf_consumer_open(c, &k, &err)) goto fail;
   if (kf_consumer_partitions(k, topic, timeout, &nparts, &err)) goto fail;
@@ -518,14 +480,14 @@ static int run_consume(int argc, char **argv) {
   for (int32_t i = 0; i < nsel; i++) {
     int64_t at = -1;
     kf_consumer_position(k, topic, parts[i], &at, NULL);
-    FL_LOG(w.log, FL_LOG_INFO, "partition assigned", FL_LF_STR("topic", topic),
+    FL_LOG(w.obs.log, FL_LOG_INFO, "partition assigned", FL_LF_STR("topic", topic),
            FL_LF_INT("partition", parts[i]), FL_LF_INT("offset", at));
   }
-  if (st_kafka_metrics_new(w.reg, k, &w.km, &err)) goto fail;
+  if (st_kafka_metrics_new(w.obs.reg, k, &w.km, &err)) goto fail;
   /* Lag from the broker's watermarks now; later from fetch responses. */
   if (st_kafka_metrics_lag(w.km, k, true, timeout, &err)) goto fail;
   if (!cli_args_flag(&a, "no-progress") && !isatty(STDOUT_FILENO))
-    w.progress = st_progress_new(w.reg, stderr, isatty(STDERR_FILENO), NULL);
+    w.progress = st_progress_new(w.obs.reg, stderr, isatty(STDERR_FILENO), NULL);
   if (cli_args_get(&a, "schema") &&
       rows_open(&rows, cli_args_get(&a, "schema"), cli_args_get(&a, "metadata"),
                 cli_args_get(&a, "format"), cli_args_flag(&a, "ignore-parse-errors"), &err))
@@ -586,10 +548,10 @@ static int run_consume(int argc, char **argv) {
 fail:
   if (status) cli_fail("kafka", "%s", err.msg);
   if (status) stop_reason = "error";
-  if (status && w.log)
-    FL_LOG(w.log, FL_LOG_ERROR, "consumer failed", FL_LF_STR("topic", topic),
+  if (status && w.obs.log)
+    FL_LOG(w.obs.log, FL_LOG_ERROR, "consumer failed", FL_LF_STR("topic", topic),
            FL_LF_STR("error", err.msg));
-  FL_LOG(w.log, FL_LOG_INFO, "consumer stopped", FL_LF_STR("topic", topic),
+  FL_LOG(w.obs.log, FL_LOG_INFO, "consumer stopped", FL_LF_STR("topic", topic),
          FL_LF_STR("reason", stop_reason),
          FL_LF_UINT("records", w.km ? st_kafka_metrics_records(w.km) : 0),
          FL_LF_UINT("bytes", w.km ? st_kafka_metrics_bytes(w.km) : 0));

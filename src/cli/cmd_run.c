@@ -18,6 +18,7 @@
 #include "base/buf.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/observe.h"
 #include "cli/session.h"
 #include "exec/ex_plan.h"
 #include "sql/sql_parse.h"
@@ -56,13 +57,9 @@ static const char *job_id_of(fl_arena_t *a, const char *given, const st_job_t *j
 }
 
 static int run_job(int argc, char **argv) {
-  static const cli_opt_spec_t specs[] = {{"once", false},
-                                         {"job-id", true},
-                                         {"checkpoint-interval", true},
-                                         {"parallelism", true},
-                                         {"log-file", true},
-                                         {"no-progress", false},
-                                         {0, false}};
+  static const cli_opt_spec_t specs[] = {
+      {"once", false},       {"job-id", true},  {"checkpoint-interval", true},
+      {"parallelism", true}, CLI_OBSERVE_SPECS, {0, false}};
   cli_args_t a;
   if (cli_args_parse("run", argc, argv, specs, &a)) return 2;
   if (a.npos != 1) return cli_usage_error(&cli_cmd_run, "expected one job file");
@@ -91,12 +88,14 @@ static int run_job(int argc, char **argv) {
     fl_free(text);
     return 1;
   }
-  FILE *log = stderr;
-  const char *log_path = cli_args_get(&a, "log-file");
-  if (log_path && !(log = fopen(log_path, "a"))) {
+  /* The server is up before the job starts, so that a scrape sees its
+   * recovery and first batches. */
+  cli_observe_t obs;
+  if (cli_observe_open(&obs, &a, true, &err)) {
+    cli_observe_close(&obs);
     cat_close(cat);
     fl_free(text);
-    return cli_fail("run", "cannot open --log-file %s", log_path);
+    return cli_fail("run", "%s", err.msg);
   }
   fl_arena_t *ar = fl_arena_new(0);
   st_job_t *job = NULL;
@@ -116,12 +115,12 @@ static int run_job(int argc, char **argv) {
                        .once = cli_args_flag(&a, "once"),
                        .parallelism = lanes,
                        .checkpoint_interval_ms = interval,
-                       .log = log,
+                       .log = obs.log,
+                       .log_on_stderr = obs.log_on_stderr,
+                       .metrics = obs.reg,
                        .progress = !cli_args_flag(&a, "no-progress") && isatty(STDERR_FILENO),
                        .stop = &g_stop};
-    st_metrics_t m;
-    st_metrics_init(&m);
-    if (st_run(cat, job, &o, &m, &err)) {
+    if (st_run(cat, job, &o, &err)) {
       uint32_t line, col;
       if (sql_error_pos(&err, &line, &col))
         report(path, (const char *)text, len, &err);
@@ -130,8 +129,8 @@ static int run_job(int argc, char **argv) {
       status = 1;
     }
   }
+  cli_observe_close(&obs);
   fl_arena_free(ar);
-  if (log != stderr) fclose(log);
   cat_close(cat);
   fl_free(text);
   return status;
@@ -143,7 +142,8 @@ const cli_command_t cli_cmd_run = {
     .usage =
         "usage: floe [--warehouse DIR] [--catalog URI] run JOB.sql [--once]\n"
         "           [--job-id ID] [--checkpoint-interval 10s] [--parallelism N]\n"
-        "           [--log-file FILE] [--no-progress]\n\n"
+        "           [--metrics-port P [--metrics-bind ADDR]]\n"
+        "           [--log-file FILE|- [--log-level L]] [--no-progress]\n\n"
         "Runs the job's INSERT INTO statements over its connector tables\n"
         "(CREATE TABLE ... WITH ('connector' = 'kafka' | 'datagen', ...)) into\n"
         "Iceberg tables of the catalog. Every checkpoint interval (SET\n"
@@ -156,10 +156,12 @@ const cli_command_t cli_cmd_run = {
         "--once reads what is there at start (Kafka: up to each partition's end\n"
         "offset then; datagen: number-of-rows) and exits after the final commit.\n"
         "--job-id defaults to SET 'pipeline.name', else the file's base name.\n"
-        "A JSON line per checkpoint and commit goes to standard error or\n"
+        "A JSON line per start, checkpoint and commit goes to standard error or\n"
         "--log-file; on a terminal a progress line shows events, events/s, the\n"
-        "watermark and the last checkpoint and commit. --parallelism N reads the\n"
-        "Kafka partitions on N worker threads (jobs of filters and projections).\n"
-        "See docs/streaming.md.\n",
+        "Kafka lag, the watermark and the last checkpoint and commit.\n"
+        "--metrics-port serves the same figures as Prometheus metrics on\n"
+        "/metrics (and /healthz); port 0 picks a free one, printed on stderr.\n"
+        "--parallelism N reads the Kafka partitions on N worker threads (jobs\n"
+        "of filters and projections). See docs/streaming.md, docs/metrics.md.\n",
     .run = run_job,
 };

@@ -13,21 +13,44 @@
  */
 #include "stream/st_runner.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/metrics_process.h"
 #include "base/time.h"
 #include "catalog/cat_tables.h"
 #include "exec/ex_plan.h"
 #include "stream/st_checkpoint.h"
 #include "stream/st_commit.h"
+#include "stream/st_progress.h"
 #include "stream/st_scan.h"
 #include "stream/st_sink_iceberg.h"
+
+#define EVENTS_METRIC "floe_job_events_read_total"
+
+/* The series of one scan, and the source's cumulative counts already
+ * added to them (the sources count in their own fields; the lane adds the
+ * difference after each batch). */
+typedef struct scan_stat {
+  fl_counter_t *events, *skipped, *dead;
+  uint64_t skipped_seen, dead_seen;
+  _Atomic int64_t watermark_us; /* set by the scan's lane, read by the job's thread */
+} scan_stat_t;
+
+/* The job-wide series (st_runner.h). watermark is registered at the first
+ * watermark, so that the progress line shows none before. */
+typedef struct job_stats {
+  fl_gauge_t *watermark;
+  fl_gauge_t *chk_id, *chk_time, *chk_dur, *commit_id, *commit_time, *commit_dur, *state_bytes;
+  fl_counter_t *chks, *commits;
+} job_stats_t;
 
 /* A table a sink writes: an INSERT's target or the dead-letter table. */
 typedef struct sink_ref {
@@ -39,12 +62,15 @@ typedef struct runner {
   cat_catalog_t *cat;
   st_job_t *job;
   const st_run_opts_t *o;
-  st_metrics_t *m;
+  fl_metrics_t *reg;
+  job_stats_t js;
+  st_progress_t *progress;
   st_ckpt_store_t *store;
   uint32_t nlanes;                   /* worker threads (--parallelism) */
   const sql_stream_table_t **tables; /* per scan */
   st_scan_t **scans;
-  uint32_t *scan_lane; /* per scan: the lane that polls it */
+  scan_stat_t *scan_stat; /* per scan */
+  uint32_t *scan_lane;    /* per scan: the lane that polls it */
   bool *ended;
   uint32_t nscans;
   fl_arena_t **lane_arena; /* lanes > 0: where their queries live */
@@ -54,6 +80,8 @@ typedef struct runner {
   st_sink_t **sinks;
   sink_ref_t *targets;
   uint32_t nsinks;
+  fl_counter_t **sink_rows; /* per sink: floe_job_rows_written_total{table} */
+  uint64_t *sink_rows_seen; /* per sink: st_sink_rows already added */
   st_bad_policy_t bad;
   ice_table_t *dead_table; /* owned */
   const char *dead_ns, *dead_name;
@@ -62,9 +90,6 @@ typedef struct runner {
   int64_t interval_ms;
   const char *fault;
   int64_t fault_at;
-  int64_t last_progress_ms;
-  uint64_t progress_events;
-  double rate;
 } runner_t;
 
 static int64_t mono_ms(void) {
@@ -74,11 +99,6 @@ static int64_t mono_ms(void) {
 }
 
 static int64_t wall_ms(void) { return fl_now_micros() / 1000; }
-
-void st_metrics_init(st_metrics_t *m) {
-  memset(m, 0, sizeof *m);
-  atomic_store(&m->watermark_us, INT64_MIN);
-}
 
 /* ---- the test-only fault hook ---- */
 
@@ -114,42 +134,123 @@ static void format_ts(int64_t us, char *buf, size_t n) {
            tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
 }
 
-static void log_line(runner_t *r, json_t *j) {
-  if (!r->o->log) {
-    json_decref(j);
-    return;
+/* One line of the job's log, its job id first. The progress line is
+ * cleared before a line goes to the same terminal; the next tick redraws
+ * it. */
+static void job_log(runner_t *r, const char *msg, const fl_log_field_t *f, uint32_t n) {
+  if (!r->o->log) return;
+  fl_log_field_t all[16];
+  assert(n < 16);
+  all[0] = FL_LF_STR("job-id", r->o->job_id);
+  memcpy(all + 1, f, n * sizeof *f);
+  if (r->progress && r->o->log_on_stderr) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
   }
-  char ts[64];
-  format_ts(fl_now_micros(), ts, sizeof ts);
-  json_object_set_new(j, "time", json_string(ts));
-  json_object_set_new(j, "job-id", json_string(r->o->job_id));
-  char *text = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-  json_decref(j);
-  if (!text) return;
-  if (r->o->progress && r->o->log == stderr) fputs("\r\033[K", stderr);
-  fprintf(r->o->log, "%s\n", text);
-  fflush(r->o->log);
-  free(text);
+  fl_log_write(r->o->log, FL_LOG_INFO, msg, all, n + 1);
 }
 
-static void progress(runner_t *r, bool force) {
-  if (!r->o->progress) return;
-  int64_t now = mono_ms();
-  if (!force && now - r->last_progress_ms < 500) return;
-  uint64_t ev = atomic_load(&r->m->events);
-  if (r->last_progress_ms && now > r->last_progress_ms)
-    r->rate = (double)(ev - r->progress_events) * 1000.0 / (double)(now - r->last_progress_ms);
-  r->last_progress_ms = now;
-  r->progress_events = ev;
-  char wm[64];
-  format_ts(atomic_load(&r->m->watermark_us), wm, sizeof wm);
-  fprintf(stderr,
-          "\r\033[K%s: %" PRIu64 " events, %.0f/s, watermark %s, checkpoint %" PRId64
-          ", committed %" PRId64,
-          r->o->job_id, ev, r->rate, wm, atomic_load(&r->m->checkpoint_id),
-          atomic_load(&r->m->committed_id));
-  fflush(stderr);
+#define JOB_LOG(r, msg, ...)                                 \
+  job_log((r), (msg), (const fl_log_field_t[]){__VA_ARGS__}, \
+          (uint32_t)(sizeof((const fl_log_field_t[]){__VA_ARGS__}) / sizeof(fl_log_field_t)))
+
+/* ---- metrics ---- */
+
+static int job_stats_register(runner_t *r, fl_err_t *err) {
+  job_stats_t *j = &r->js;
+  fl_metrics_t *m = r->reg;
+  int rc;
+  if ((rc = fl_metrics_process_register(m, err)) ||
+      (rc = fl_metrics_gauge(m, ST_METRIC_CHECKPOINT_ID, "Id of the last completed checkpoint",
+                             NULL, 0, &j->chk_id, err)) ||
+      (rc = fl_metrics_gauge(m, ST_METRIC_CHECKPOINT_TIME,
+                             "When the last checkpoint completed, seconds since the Unix epoch",
+                             NULL, 0, &j->chk_time, err)) ||
+      (rc = fl_metrics_gauge(m, "floe_job_last_checkpoint_duration_seconds",
+                             "Time the last checkpoint took (files closed, state and metadata "
+                             "written)",
+                             NULL, 0, &j->chk_dur, err)) ||
+      (rc = fl_metrics_gauge(m, ST_METRIC_COMMIT_CHECKPOINT_ID,
+                             "Checkpoint id of the last catalog commit", NULL, 0, &j->commit_id,
+                             err)) ||
+      (rc = fl_metrics_gauge(m, ST_METRIC_COMMIT_TIME,
+                             "When the last commit completed, seconds since the Unix epoch", NULL,
+                             0, &j->commit_time, err)) ||
+      (rc = fl_metrics_gauge(m, "floe_job_last_commit_duration_seconds",
+                             "Time the last catalog commit took", NULL, 0, &j->commit_dur, err)) ||
+      (rc = fl_metrics_gauge(m, "floe_job_state_bytes",
+                             "Bytes of operator state in the last checkpoint", NULL, 0,
+                             &j->state_bytes, err)) ||
+      (rc = fl_metrics_counter(m, "floe_job_checkpoints_total", "Checkpoints completed", NULL, 0,
+                               &j->chks, err)) ||
+      (rc = fl_metrics_counter(m, "floe_job_commits_total", "Checkpoints committed to the catalog",
+                               NULL, 0, &j->commits, err)))
+    return rc;
+  return FL_OK;
 }
+
+static int scan_stat_register(runner_t *r, const char *source, scan_stat_t *st, fl_err_t *err) {
+  fl_label_t l = {"source", source};
+  int rc;
+  if ((rc = fl_metrics_counter(r->reg, EVENTS_METRIC, "Rows the job's sources handed out", &l, 1,
+                               &st->events, err)) ||
+      (rc = fl_metrics_counter(r->reg, "floe_job_bad_records_skipped_total",
+                               "Records a source skipped (bad values, tombstones)", &l, 1,
+                               &st->skipped, err)) ||
+      (rc = fl_metrics_counter(r->reg, "floe_job_bad_records_dead_lettered_total",
+                               "Records a source sent to the dead-letter table", &l, 1, &st->dead,
+                               err)))
+    return rc;
+  atomic_init(&st->watermark_us, ST_NO_WATERMARK);
+  return FL_OK;
+}
+
+/* Adds what sink i wrote since the last call: from the thread that owns
+ * the sink (its lane's, or the job's with the lanes parked). */
+static void count_sink(runner_t *r, uint32_t i) {
+  uint64_t n = st_sink_rows(r->sinks[i]);
+  if (n > r->sink_rows_seen[i]) fl_counter_add(r->sink_rows[i], n - r->sink_rows_seen[i]);
+  r->sink_rows_seen[i] = n;
+}
+
+/* After a batch of scan i: its counters and watermark (the lane's thread). */
+static void count_scan(runner_t *r, uint32_t i, uint32_t rows) {
+  scan_stat_t *st = &r->scan_stat[i];
+  const st_source_t *s = st_scan_source(r->scans[i]);
+  fl_counter_add(st->events, rows);
+  if (s->skipped > st->skipped_seen) fl_counter_add(st->skipped, s->skipped - st->skipped_seen);
+  st->skipped_seen = s->skipped;
+  if (s->dead_letters > st->dead_seen) fl_counter_add(st->dead, s->dead_letters - st->dead_seen);
+  st->dead_seen = s->dead_letters;
+  atomic_store_explicit(&st->watermark_us, st_scan_watermark(r->scans[i]), memory_order_relaxed);
+}
+
+/* The job's watermark, the smallest of the scans' (the job's thread). */
+static int64_t job_watermark(runner_t *r) {
+  int64_t wm = INT64_MAX;
+  for (uint32_t i = 0; i < r->nscans; i++) {
+    int64_t w = atomic_load_explicit(&r->scan_stat[i].watermark_us, memory_order_relaxed);
+    if (w < wm) wm = w;
+  }
+  return r->nscans ? wm : ST_NO_WATERMARK;
+}
+
+static void update_watermark(runner_t *r) {
+  int64_t wm = job_watermark(r);
+  if (wm == ST_NO_WATERMARK) return;
+  if (!r->js.watermark) {
+    fl_err_t e;
+    fl_err_clear(&e);
+    if (fl_metrics_gauge(r->reg, ST_METRIC_WATERMARK,
+                         "The job's event-time watermark (the smallest over its sources), "
+                         "seconds since the Unix epoch",
+                         NULL, 0, &r->js.watermark, &e))
+      return;
+  }
+  fl_gauge_set(r->js.watermark, (double)wm / 1e6);
+}
+
+static void tick(runner_t *r) { st_progress_tick(r->progress, fl_monotonic_ns()); }
 
 /* ---- set-up ---- */
 
@@ -170,6 +271,7 @@ static int scan_for(runner_t *r, const sql_stream_table_t *t, uint32_t lane, st_
   if (rc) return rc;
   src->lane = lane;
   src->nlanes = r->nlanes;
+  src->metrics = r->reg;
   st_scan_t *s;
   if ((rc = st_scan_new(src, &s, err))) {
     st_source_free(src);
@@ -179,12 +281,14 @@ static int scan_for(runner_t *r, const sql_stream_table_t *t, uint32_t lane, st_
   r->scans = fl_realloc(r->scans, (r->nscans + 1) * sizeof *r->scans);
   r->ended = fl_realloc(r->ended, (r->nscans + 1) * sizeof *r->ended);
   r->scan_lane = fl_realloc(r->scan_lane, (r->nscans + 1) * sizeof *r->scan_lane);
+  r->scan_stat = fl_realloc(r->scan_stat, (r->nscans + 1) * sizeof *r->scan_stat);
+  memset(&r->scan_stat[r->nscans], 0, sizeof *r->scan_stat);
   r->scan_lane[r->nscans] = lane;
   r->tables[r->nscans] = t;
   r->ended[r->nscans] = false;
   r->scans[r->nscans++] = s;
   *out = s;
-  return FL_OK;
+  return scan_stat_register(r, t->name, &r->scan_stat[r->nscans - 1], err);
 }
 
 /* SET 'floe.bad-records' and, for dead letters, 'floe.dead-letter.table'
@@ -303,6 +407,17 @@ static int setup(runner_t *r, fl_err_t *err) {
       s->dead = ty_batch_new(r->dead_schema, TY_BATCH_ROWS);
     }
   }
+  r->sink_rows = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->sink_rows);
+  r->sink_rows_seen = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->sink_rows_seen);
+  for (uint32_t i = 0; i < r->nsinks; i++) {
+    char *ident = fl_arena_sprintf(j->a, "%s.%s", r->targets[i].ns, r->targets[i].name);
+    fl_label_t l = {"table", ident};
+    int rc = fl_metrics_counter(r->reg, "floe_job_rows_written_total",
+                                "Rows the job's sinks wrote into a table (committed at the next "
+                                "checkpoint)",
+                                &l, 1, &r->sink_rows[i], err);
+    if (rc) return rc;
+  }
   return FL_OK;
 }
 
@@ -343,6 +458,7 @@ static const char *table_ident(fl_arena_t *a, const sink_ref_t *ins) {
  */
 static int commit(runner_t *r, int64_t id, const json_t *pos, ice_data_file_t **files,
                   size_t *nfiles, fl_arena_t *a, fl_err_t *err) {
+  int64_t t0 = fl_monotonic_ns();
   st_commit_table_t *ct = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *ct);
   uint32_t nct = 0;
   for (uint32_t i = 0; i < r->nsinks; i++) {
@@ -373,11 +489,15 @@ static int commit(runner_t *r, int64_t id, const json_t *pos, ice_data_file_t **
         json_pack("{s:s,s:I,s:I}", "table", fl_arena_sprintf(a, "%s.%s", ct[k].ns, ct[k].name),
                   "snapshot-id", (json_int_t)ct[k].snapshot_id, "files", (json_int_t)ct[k].nfiles));
   }
-  atomic_store(&r->m->committed_id, id);
-  atomic_store(&r->m->committed_ms, wall_ms());
-  atomic_fetch_add(&r->m->files_committed, nf);
-  log_line(r, json_pack("{s:s,s:I,s:o}", "event", "commit", "checkpoint-id", (json_int_t)id,
-                        "tables", tabs));
+  fl_gauge_set(r->js.commit_dur, (double)(fl_monotonic_ns() - t0) / 1e9);
+  fl_gauge_set(r->js.commit_id, (double)id);
+  fl_gauge_set(r->js.commit_time, (double)wall_ms() / 1e3);
+  fl_counter_inc(r->js.commits);
+  char *tabs_text = json_dumps(tabs, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(tabs);
+  JOB_LOG(r, "commit", FL_LF_INT("checkpoint-id", id), FL_LF_UINT("files", nf),
+          FL_LF_JSON("tables", tabs_text));
+  free(tabs_text);
   return FL_OK;
 }
 
@@ -395,7 +515,7 @@ static int after_commit(runner_t *r, int64_t id, const json_t *pos, fl_err_t *er
 }
 
 static int checkpoint(runner_t *r, fl_err_t *err) {
-  int64_t id = r->next_chk;
+  int64_t id = r->next_chk, t0 = fl_monotonic_ns();
   fl_arena_t *a = fl_arena_new(0);
   int rc = st_ckpt_begin(r->store, id, err);
   ice_data_file_t **files = fl_arena_zalloc(a, (r->nsinks ? r->nsinks : 1) * sizeof *files);
@@ -424,6 +544,7 @@ static int checkpoint(runner_t *r, fl_err_t *err) {
   fl_buf_init(&state);
   for (uint32_t i = 0; i < r->nq && !rc; i++) rc = ex_query_checkpoint(r->queries[i], &state, err);
   if (!rc) rc = st_ckpt_write_blob(r->store, id, "state.bin", state.data, state.len, err);
+  size_t state_bytes = state.len;
   fl_buf_free(&state);
   json_t *pos = positions(r);
   if (!rc) {
@@ -435,14 +556,23 @@ static int checkpoint(runner_t *r, fl_err_t *err) {
     json_decref(meta);
   }
   if (!rc) {
-    atomic_store(&r->m->checkpoint_id, id);
-    atomic_store(&r->m->checkpoint_ms, wall_ms());
+    fl_gauge_set(r->js.chk_dur, (double)(fl_monotonic_ns() - t0) / 1e9);
+    fl_gauge_set(r->js.chk_id, (double)id);
+    fl_gauge_set(r->js.chk_time, (double)wall_ms() / 1e3);
+    fl_gauge_set(r->js.state_bytes, (double)state_bytes);
+    fl_counter_inc(r->js.chks);
     char wm[64];
-    format_ts(atomic_load(&r->m->watermark_us), wm, sizeof wm);
-    log_line(r, json_pack("{s:s,s:I,s:I,s:I,s:I,s:s,s:O}", "event", "checkpoint", "checkpoint-id",
-                          (json_int_t)id, "events", (json_int_t)atomic_load(&r->m->events), "files",
-                          (json_int_t)nf, "records", (json_int_t)records, "watermark", wm,
-                          "offsets", pos));
+    format_ts(job_watermark(r), wm, sizeof wm);
+    fl_metrics_snap_t snap;
+    fl_metrics_snapshot(r->reg, &snap);
+    double events = 0;
+    fl_metrics_snap_sum(&snap, EVENTS_METRIC, &events);
+    fl_metrics_snap_free(&snap);
+    char *offsets = json_dumps(pos, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    JOB_LOG(r, "checkpoint", FL_LF_INT("checkpoint-id", id), FL_LF_UINT("events", events),
+            FL_LF_UINT("files", nf), FL_LF_UINT("records", records), FL_LF_STR("watermark", wm),
+            FL_LF_JSON("offsets", offsets));
+    free(offsets);
     fault_point(r, "after-checkpoint-before-commit", id);
     rc = commit(r, id, pos, files, nfiles, a, err);
   }
@@ -532,8 +662,8 @@ static int recover(runner_t *r, fl_err_t *err) {
     if (!rc) st_scan_started(r->scans[i], mono_ms());
   }
   if (!rc)
-    log_line(r, json_pack("{s:s,s:I,s:I}", "event", "start", "restored-checkpoint",
-                          (json_int_t)last, "deleted-uncommitted-files", (json_int_t)deleted));
+    JOB_LOG(r, "start", FL_LF_INT("restored-checkpoint", last),
+            FL_LF_UINT("deleted-uncommitted-files", deleted));
   r->next_chk = last + 1;
 out:
   json_decref(meta);
@@ -554,30 +684,18 @@ static int lane_step(runner_t *r, uint32_t lane, int slice, bool *all_ended, fl_
     if ((rc = st_scan_step(r->scans[i], slice, mono_ms(), &rows, &end, err)) ||
         (rc = drain_dead_letters(r, st_scan_source(r->scans[i]), err)))
       return rc;
-    atomic_fetch_add(&r->m->events, rows);
     if (end) {
       if ((rc = st_scan_finish(r->scans[i], err))) return rc;
       r->ended[i] = true;
     } else {
       *all_ended = false;
     }
+    count_scan(r, i, rows);
   }
+  uint32_t ni = r->job->ninserts;
+  for (uint32_t i = 0; i < ni; i++) count_sink(r, lane * ni + i);
+  if (r->dead_table) count_sink(r, r->nq + lane);
   return FL_OK;
-}
-
-/* The counters only the job's thread updates (with the lanes parked). */
-static void update_metrics(runner_t *r) {
-  int64_t wm = INT64_MAX;
-  for (uint32_t i = 0; i < r->nscans; i++) {
-    int64_t w = st_scan_watermark(r->scans[i]);
-    if (w < wm) wm = w;
-  }
-  if (r->nscans) atomic_store(&r->m->watermark_us, wm);
-  uint64_t rows = 0, skipped = 0;
-  for (uint32_t i = 0; i < r->nsinks; i++) rows += st_sink_rows(r->sinks[i]);
-  for (uint32_t i = 0; i < r->nscans; i++) skipped += st_scan_source(r->scans[i])->skipped;
-  atomic_store(&r->m->rows_written, rows);
-  atomic_store(&r->m->skipped, skipped);
 }
 
 static int scans_of(const runner_t *r, uint32_t lane) {
@@ -596,13 +714,13 @@ static int loop_one(runner_t *r, fl_err_t *err) {
     bool stopping = r->o->stop && *r->o->stop;
     bool all_ended = true;
     if (!stopping && (rc = lane_step(r, 0, slice, &all_ended, err))) return rc;
-    update_metrics(r);
+    update_watermark(r);
     if (stopping || all_ended) break;
     if (mono_ms() - last_chk >= r->interval_ms) {
       if ((rc = checkpoint(r, err))) return rc;
       last_chk = mono_ms();
     }
-    progress(r, false);
+    tick(r);
   }
   return FL_OK;
 }
@@ -704,10 +822,10 @@ static int loop_lanes(runner_t *r, fl_err_t *err) {
     bool failed = ls.rc != 0, all_ended = ls.done == N;
     pthread_mutex_unlock(&ls.mu);
     bool stopping = r->o->stop && *r->o->stop;
+    update_watermark(r);
     if (failed || stopping || all_ended) break;
     if (mono_ms() - last_chk >= r->interval_ms) {
       park_all(&ls, false);
-      update_metrics(r);
       pthread_mutex_lock(&ls.mu);
       failed = ls.rc != 0;
       pthread_mutex_unlock(&ls.mu);
@@ -715,11 +833,11 @@ static int loop_lanes(runner_t *r, fl_err_t *err) {
       release_all(&ls);
       last_chk = mono_ms();
     }
-    progress(r, false);
+    tick(r);
   }
   park_all(&ls, true);
   for (uint32_t l = 0; l < N; l++) pthread_join(th[l], NULL);
-  update_metrics(r);
+  update_watermark(r);
   if (!rc && ls.rc) {
     rc = ls.rc;
     *err = ls.err;
@@ -736,15 +854,17 @@ static int loop(runner_t *r, fl_err_t *err) {
   if (rc) return rc;
   /* The final checkpoint and commit. */
   rc = checkpoint(r, err);
-  progress(r, true);
-  if (r->o->progress) fputc('\n', stderr);
+  st_progress_finish(r->progress, fl_monotonic_ns());
+  r->progress = NULL;
   return rc;
 }
 
-int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, st_metrics_t *m,
-           fl_err_t *err) {
-  runner_t r = {
-      .cat = cat, .job = job, .o = o, .m = m, .nlanes = o->parallelism ? o->parallelism : 1};
+int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *err) {
+  runner_t r = {.cat = cat,
+                .job = job,
+                .o = o,
+                .reg = o->metrics,
+                .nlanes = o->parallelism ? o->parallelism : 1};
   fault_setup(&r);
   r.interval_ms = o->checkpoint_interval_ms;
   const char *iv = st_job_option(job, "execution.checkpointing.interval");
@@ -754,14 +874,22 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, st_metrics
                       "as '10 s'",
                       iv);
   if (r.interval_ms <= 0) r.interval_ms = 10000;
-  int rc = st_ckpt_open(o->warehouse, o->job_id, &r.store, err);
+  int rc = job_stats_register(&r, err);
+  if (!rc && o->progress)
+    r.progress =
+        st_progress_new(r.reg, stderr, true, &(st_progress_names_t){.events = EVENTS_METRIC});
+  if (!rc) rc = st_ckpt_open(o->warehouse, o->job_id, &r.store, err);
   if (!rc) rc = setup(&r, err);
   if (!rc) rc = recover(&r, err);
   if (!rc) rc = loop(&r, err);
+  st_progress_finish(r.progress, fl_monotonic_ns());
   for (uint32_t i = 0; i < r.nq; i++) ex_query_free(r.queries[i]);
   for (uint32_t l = 0; r.lane_arena && l < r.nlanes; l++) fl_arena_free(r.lane_arena[l]);
   fl_free(r.lane_arena);
   fl_free(r.scan_lane);
+  fl_free(r.scan_stat);
+  fl_free(r.sink_rows);
+  fl_free(r.sink_rows_seen);
   for (uint32_t i = 0; i < r.nsinks; i++) st_sink_free(r.sinks[i]);
   for (uint32_t i = 0; i < r.nscans; i++) {
     ty_batch_free(st_scan_source(r.scans[i])->dead);

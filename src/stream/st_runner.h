@@ -26,25 +26,12 @@
 #define FL_STREAM_RUNNER_H
 
 #include <signal.h>
-#include <stdatomic.h>
-#include <stdio.h>
+#include <stdbool.h>
 
+#include "base/log.h"
+#include "base/metrics.h"
 #include "catalog/catalog.h"
 #include "stream/st_job.h"
-
-/* Counters of a running job, for the progress line and metrics. Written
- * by the job's thread, readable from any thread. */
-typedef struct st_metrics {
-  _Atomic uint64_t events;       /* rows read from the sources */
-  _Atomic uint64_t rows_written; /* rows the sinks wrote */
-  _Atomic uint64_t skipped;      /* records the sources skipped */
-  _Atomic int64_t watermark_us;  /* smallest source watermark; INT64_MIN: none */
-  _Atomic int64_t checkpoint_id; /* last completed checkpoint; 0: none */
-  _Atomic int64_t checkpoint_ms; /* when (epoch ms) */
-  _Atomic int64_t committed_id;  /* last committed checkpoint */
-  _Atomic int64_t committed_ms;
-  _Atomic uint64_t files_committed;
-} st_metrics_t;
 
 typedef struct st_run_opts {
   const char *job_id;             /* required */
@@ -53,13 +40,28 @@ typedef struct st_run_opts {
   uint32_t parallelism;           /* worker threads (lanes); 0: 1 */
   int64_t checkpoint_interval_ms; /* 0: the job's execution.checkpointing.interval, else 10 s */
   int keep_checkpoints;           /* 0: 3 */
-  FILE *log;                      /* JSON lines per checkpoint and commit; NULL: none */
-  bool progress;                  /* a one-line progress on stderr */
+  fl_log_t *log;                  /* a line per start, checkpoint and commit; NULL: none */
+  bool log_on_stderr;             /* log writes to stderr: the progress line is cleared first */
+  fl_metrics_t *metrics;          /* where the job's series go (required; see below) */
+  bool progress;                  /* the progress line (st_progress.h) on stderr */
   volatile sig_atomic_t *stop;    /* set by a signal handler: stop after a final commit */
 } st_run_opts_t;
 
-void st_metrics_init(st_metrics_t *m);
-int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, st_metrics_t *m,
-           fl_err_t *err);
+/*
+ * The series a job registers in o->metrics (docs/metrics.md), updated per
+ * batch with atomics, so a scrape or the progress line sees the same
+ * figures:
+ *   floe_job_events_read_total{source}              rows the source handed out
+ *   floe_job_bad_records_skipped_total{source}      records skipped (bad values, tombstones)
+ *   floe_job_bad_records_dead_lettered_total{source} records sent to the dead-letter table
+ *   floe_job_rows_written_total{table}              rows the sinks wrote (committed or not)
+ *   floe_job_watermark_seconds                      the smallest source watermark
+ *   floe_job_last_checkpoint_id / _time_seconds / _duration_seconds
+ *   floe_job_last_commit_checkpoint_id / _time_seconds / _duration_seconds
+ *   floe_job_checkpoints_total, floe_job_commits_total
+ *   floe_job_state_bytes                            operator state of the last checkpoint
+ * and every Kafka source its floe_kafka_* series (st_kafka_metrics.h).
+ */
+int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *err);
 
 #endif

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "base/metrics.h"
 #include "sql/sql_stream.h"
 #include "types/vec.h"
 
@@ -74,6 +75,10 @@ struct st_source {
    * poll appends the records that failed, the job empties it. */
   ty_batch_t *dead;
   uint64_t dead_letters;
+  /* Where the source registers its own series at start (Kafka: per
+   * partition, st_kafka_metrics.h); set before start, NULL: none. The
+   * registry outlives the source. */
+  fl_metrics_t *metrics;
 };
 
 /* Opens the source of connector table t ('connector' = 'kafka' |

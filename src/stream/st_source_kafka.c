@@ -24,8 +24,10 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/time.h"
 #include "kafka/kafka_consumer.h"
 #include "stream/st_kafka_decode.h"
+#include "stream/st_kafka_metrics.h"
 #include "stream/st_options.h"
 #include "stream/st_source.h"
 
@@ -42,10 +44,11 @@ typedef struct kafka_source {
   kf_msgs_t msgs;
   uint32_t next; /* first message of msgs not used yet */
   int32_t nparts;
-  int64_t *pos;   /* per partition: next offset */
-  int64_t *end;   /* bounded: end offset per partition; NULL: unbounded */
-  bool *mine;     /* per partition: read by this source (its lane's share) */
-  uint32_t *slot; /* per partition: its watermark slot */
+  int64_t *pos;           /* per partition: next offset */
+  int64_t *end;           /* bounded: end offset per partition; NULL: unbounded */
+  bool *mine;             /* per partition: read by this source (its lane's share) */
+  uint32_t *slot;         /* per partition: its watermark slot */
+  st_kafka_metrics_t *km; /* with s.metrics: records, bytes, position, lag per partition */
 } kafka_source_t;
 
 static const char *const known[] = {
@@ -165,6 +168,15 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
   if (!rc) rc = bounded_ends(k, bounded, err);
   fl_free(start);
   fl_free(parts);
+  /* The lag is asked of the broker once; later the high watermarks of the
+   * fetch responses keep it current at no cost. It is only for watching:
+   * a broker that cannot answer yet (a new topic's leader not elected)
+   * leaves it to the first fetch rather than failing the job. */
+  if (!rc && s->metrics && !(rc = st_kafka_metrics_new(s->metrics, k->c, &k->km, err))) {
+    fl_err_t lag_err;
+    fl_err_clear(&lag_err);
+    st_kafka_metrics_lag(k->km, k->c, true, 5000, &lag_err);
+  }
   if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
   s->nslots = nmine;
   return FL_OK;
@@ -197,8 +209,13 @@ static int ks_poll(st_source_t *s, ty_batch_t *b, uint32_t *part, int timeout_ms
       return FL_OK;
     }
     k->next = 0;
+    int64_t t0 = fl_monotonic_ns();
     int rc = kf_consumer_poll(k->c, &k->msgs, TY_BATCH_ROWS, timeout_ms, err);
     if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
+    if (k->km) {
+      st_kafka_metrics_poll(k->km, &k->msgs, (double)(fl_monotonic_ns() - t0) / 1e9);
+      st_kafka_metrics_lag(k->km, k->c, false, 0, NULL);
+    }
   }
   while (k->next < k->msgs.n && b->nrows < TY_BATCH_ROWS) {
     const kf_msg_t *m = &k->msgs.msgs[k->next];
@@ -268,6 +285,7 @@ static void ks_committed(st_source_t *s, const json_t *pos) {
 static void ks_free(st_source_t *s) {
   kafka_source_t *k = (kafka_source_t *)s;
   kf_msgs_free(&k->msgs);
+  st_kafka_metrics_free(k->km);
   kf_consumer_close(k->c);
   kf_config_free(k->cfg);
   st_kafka_decoder_free(k->dec);

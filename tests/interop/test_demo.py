@@ -74,7 +74,7 @@ def test_streaming_demo(tmp_path):
         assert _ts(r["window_end"]) - _ts(r["window_start"]) == dt.timedelta(seconds=5)
     # The job's final commit happened, and nothing is left running.
     log = [json.loads(line) for line in (d / "job.log").read_text().splitlines()]
-    assert sum(1 for e in log if e["event"] == "commit") >= 3
+    assert sum(1 for e in log if e["msg"] == "commit") >= 3
     pids = _pids(d)
     assert len(pids) == 2
     assert not [p for p in pids if _alive(p)]
@@ -89,7 +89,7 @@ def test_interrupted_demo_stops_broker_and_job(tmp_path):
         deadline = time.time() + 240
         while time.time() < deadline and proc.poll() is None:
             log = d / "job.log"
-            if log.exists() and '"event":"commit"' in log.read_text():
+            if log.exists() and '"msg":"commit"' in log.read_text():
                 break
             time.sleep(0.2)
         assert proc.poll() is None, proc.stdout.read()

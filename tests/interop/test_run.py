@@ -138,9 +138,9 @@ def test_datagen_filter_projection_computed_columns(wh, tmp_path):
     # The job id is the file's base name; each checkpoint committed once.
     check_summaries(wh, "db.gen_out", "gen_job")
     ev = log_events(proc.stderr)
-    assert any(e["event"] == "checkpoint" for e in ev)
+    assert any(e["msg"] == "checkpoint" for e in ev)
     assert all(e["job-id"] == "gen_job" for e in ev)
-    commits = [e for e in ev if e["event"] == "commit"]
+    commits = [e for e in ev if e["msg"] == "commit"]
     assert sum(t["files"] for c in commits for t in c["tables"]) >= 1
     # Checkpoint folders: the newest few, each with its metadata file.
     chk = sorted((wh / "_floe" / "jobs" / "gen_job").glob("chk-*"))
@@ -179,7 +179,7 @@ def test_kill_9_at_random_moments_and_restart(wh, tmp_path):
     assert kills >= 5
     proc = run_job(wh, job)  # runs to the end of the bounded source
     ev = log_events(proc.stderr)
-    start = [e for e in ev if e["event"] == "start"][0]
+    start = [e for e in ev if e["msg"] == "start"][0]
     assert start["restored-checkpoint"] > 0
     assert table_tuples(wh, "db.k") == datagen_expected(n)
     check_summaries(wh, "db.k", "kjob")
@@ -203,7 +203,7 @@ def test_fault_point_then_recovery_commits_once(wh, tmp_path, point):
     proc = run_job(wh, job)
     ev = log_events(proc.stderr)
     # Recovery commits checkpoint 2 first, before reading on.
-    assert ev[0]["event"] == "commit" and ev[0]["checkpoint-id"] == 2
+    assert ev[0]["msg"] == "commit" and ev[0]["checkpoint-id"] == 2
     assert ev[0]["tables"][0]["snapshot-id"] > 0
     chks = [int(s["floe.checkpoint-id"]) for s in job_snapshots(wh, "db.f", "fjob")]
     assert chks[:2] == [1, 2] and chks == sorted(set(chks))
@@ -226,7 +226,7 @@ def test_uncommitted_files_are_deleted_on_recovery(wh, tmp_path):
     stray = {str(p) for p in data.rglob("*.parquet")} - live
     assert stray, "checkpoint 2 wrote data files before its metadata"
     proc = run_job(wh, job)
-    start = [e for e in log_events(proc.stderr) if e["event"] == "start"][0]
+    start = [e for e in log_events(proc.stderr) if e["msg"] == "start"][0]
     assert start["deleted-uncommitted-files"] == len(stray)
     assert not any(pathlib.Path(p).exists() for p in stray)
     assert table_tuples(wh, "db.g") == datagen_expected(6000)
@@ -335,7 +335,7 @@ def test_kafka_json_pass_through_with_metadata_columns(kafka_broker, wh, tmp_pat
     assert summ
     offs = json.loads(summ[-1]["floe.offsets"])["orders"]["offsets"]
     assert offs == {str(p): len(range(p, n, parts)) for p in range(parts)}
-    wm = [e["watermark"] for e in log_events(proc.stderr) if e["event"] == "checkpoint"]
+    wm = [e["watermark"] for e in log_events(proc.stderr) if e["msg"] == "checkpoint"]
     assert wm[-1].startswith("2023-11-14")  # the event time of the orders, minus 5 s
     # The group got the committed offsets (for monitoring).
     out = kafka_broker.floe("offsets", "--topic", topic, "--group", "g-orders").stdout
@@ -451,7 +451,7 @@ def test_once_equals_streaming_run_and_sigterm_commits(kafka_broker, wh, tmp_pat
     _, err = p.communicate(timeout=30)
     assert p.returncode == 0, err
     assert sorted(map(key, rows_of(wh, "db.streamed"))) == sorted(map(key, rows_of(wh, "db.once")))
-    assert [e["event"] for e in log_events(err)][-2:] == ["checkpoint", "commit"]
+    assert [e["msg"] for e in log_events(err)][-2:] == ["checkpoint", "commit"]
 
     # SIGTERM before any periodic checkpoint: the final one commits what was read.
     stopped = write_job(tmp_path, "stopped.sql",
@@ -462,7 +462,7 @@ def test_once_equals_streaming_run_and_sigterm_commits(kafka_broker, wh, tmp_pat
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=30)
     assert p.returncode == 0, err
-    commits = [e for e in log_events(err) if e["event"] == "commit"]
+    commits = [e for e in log_events(err) if e["msg"] == "commit"]
     assert len(commits) == 1
     offs = json.loads(job_snapshots(wh, "db.stopped", "stopped")[-1]["floe.offsets"])
     ends = {int(k): v for k, v in offs["orders"]["offsets"].items()}

@@ -42,6 +42,14 @@ TEST(log_format_exact_line) {
   fl_buf_append_u8(&b, 0);
   CHECK_STR((const char *)b.data,
             "{\"ts\":\"1969-12-31T23:59:59.999Z\",\"level\":\"debug\",\"msg\":\"m\"}\n");
+  /* JSON values go in as they are. */
+  fl_buf_clear(&b);
+  const fl_log_field_t j[] = {FL_LF_JSON("offsets", "{\"0\":[1,2]}"), FL_LF_JSON("none", NULL)};
+  fl_log_format(0, FL_LOG_INFO, "c", j, 2, &b);
+  fl_buf_append_u8(&b, 0);
+  CHECK_STR((const char *)b.data,
+            "{\"ts\":\"1970-01-01T00:00:00.000Z\",\"level\":\"info\",\"msg\":"
+            "\"c\",\"offsets\":{\"0\":[1,2]},\"none\":null}\n");
   fl_buf_free(&b);
   fl_log_level_t l;
   CHECK(fl_log_level_parse("warning", &l) && l == FL_LOG_WARN);
