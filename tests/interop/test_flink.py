@@ -148,7 +148,7 @@ def test_flink_batch_write_floe_reads(batch_run, wh):
     types = {c["Column"]: c["Type"] for c in cols}
     assert types == {"id": "bigint", "i": "integer", "s": "varchar", "dec": "decimal(10,2)",
                      "x": "double", "f": "real", "ok": "boolean", "d": "date",
-                     "ts": "timestamp", "tz": "timestamp with time zone"}, types
+                     "ts": "timestamp(6)", "tz": "timestamp(6) with time zone"}, types
     snaps = [json.loads(line) for line in floe_at(wh, "table", "snapshots", "db.from_flink",
                                                    "--format", "jsonl").stdout.splitlines()]
     assert len(snaps) == 1 and snaps[0]["operation"] == "append"
