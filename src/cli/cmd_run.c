@@ -57,9 +57,14 @@ static const char *job_id_of(fl_arena_t *a, const char *given, const st_job_t *j
 }
 
 static int run_job(int argc, char **argv) {
-  static const cli_opt_spec_t specs[] = {
-      {"once", false},       {"job-id", true},  {"checkpoint-interval", true},
-      {"parallelism", true}, CLI_OBSERVE_SPECS, {0, false}};
+  static const cli_opt_spec_t specs[] = {{"once", false},
+                                         {"job-id", true},
+                                         {"checkpoint-interval", true},
+                                         {"parallelism", true},
+                                         {"allowed-lateness", true},
+                                         {"state-memory-limit", true},
+                                         CLI_OBSERVE_SPECS,
+                                         {0, false}};
   cli_args_t a;
   if (cli_args_parse("run", argc, argv, specs, &a)) return 2;
   if (a.npos != 1) return cli_usage_error(&cli_cmd_run, "expected one job file");
@@ -69,7 +74,7 @@ static int run_job(int argc, char **argv) {
   if (iv && (!st_duration_parse(iv, &interval) || interval <= 0))
     return cli_usage_error(&cli_cmd_run, "--checkpoint-interval needs a duration such as 5s");
   const char *par = cli_args_get(&a, "parallelism");
-  uint32_t lanes = 1;
+  uint32_t lanes = 0; /* the job's SET 'parallelism.default', else 1 */
   if (par) {
     char *end;
     long n = strtol(par, &end, 10);
@@ -77,6 +82,14 @@ static int run_job(int argc, char **argv) {
       return cli_usage_error(&cli_cmd_run, "--parallelism needs a number from 1 to 64");
     lanes = (uint32_t)n;
   }
+  int64_t lateness = 0;
+  const char *lv = cli_args_get(&a, "allowed-lateness");
+  if (lv && (!st_duration_parse(lv, &lateness) || lateness <= 0))
+    return cli_usage_error(&cli_cmd_run, "--allowed-lateness needs a duration such as 10s");
+  uint64_t state_limit = 0;
+  const char *sv = cli_args_get(&a, "state-memory-limit");
+  if (sv && (!st_size_parse(sv, &state_limit) || state_limit == 0))
+    return cli_usage_error(&cli_cmd_run, "--state-memory-limit needs a size such as 256mb");
   uint8_t *text = NULL;
   size_t len = 0;
   fl_err_t err;
@@ -115,6 +128,8 @@ static int run_job(int argc, char **argv) {
                        .once = cli_args_flag(&a, "once"),
                        .parallelism = lanes,
                        .checkpoint_interval_ms = interval,
+                       .allowed_lateness_ms = lateness,
+                       .state_memory_limit = state_limit,
                        .log = obs.log,
                        .log_on_stderr = obs.log_on_stderr,
                        .metrics = obs.reg,
@@ -142,6 +157,7 @@ const cli_command_t cli_cmd_run = {
     .usage =
         "usage: floe [--warehouse DIR] [--catalog URI] run JOB.sql [--once]\n"
         "           [--job-id ID] [--checkpoint-interval 10s] [--parallelism N]\n"
+        "           [--allowed-lateness 0s] [--state-memory-limit SIZE]\n"
         "           [--metrics-port P [--metrics-bind ADDR]]\n"
         "           [--log-file FILE|- [--log-level L]] [--no-progress]\n\n"
         "Runs the job's INSERT INTO statements over its connector tables\n"
@@ -162,6 +178,11 @@ const cli_command_t cli_cmd_run = {
         "--metrics-port serves the same figures as Prometheus metrics on\n"
         "/metrics (and /healthz); port 0 picks a free one, printed on stderr.\n"
         "--parallelism N reads the Kafka partitions on N worker threads (jobs\n"
-        "of filters and projections). See docs/streaming.md, docs/metrics.md.\n",
+        "of filters and projections; default SET 'parallelism.default', else 1).\n"
+        "--allowed-lateness (SET 'table.exec.emit.allow-lateness') makes each\n"
+        "window wait that long past its end before it is written; rows later\n"
+        "than that are dropped and counted (floe_job_late_rows_total).\n"
+        "--state-memory-limit (SET 'floe.state.memory-limit') spills window\n"
+        "state beyond it to local disk. See docs/streaming.md, docs/metrics.md.\n",
     .run = run_job,
 };

@@ -17,6 +17,7 @@
  * "now" is the statement's start time from ex_ctx, the same for all rows.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <math.h>
 #include <strings.h>
 
@@ -432,6 +433,39 @@ static int k_from_unixtime(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const
   return FL_OK;
 }
 
+/* Flink's TO_TIMESTAMP_LTZ(epoch, precision): the epoch counts seconds
+ * (precision 0), milliseconds (3), microseconds (6) or nanoseconds (9;
+ * floe keeps microseconds). */
+static int k_to_timestamp_ltz(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
+                              const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
+  (void)ctx;
+  const uint32_t m = ex__m(args[0]);
+  const int64_t *a = TY_VEC_DATA(args[0], int64_t);
+  const uint32_t mp = call->r.nargs > 1 ? ex__m(args[1]) : 0;
+  const int32_t *p = call->r.nargs > 1 ? TY_VEC_DATA(args[1], int32_t) : NULL;
+  EX_ROWS(rows, i) {
+    if (!ex__valid(out, i)) continue;
+    int32_t prec = p ? p[i & mp] : 3;
+    int64_t v = a[i & m], us;
+    switch (prec) {
+      case 0:
+        if (__builtin_mul_overflow(v, (int64_t)1000000, &us))
+          return ex__err(err, "Value out of range for to_timestamp_ltz: %" PRId64, v);
+        break;
+      case 3:
+        if (__builtin_mul_overflow(v, (int64_t)1000, &us))
+          return ex__err(err, "Value out of range for to_timestamp_ltz: %" PRId64, v);
+        break;
+      case 6: us = v; break;
+      case 9: us = v >= 0 ? v / 1000 : -((-(v + 1)) / 1000) - 1; break;
+      default:
+        return ex__err(err, "to_timestamp_ltz: precision must be 0, 3, 6 or 9, not %d", (int)prec);
+    }
+    TY_VEC_DATA(out, int64_t)[i] = us;
+  }
+  return FL_OK;
+}
+
 static int k_to_unixtime(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
                          const ex_rows_t *rows, ty_vec_t *out, fl_err_t *err) {
   const uint32_t m = ex__m(args[0]);
@@ -680,6 +714,16 @@ void ex__reg_datetime(void) {
                        .params = {EX_T(DOUBLE)},
                        .ret = TZ,
                        .kernel = k_from_unixtime});
+  ex__reg(&(ex_func_t){.name = "to_timestamp_ltz",
+                       .nparams = 1,
+                       .params = {B},
+                       .ret = TZ,
+                       .kernel = k_to_timestamp_ltz});
+  ex__reg(&(ex_func_t){.name = "to_timestamp_ltz",
+                       .nparams = 2,
+                       .params = {B, EX_T(INTEGER)},
+                       .ret = TZ,
+                       .kernel = k_to_timestamp_ltz});
   ex__reg(&(ex_func_t){.name = "to_unixtime",
                        .nparams = 1,
                        .params = {TZ},

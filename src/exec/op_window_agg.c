@@ -724,6 +724,10 @@ static int move_chunk(wagg_t *w, const uint32_t *order, const uint32_t *gids, co
 static int compact(wagg_t *w) {
   uint32_t nw;
   uint32_t *order = open_windows(w, &nw);
+  /* move_chunk looks up whole chunks of groups into w->gids; the scratch
+   * must hold one before t copies its pointers (a realloc later would
+   * leave t's stale). */
+  reserve_scratch(w, TY_BATCH_ROWS);
   wagg_t t = *w; /* the new structures; shares the options */
   t.wins = fl_malloc((nw ? nw : 1) * sizeof *t.wins);
   t.wins_cap = nw ? nw : 1;

@@ -19,5 +19,8 @@ const char *st_option_get(const st_option_t *opts, uint32_t n, const char *key);
 /* A duration as Flink writes one: "500 ms", "5s", "5 s", "1 min", "2 h",
  * "1 d", or a bare number of milliseconds; false when malformed. */
 bool st_duration_parse(const char *s, int64_t *ms);
+/* A memory size as Flink spells it ('64mb', '1 gb', '512kb', '1048576');
+ * false if it is not one. */
+bool st_size_parse(const char *s, uint64_t *bytes);
 
 #endif

@@ -82,6 +82,10 @@ typedef struct runner {
   uint32_t nsinks;
   fl_counter_t **sink_rows; /* per sink: floe_job_rows_written_total{table} */
   uint64_t *sink_rows_seen; /* per sink: st_sink_rows already added */
+  fl_counter_t **late_rows; /* per query: floe_job_late_rows_total{table} */
+  uint64_t *late_rows_seen; /* per query: late rows of its window aggregations already added */
+  int64_t lateness_us;      /* SET 'table.exec.emit.allow-lateness' */
+  size_t state_limit;       /* SET 'floe.state.memory-limit'; 0: none */
   st_bad_policy_t bad;
   ice_table_t *dead_table; /* owned */
   const char *dead_ns, *dead_name;
@@ -211,6 +215,26 @@ static void count_sink(runner_t *r, uint32_t i) {
   uint64_t n = st_sink_rows(r->sinks[i]);
   if (n > r->sink_rows_seen[i]) fl_counter_add(r->sink_rows[i], n - r->sink_rows_seen[i]);
   r->sink_rows_seen[i] = n;
+  if (i >= r->nq) return;
+  ex_op_t *const *ops;
+  uint32_t nw = ex_query_window_aggs(r->queries[i], &ops);
+  uint64_t late = 0;
+  for (uint32_t w = 0; w < nw; w++) late += ex_window_agg_stats(ops[w])->late_rows;
+  if (late > r->late_rows_seen[i]) fl_counter_add(r->late_rows[i], late - r->late_rows_seen[i]);
+  r->late_rows_seen[i] = late;
+}
+
+/* Late rows and spill runs of every window aggregation of the job since
+ * it started (the job's thread, lanes parked). */
+static void window_totals(runner_t *r, uint64_t *late, uint64_t *spills) {
+  for (uint32_t q = 0; q < r->nq; q++) {
+    ex_op_t *const *ops;
+    uint32_t nw = ex_query_window_aggs(r->queries[q], &ops);
+    for (uint32_t w = 0; w < nw; w++) {
+      *late += ex_window_agg_stats(ops[w])->late_rows;
+      *spills += ex_window_agg_stats(ops[w])->spills;
+    }
+  }
 }
 
 /* After a batch of scan i: its counters and watermark (the lane's thread). */
@@ -354,6 +378,38 @@ static bool stateless(const sql_plan_t *p) {
   return true;
 }
 
+/* The job's SET statements for its windows and state: Flink's allowed
+ * lateness (a window waits that long past its end before it fires, so the
+ * append-only tables get each window once, complete) and floe's state
+ * memory limit (beyond it window state spills to local disk). */
+static int job_settings(runner_t *r, fl_err_t *err) {
+  const char *lat = st_job_option(r->job, "table.exec.emit.allow-lateness");
+  int64_t ms = 0;
+  if (lat && !st_duration_parse(lat, &ms))
+    return fl_err_set(err, FL_EINVALID,
+                      "SET 'table.exec.emit.allow-lateness' = '%s': expected a duration such as "
+                      "'10 s'",
+                      lat);
+  if (r->o->allowed_lateness_ms > 0) ms = r->o->allowed_lateness_ms;
+  r->lateness_us = ms * 1000;
+  const char *lim = st_job_option(r->job, "floe.state.memory-limit");
+  uint64_t bytes = r->o->state_memory_limit;
+  if (!bytes && lim && !st_size_parse(lim, &bytes))
+    return fl_err_set(err, FL_EINVALID,
+                      "SET 'floe.state.memory-limit' = '%s': expected a size such as '256mb'", lim);
+  r->state_limit = (size_t)bytes;
+  if (!r->nlanes) {
+    const char *par = st_job_option(r->job, "parallelism.default");
+    char *end = NULL;
+    long n = par ? strtol(par, &end, 10) : 1;
+    if (par && (*par < '0' || *par > '9' || *end || n < 1 || n > 64))
+      return fl_err_set(err, FL_EINVALID,
+                        "SET 'parallelism.default' = '%s': expected a number from 1 to 64", par);
+    r->nlanes = (uint32_t)n;
+  }
+  return FL_OK;
+}
+
 static int setup(runner_t *r, fl_err_t *err) {
   st_job_t *j = r->job;
   uint32_t N = r->nlanes, ni = j->ninserts;
@@ -379,7 +435,11 @@ static int setup(runner_t *r, fl_err_t *err) {
       uint32_t q = l * ni + i;
       r->targets[q] = (sink_ref_t){ins->ns, ins->name, ins->table};
       r->sinks[q] = st_sink_new(ins->table, ice_meta_schema(ins->table->meta), on_writer, r);
-      ex_query_opts_t qo = {.now_us = -1, .threads = 1, .sink = st_sink_op(r->sinks[q])};
+      ex_query_opts_t qo = {.now_us = -1,
+                            .threads = 1,
+                            .sink = st_sink_op(r->sinks[q]),
+                            .mem_limit = r->state_limit,
+                            .window_allowed_lateness_us = r->lateness_us};
       int rc = ex_query_new(qa, ins->plan, &qo, &r->queries[q], err);
       if (rc)
         return fl_err_prefix(err, "line %u, column %u: INSERT INTO %s.%s: ", ins->pos.line,
@@ -409,6 +469,8 @@ static int setup(runner_t *r, fl_err_t *err) {
   }
   r->sink_rows = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->sink_rows);
   r->sink_rows_seen = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->sink_rows_seen);
+  r->late_rows = fl_calloc(r->nq ? r->nq : 1, sizeof *r->late_rows);
+  r->late_rows_seen = fl_calloc(r->nq ? r->nq : 1, sizeof *r->late_rows_seen);
   for (uint32_t i = 0; i < r->nsinks; i++) {
     char *ident = fl_arena_sprintf(j->a, "%s.%s", r->targets[i].ns, r->targets[i].name);
     fl_label_t l = {"table", ident};
@@ -416,6 +478,11 @@ static int setup(runner_t *r, fl_err_t *err) {
                                 "Rows the job's sinks wrote into a table (committed at the next "
                                 "checkpoint)",
                                 &l, 1, &r->sink_rows[i], err);
+    if (!rc && i < r->nq)
+      rc = fl_metrics_counter(r->reg, "floe_job_late_rows_total",
+                              "Rows a window aggregation dropped because every window they belong "
+                              "to had fired (beyond the allowed lateness)",
+                              &l, 1, &r->late_rows[i], err);
     if (rc) return rc;
   }
   return FL_OK;
@@ -569,9 +636,12 @@ static int checkpoint(runner_t *r, fl_err_t *err) {
     fl_metrics_snap_sum(&snap, EVENTS_METRIC, &events);
     fl_metrics_snap_free(&snap);
     char *offsets = json_dumps(pos, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    uint64_t late = 0, spills = 0;
+    window_totals(r, &late, &spills);
     JOB_LOG(r, "checkpoint", FL_LF_INT("checkpoint-id", id), FL_LF_UINT("events", events),
             FL_LF_UINT("files", nf), FL_LF_UINT("records", records), FL_LF_STR("watermark", wm),
-            FL_LF_JSON("offsets", offsets));
+            FL_LF_UINT("late-rows", late), FL_LF_UINT("state-spills", spills),
+            FL_LF_UINT("state-bytes", state_bytes), FL_LF_JSON("offsets", offsets));
     free(offsets);
     fault_point(r, "after-checkpoint-before-commit", id);
     rc = commit(r, id, pos, files, nfiles, a, err);
@@ -860,11 +930,7 @@ static int loop(runner_t *r, fl_err_t *err) {
 }
 
 int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *err) {
-  runner_t r = {.cat = cat,
-                .job = job,
-                .o = o,
-                .reg = o->metrics,
-                .nlanes = o->parallelism ? o->parallelism : 1};
+  runner_t r = {.cat = cat, .job = job, .o = o, .reg = o->metrics, .nlanes = o->parallelism};
   fault_setup(&r);
   r.interval_ms = o->checkpoint_interval_ms;
   const char *iv = st_job_option(job, "execution.checkpointing.interval");
@@ -874,7 +940,8 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *
                       "as '10 s'",
                       iv);
   if (r.interval_ms <= 0) r.interval_ms = 10000;
-  int rc = job_stats_register(&r, err);
+  int rc = job_settings(&r, err);
+  if (!rc) rc = job_stats_register(&r, err);
   if (!rc && o->progress)
     r.progress =
         st_progress_new(r.reg, stderr, true, &(st_progress_names_t){.events = EVENTS_METRIC});
@@ -890,6 +957,8 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *
   fl_free(r.scan_stat);
   fl_free(r.sink_rows);
   fl_free(r.sink_rows_seen);
+  fl_free(r.late_rows);
+  fl_free(r.late_rows_seen);
   for (uint32_t i = 0; i < r.nsinks; i++) st_sink_free(r.sinks[i]);
   for (uint32_t i = 0; i < r.nscans; i++) {
     ty_batch_free(st_scan_source(r.scans[i])->dead);

@@ -37,9 +37,11 @@ typedef struct st_run_opts {
   const char *job_id;             /* required */
   const char *warehouse;          /* where _floe/jobs/<id> lives */
   bool once;                      /* bounded: up to the end of the input as at start */
-  uint32_t parallelism;           /* worker threads (lanes); 0: 1 */
+  uint32_t parallelism;           /* worker threads (lanes); 0: SET 'parallelism.default', else 1 */
   int64_t checkpoint_interval_ms; /* 0: the job's execution.checkpointing.interval, else 10 s */
   int keep_checkpoints;           /* 0: 3 */
+  int64_t allowed_lateness_ms;    /* 0: SET 'table.exec.emit.allow-lateness', else none */
+  uint64_t state_memory_limit;    /* bytes; 0: SET 'floe.state.memory-limit', else none */
   fl_log_t *log;                  /* a line per start, checkpoint and commit; NULL: none */
   bool log_on_stderr;             /* log writes to stderr: the progress line is cleared first */
   fl_metrics_t *metrics;          /* where the job's series go (required; see below) */
