@@ -348,7 +348,12 @@ def main():
     ap.add_argument("--floe", type=pathlib.Path, default=ROOT / "build" / "floe")
     ap.add_argument("--work", type=pathlib.Path, default=ROOT / "build" / "nexmark")
     ap.add_argument("--keep", action="store_true", help="keep the result warehouses")
+    ap.add_argument("--engines", default="flink,floe",
+                    help="which engines run (default flink,floe; a side-by-side figure needs both)")
     args = ap.parse_args()
+    names = args.engines.split(",")
+    if not names or any(n not in ("flink", "floe") for n in names):
+        sys.exit("--engines takes flink, floe or both")
     if not TIME.exists():
         sys.exit("GNU time (/usr/bin/time) is needed for peak RSS: apt-get install time")
     queries = args.queries.split(",")
@@ -357,11 +362,12 @@ def main():
         if not (QUERIES / f"{q}.sql").exists():
             sys.exit(f"no job file {QUERIES / q}.sql")
 
-    print("building the Flink runner (bench/flink, mvn; quick when built) ...", flush=True)
-    sh([FLINK_SQL, "--build"], timeout=1800)
-    engines = [Engine("flink", args.floe)]
+    if "flink" in names:
+        print("building the Flink runner (bench/flink, mvn; quick when built) ...", flush=True)
+        sh([FLINK_SQL, "--build"], timeout=1800)
+    engines = [Engine("flink", args.floe)] if "flink" in names else []
     has_floe = floe_available(args.floe)
-    if has_floe:
+    if has_floe and "floe" in names:
         engines.append(Engine("floe", args.floe))
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
@@ -391,7 +397,7 @@ def main():
             jobs.append(("datagen-q0", set_options((QUERIES / "datagen-q0.sql").read_text(),
                                                    {"number-of-rows": str(bids)})))
         for q, text in jobs:
-            for engine in [Engine("flink", args.floe), Engine("floe", args.floe)]:
+            for engine in [Engine(n, args.floe) for n in names]:
                 for p in pars:
                     if engine.name == "floe" and not has_floe:
                         r = {"query": q, "engine": "floe", "p": p,
@@ -422,7 +428,7 @@ def main():
                     print(f"  {f['engine']:<6} rows {f['rows']}/{f['produced']} in "
                           f"{f['snapshots']} snapshots: p50 {f['p50']:.2f} s, p99 "
                           f"{f['p99']:.2f} s, max {f['max']:.2f} s", flush=True)
-            if not has_floe:
+            if not has_floe and "floe" in names:
                 print("  floe   not yet available (no `floe run`)")
     finally:
         broker.stop()

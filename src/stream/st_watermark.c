@@ -34,15 +34,22 @@ void st_watermark_observe(st_watermark_t *w, uint32_t slot, int64_t value_us, in
 }
 
 bool st_watermark_advance(st_watermark_t *w, int64_t now_ms) {
-  int64_t min = INT64_MAX;
+  int64_t min = INT64_MAX, max_idle = ST_NO_WATERMARK;
   bool any = false;
   for (uint32_t i = 0; i < w->nslots; i++) {
     bool idle = w->idle_timeout_ms > 0 && now_ms - w->active_ms[i] > w->idle_timeout_ms;
-    if (idle) continue;
+    if (idle) {
+      if (w->max_us[i] > max_idle) max_idle = w->max_us[i];
+      continue;
+    }
     any = true;
     if (w->max_us[i] < min) min = w->max_us[i];
   }
-  if (!any || min == ST_NO_WATERMARK || min == INT64_MAX || min <= w->current_us) return false;
+  /* Every partition idle (typically: all caught up with their input): none
+   * holds the watermark back, so it moves to the furthest of them, and the
+   * windows all of their rows complete can fire. */
+  if (!any) min = max_idle;
+  if (min == ST_NO_WATERMARK || min == INT64_MAX || min <= w->current_us) return false;
   w->current_us = min;
   return true;
 }

@@ -9,8 +9,10 @@
  * holds it back; a slot that has had no row for longer than the idle
  * timeout does not (Flink's 'scan.watermark.idle-timeout'), and neither
  * does one that never had a row once the timeout has passed since the
- * start. With every slot idle the watermark stays where it was. It never
- * goes backwards.
+ * start. With every slot idle (all caught up with their input) none holds
+ * it back: the watermark moves to the largest slot's, so the windows their
+ * rows complete fire without waiting for new rows. It never goes
+ * backwards.
  */
 #ifndef FL_STREAM_WATERMARK_H
 #define FL_STREAM_WATERMARK_H

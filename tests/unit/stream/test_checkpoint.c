@@ -203,6 +203,16 @@ TEST(watermark_min_over_partitions_idle_ones_skipped) {
   st_watermark_observe(&w, 2, 80, 1600); /* active again, behind: never backwards */
   CHECK(!st_watermark_advance(&w, 1600));
   CHECK_EQ(w.current_us, 200);
+  /* Every slot idle (all caught up): the furthest one counts. */
+  CHECK(st_watermark_advance(&w, 5000));
+  CHECK_EQ(w.current_us, 300);
+  st_watermark_free(&w);
+  /* A slot that never had a row and one that went quiet: both idle. */
+  st_watermark_init(&w, 2, 1000, 0);
+  st_watermark_observe(&w, 0, 100, 10);
+  CHECK(!st_watermark_advance(&w, 500));
+  CHECK(st_watermark_advance(&w, 1200));
+  CHECK_EQ(w.current_us, 100);
   st_watermark_free(&w);
   /* Without an idle timeout an empty partition holds the watermark back. */
   st_watermark_init(&w, 2, 0, 0);
