@@ -16,6 +16,19 @@
  * librdkafka needs a group.id for a consumer queue even with manual
  * assignment; without a configured one a private name is used and
  * commits are refused, since no one would read them.
+ *
+ * Refilling. librdkafka (before 2.1's fetch.queue.backoff.ms) stops
+ * fetching a partition while the consumer queue holds queued.min.messages
+ * or queued.max.messages.kbytes, and its broker thread looks again only
+ * when something wakes it, at the latest after a second. A consumer that
+ * drains the queue faster than that (floe decodes a million small
+ * messages a second) would then sit idle for most of every second. So
+ * when a poll finds the queue empty while a partition's cached high
+ * watermark says the broker has more, that partition is sought to its
+ * `next` offset: the seek is an operation for the broker thread, which
+ * wakes and fetches at once. Nothing is lost or repeated: the queue is
+ * empty, and the `next` filter drops whatever an earlier fetch still
+ * brings. At most one such wake-up every WAKE_NS.
  */
 #include "kafka/kafka_consumer.h"
 
@@ -26,7 +39,11 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/time.h"
 #include "kafka/kafka_int.h"
+
+/* The shortest time between two wake-ups of the fetchers (see Refilling). */
+#define WAKE_NS 2000000
 
 typedef struct kf_part {
   char *topic;
@@ -42,6 +59,7 @@ struct kf_consumer {
   uint32_t nparts, cap;
   uint32_t last_hit; /* index of the last partition a message matched */
   bool has_group;
+  int64_t last_wake_ns; /* the last wake-up of the fetchers (see Refilling) */
   pthread_mutex_t mu; /* guards the fields below: librdkafka threads write them */
   uint32_t transient;
   char last_transient[256];
@@ -334,6 +352,25 @@ int kf_consumer_seek(kf_consumer_t *c, const char *topic, int32_t partition, kf_
   return refetch(c, p, timeout_ms, err);
 }
 
+/* With the queue empty: wakes the fetch of every partition the broker has
+ * more of (see Refilling). An error here is not the poll's: the fetch
+ * goes on by itself a second later. */
+static void wake_fetchers(kf_consumer_t *c) {
+  int64_t now = fl_monotonic_ns();
+  if (now - c->last_wake_ns < WAKE_NS) return;
+  c->last_wake_ns = now;
+  for (uint32_t i = 0; i < c->nparts; i++) {
+    kf_part_t *p = &c->parts[i];
+    int64_t low, high;
+    if (p->paused || rd_kafka_get_watermark_offsets(c->rk, p->topic, p->partition, &low, &high) ||
+        high <= p->next)
+      continue;
+    fl_err_t ignored;
+    fl_err_clear(&ignored);
+    (void)refetch(c, p, 0, &ignored);
+  }
+}
+
 int kf_consumer_poll(kf_consumer_t *c, kf_msgs_t *out, uint32_t max, int timeout_ms,
                      fl_err_t *err) {
   kf_msgs_clear(out);
@@ -348,6 +385,7 @@ int kf_consumer_poll(kf_consumer_t *c, kf_msgs_t *out, uint32_t max, int timeout
    * with it, so a poll returns as soon as anything is there. */
   rd_kafka_message_t **rk = (rd_kafka_message_t **)out->rk;
   ssize_t got = rd_kafka_consume_batch_queue(c->queue, 0, rk, max);
+  if (got == 0) wake_fetchers(c);
   if (got == 0 && timeout_ms != 0) {
     got = rd_kafka_consume_batch_queue(c->queue, timeout_ms, rk, 1);
     if (got == 1 && max > 1) {
