@@ -41,8 +41,17 @@ struct js_node {
   uint32_t gen;
   uint32_t hint;
   uint32_t first;     /* the first member of the previous object */
-  bool *plain_name;   /* the name needs no escaping: comparable in place */
+  /* The spelling of each field's name that the hinted member is compared
+   * with in place: the schema's name, or, when names match ignoring case,
+   * the spelling the input last used (Nexmark's "dateTime" for the column
+   * datetime), so that repeated objects take the in-place path. NULL: the
+   * name has characters that need escaping and is always looked up. */
+  const char **fast_names;
+  uint32_t *fast_lens;
+  char **spelling; /* ci: a buffer per field for the input's spelling */
 };
+
+#define MAX_SPELLING 64
 
 #define MAX_PATH 80
 
@@ -84,6 +93,24 @@ static bool name_eq(const char *a, const char *b, size_t n, bool ci) {
   return true;
 }
 
+/* Whether text needs no escaping in JSON, so it reads the same in place. */
+static bool plain_text(const char *c, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (c[i] == '"' || c[i] == '\\' || (unsigned char)c[i] < 0x20) return false;
+  return true;
+}
+
+/* After a member named k matched field i ignoring case: its spelling
+ * becomes the one compared in place, when it fits. */
+static void remember_spelling(js_decoder_t *d, js_node_t *nd, uint32_t i, const char *k,
+                              size_t n) {
+  if (n > MAX_SPELLING || !plain_text(k, n)) return;
+  if (!nd->spelling[i]) nd->spelling[i] = fl_arena_alloc(d->arena, MAX_SPELLING);
+  memcpy(nd->spelling[i], k, n);
+  nd->fast_names[i] = nd->spelling[i];
+  nd->fast_lens[i] = (uint32_t)n;
+}
+
 static void build_node(js_decoder_t *d, js_node_t *nd, const ty_type_t *t) {
   memset(nd, 0, sizeof *nd);
   nd->kind = t->kind;
@@ -94,15 +121,17 @@ static void build_node(js_decoder_t *d, js_node_t *nd, const ty_type_t *t) {
   nd->names = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->names);
   nd->name_lens = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->name_lens);
   nd->required = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->required);
-  nd->plain_name = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->plain_name);
+  nd->fast_names = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->fast_names);
+  nd->fast_lens = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->fast_lens);
+  nd->spelling = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *nd->spelling);
   for (uint32_t i = 0; i < n; i++) {
     nd->names[i] = t->fields[i].name;
     nd->name_lens[i] = (uint32_t)strlen(t->fields[i].name);
     nd->required[i] = t->fields[i].required;
-    bool plain = !d->ci;
-    for (const char *c = nd->names[i]; *c && plain; c++)
-      plain = *c != '"' && *c != '\\' && (unsigned char)*c >= 0x20;
-    nd->plain_name[i] = plain;
+    if (plain_text(nd->names[i], nd->name_lens[i])) {
+      nd->fast_names[i] = nd->names[i];
+      nd->fast_lens[i] = nd->name_lens[i];
+    }
     build_node(d, &nd->kids[i], t->fields[i].type);
   }
   if (t->kind != TY_STRUCT) return;
@@ -406,10 +435,10 @@ static int member_name(js_decoder_t *d, js_node_t *nd, const char **k, size_t *k
   if (*l->p != '"') return js__fail(l, FL_EPARSE, l->p, "expected a member name in quotes");
   *idx = -2;
   uint32_t h = nd ? nd->hint : UINT32_MAX;
-  if (nd && h < nd->nfields && nd->plain_name[h]) {
-    size_t len = nd->name_lens[h];
+  if (nd && h < nd->nfields && nd->fast_names[h]) {
+    size_t len = nd->fast_lens[h];
     const char *p = l->p + 1;
-    if ((size_t)(l->end - p) > len && p[len] == '"' && short_eq(p, nd->names[h], len)) {
+    if ((size_t)(l->end - p) > len && p[len] == '"' && short_eq(p, nd->fast_names[h], len)) {
       *k = p;
       *kn = len;
       *idx = (int)h;
@@ -447,7 +476,10 @@ static int decode_object(js_decoder_t *d, js_node_t *nd, ty_vec_t **kids, ty_vec
     size_t kn;
     int idx;
     if ((rc = member_name(d, nd, &k, &kn, &idx))) return rc;
-    if (idx == -2) idx = nd->nfields ? lookup(d, nd, k, kn) : -1;
+    if (idx == -2) {
+      idx = nd->nfields ? lookup(d, nd, k, kn) : -1;
+      if (idx >= 0 && d->ci) remember_spelling(d, nd, (uint32_t)idx, k, kn);
+    }
     if (first && idx >= 0) nd->first = (uint32_t)idx;
     first = false;
     if (idx < 0) {

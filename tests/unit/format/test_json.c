@@ -239,10 +239,23 @@ TEST(json_case_insensitive) {
   CHECK_OK(ty_schema_parse(a, "UserId long, name string", &s, &err), &err);
   js_decode_opts_t o = {.case_insensitive = true};
   js_decoder_t *d = js_decoder_new(s, &o);
-  ty_batch_t *b = ty_batch_new(s, 4);
+  ty_batch_t *b = ty_batch_new(s, 8);
   CHECK_OK(js_decode(d, "{\"userid\":1,\"NAME\":\"x\"}", 23, b, &err), &err);
   CHECK_EQ(TY_VEC_DATA(b->cols[0], int64_t)[0], 1);
   CHECK_EQ(b->cols[1]->null_count, 0);
+  /* Repeated objects in one spelling, then others: each still matches
+   * (the spelling remembered for the in-place path must not stick), also
+   * an escaped name and members out of order. */
+  static const char *const rows[] = {
+      "{\"userid\":2,\"NAME\":\"y\"}", "{\"userid\":3,\"NAME\":\"z\"}",
+      "{\"USERID\":4,\"Name\":\"w\"}", "{\"u\\u0073erId\":5,\"name\":\"v\"}",
+      "{\"name\":\"u\",\"UserId\":6}", "{\"userid\":7,\"nam\":\"t\"}"};
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    CHECK_OK(js_decode(d, rows[i], strlen(rows[i]), b, &err), &err);
+  CHECK_EQ(b->nrows, 7);
+  for (uint32_t i = 0; i < 7; i++) CHECK_EQ(TY_VEC_DATA(b->cols[0], int64_t)[i], (int64_t)i + 1);
+  CHECK_EQ(b->cols[1]->null_count, 1); /* "nam" is no column */
+  CHECK(!ty_vec_is_valid(b->cols[1], 6));
   js_decoder_free(d);
   d = js_decoder_new(s, NULL);
   ty_batch_reset(b);
