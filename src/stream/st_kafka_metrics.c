@@ -148,6 +148,19 @@ int st_kafka_metrics_lag(st_kafka_metrics_t *m, kf_consumer_t *c, bool query, in
   return first_rc;
 }
 
+void st_kafka_metrics_set_high(st_kafka_metrics_t *m, kf_consumer_t *c, const char *topic,
+                               int32_t partition, int64_t high) {
+  for (uint32_t i = 0; i < m->nparts; i++) {
+    part_metrics_t *p = &m->parts[i];
+    int64_t pos;
+    if (p->partition != partition || strcmp(p->topic, topic) != 0 ||
+        kf_consumer_position(c, p->topic, p->partition, &pos, NULL))
+      continue;
+    fl_gauge_set(p->position, (double)pos);
+    if (high >= 0) fl_gauge_set(p->lag, (double)(high > pos ? high - pos : 0));
+  }
+}
+
 static uint64_t total(const st_kafka_metrics_t *m, bool bytes) {
   uint64_t t = 0;
   for (uint32_t i = 0; i < m->nparts; i++) {

@@ -42,6 +42,12 @@ void st_kafka_metrics_poll(st_kafka_metrics_t *m, const kf_msgs_t *msgs, double 
 int st_kafka_metrics_lag(st_kafka_metrics_t *m, kf_consumer_t *c, bool query, int timeout_ms,
                          fl_err_t *err);
 
+/* Sets one assigned partition's lag from a high watermark the caller
+ * already has (asked of the broker before the assignment, when no fetch
+ * holds the connection). */
+void st_kafka_metrics_set_high(st_kafka_metrics_t *m, kf_consumer_t *c, const char *topic,
+                               int32_t partition, int64_t high);
+
 /* Totals over the partitions, for summaries and logs. */
 uint64_t st_kafka_metrics_records(const st_kafka_metrics_t *m);
 uint64_t st_kafka_metrics_bytes(const st_kafka_metrics_t *m);

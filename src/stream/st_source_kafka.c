@@ -88,7 +88,7 @@ static bool at_end(const kafka_source_t *k) {
  * the earlier of the two. A bounded table ends the job once every source
  * has ended, as a bounded Flink job finishes.
  */
-static int bounded_ends(kafka_source_t *k, bool once, fl_err_t *err) {
+static int bounded_ends(kafka_source_t *k, bool once, const int64_t *high, fl_err_t *err) {
   bool by_mode = k->bmode && strcmp(k->bmode, "unbounded") != 0;
   if (!once && !by_mode) return FL_OK;
   uint32_t n = (uint32_t)k->nparts;
@@ -111,11 +111,9 @@ static int bounded_ends(kafka_source_t *k, bool once, fl_err_t *err) {
   k->end = fl_calloc(n ? n : 1, sizeof *k->end);
   for (uint32_t p = 0; p < n && !rc; p++) {
     if (!k->mine[p]) continue;
-    int64_t low, high = INT64_MAX, at = INT64_MAX;
-    if (once)
-      rc = kf_consumer_watermarks(k->c, k->topic, (int32_t)p, true, 30000, &low, &high, err);
-    if (!rc && stop) rc = kf_consumer_resolve(k->c, k->topic, (int32_t)p, stop[p], 30000, &at, err);
-    k->end[p] = at < high ? at : high;
+    int64_t at = INT64_MAX, end = once ? high[p] : INT64_MAX;
+    if (stop) rc = kf_consumer_resolve(k->c, k->topic, (int32_t)p, stop[p], 30000, &at, err);
+    k->end[p] = at < end ? at : end;
   }
   fl_free(stop);
   return rc;
@@ -162,21 +160,33 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
     parts[nmine] = (int32_t)p;
     start[nmine++] = start[p];
   }
+  /* The high watermarks are asked of the broker before the assignment:
+   * once fetches run, a request waits behind them on the connection (up to
+   * fetch.wait.max.ms each). They end a --once run and give the first lag;
+   * later the fetch responses keep the lag current at no cost. For the lag
+   * alone a broker that cannot answer yet (a new topic's leader not
+   * elected) is no error: the first fetch tells. */
+  int64_t *high = fl_malloc((n ? n : 1) * sizeof *high);
+  for (uint32_t p = 0; p < n && !rc; p++) {
+    int64_t low;
+    high[p] = -1;
+    if (!k->mine[p] || (!bounded && !s->metrics)) continue;
+    fl_err_t lag_err;
+    fl_err_clear(&lag_err);
+    rc = kf_consumer_watermarks(k->c, k->topic, (int32_t)p, true, bounded ? 30000 : 5000, &low,
+                                &high[p], bounded ? err : &lag_err);
+    if (!bounded) rc = FL_OK;
+  }
   if (!rc && nmine) rc = kf_consumer_assign(k->c, k->topic, parts, start, nmine, 30000, err);
   for (uint32_t p = 0; p < n && !rc; p++)
     if (k->mine[p]) rc = kf_consumer_position(k->c, k->topic, (int32_t)p, &k->pos[p], err);
-  if (!rc) rc = bounded_ends(k, bounded, err);
+  if (!rc) rc = bounded_ends(k, bounded, high, err);
   fl_free(start);
   fl_free(parts);
-  /* The lag is asked of the broker once; later the high watermarks of the
-   * fetch responses keep it current at no cost. It is only for watching:
-   * a broker that cannot answer yet (a new topic's leader not elected)
-   * leaves it to the first fetch rather than failing the job. */
-  if (!rc && s->metrics && !(rc = st_kafka_metrics_new(s->metrics, k->c, &k->km, err))) {
-    fl_err_t lag_err;
-    fl_err_clear(&lag_err);
-    st_kafka_metrics_lag(k->km, k->c, true, 5000, &lag_err);
-  }
+  if (!rc && s->metrics && !(rc = st_kafka_metrics_new(s->metrics, k->c, &k->km, err)))
+    for (uint32_t p = 0; p < n; p++)
+      if (k->mine[p]) st_kafka_metrics_set_high(k->km, k->c, k->topic, (int32_t)p, high[p]);
+  fl_free(high);
   if (rc) return fl_err_prefix(err, "table %s: ", s->table->name);
   s->nslots = nmine;
   return FL_OK;
