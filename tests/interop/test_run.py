@@ -572,9 +572,155 @@ INSERT INTO db.lines SELECT line, off, length(line) FROM lines;
         "(line STRING,", "(line STRING, other INT,"))
     proc = run_job(wh, bad, "--once", check=False)
     assert proc.returncode == 1 and "format 'raw' needs exactly one physical column" in proc.stderr
-    csv = write_job(tmp_path, "csv.sql", job.read_text().replace("'raw'", "'csv'"))
-    proc = run_job(wh, csv, "--once", check=False)
-    assert proc.returncode == 1 and "'csv' is not supported yet" in proc.stderr
+    fmt = write_job(tmp_path, "fmt.sql", job.read_text().replace("'raw'", "'avro'"))
+    proc = run_job(wh, fmt, "--once", check=False)
+    assert proc.returncode == 1 and "reads format 'json', 'csv' or 'raw'" in proc.stderr
+
+
+CSV_TABLE = """
+SET 'floe.max-record-bytes' = '2kb';
+CREATE TABLE items (
+  id BIGINT NOT NULL,
+  name STRING,
+  tags ARRAY<STRING>,
+  price DECIMAL(10, 2),
+  ts TIMESTAMP(3),
+  off BIGINT METADATA FROM 'offset'
+) WITH (
+  'connector' = 'kafka', 'topic' = '{topic}',
+  'properties.bootstrap.servers' = '{brokers}',
+  '{p}format' = 'csv',
+  '{p}csv.field-delimiter' = '|',
+  '{p}csv.quote-character' = '''',
+  '{p}csv.escape-character' = '\\',
+  '{p}csv.null-literal' = 'n/a',
+  '{p}csv.allow-comments' = 'true',
+  '{p}csv.array-element-delimiter' = ','{extra}
+);
+"""
+
+
+def test_kafka_csv_format_with_flink_options_and_bad_records(kafka_broker, wh, tmp_path):
+    topic = "run-csv"
+    kafka_broker.create_topic(topic, 1)
+    ts = "2024-01-02 03:04:05.678"
+    good = {  # offset -> (value, the row it must give)
+        0: (f"1|'a|b'|x,y|1.50|{ts}", (1, "a|b", ["x", "y"], decimal.Decimal("1.50"))),
+        2: (f"2|c\\|d|n/a|n/a|{ts}\r\n", (2, "c|d", None, None)),
+        4: (f"3|'it''s'||7|{ts}", (3, "it's", None, decimal.Decimal("7.00"))),
+        8: (f"4|{'z' * 1900}|q|0.5|{ts}", (4, "z" * 1900, ["q"], decimal.Decimal("0.50"))),
+    }
+    bad = {  # offset -> (value, a part of the error)
+        1: (f"x1|a|b|1|{ts}", "field 'id'"),
+        3: (f"|a|b|1|{ts}", "null value for a NOT NULL column"),
+        5: ("5|a|b", "expected 5 fields, found 3"),
+        7: (f"6|{'z' * 3000}|q|1|{ts}", "larger than the limit of 2048 bytes"),
+    }
+    values = {**{o: v for o, (v, _) in good.items()}, **{o: v for o, (v, _) in bad.items()},
+              6: "# a comment line"}
+    kafka_broker.floe("produce", "--topic", topic, "--records", input="".join(
+        json.dumps({"value": values[o], "partition": 0}) + "\n" for o in sorted(values)))
+    want = sorted((r[0], r[1], r[2], r[3], o) for o, (_, r) in good.items())
+    brokers = kafka_broker.brokers
+
+    def rows(ident):
+        for r in rows_of(wh, ident):
+            assert r["ts"] == datetime.datetime(2024, 1, 2, 3, 4, 5, 678000)
+        return sorted((r["id"], r["name"], r["tags"], r["price"], r["off"])
+                      for r in rows_of(wh, ident))
+
+    cols = "(id bigint, name varchar, tags array(varchar), price decimal(10,2), ts timestamp(6), " \
+           "off bigint)"
+    insert = "INSERT INTO db.{t} SELECT id, name, tags, price, ts, off FROM items;"
+    # fail: the first bad record stops the job, naming where it is.
+    sql(wh, f"CREATE TABLE db.csv_fail {cols}")
+    job = write_job(tmp_path, "csv_fail.sql", CSV_TABLE.format(
+        topic=topic, brokers=brokers, p="", extra="") + insert.format(t="csv_fail"))
+    proc = run_job(wh, job, "--once", check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert f"{topic}[0] offset 1: " in proc.stderr and "field 'id'" in proc.stderr
+    assert rows_of(wh, "db.csv_fail") == []
+
+    # dead-letter: the good rows, and each bad record once with its error.
+    sql(wh, f"CREATE TABLE db.csv_dl {cols}")
+    job = write_job(tmp_path, "csv_dl.sql", "SET 'floe.bad-records' = 'dead-letter';\n"
+                    "SET 'floe.dead-letter.table' = 'db.csv_dead';\n" + CSV_TABLE.format(
+                        topic=topic, brokers=brokers, p="", extra="") + insert.format(t="csv_dl"))
+    run_job(wh, job, "--once")
+    assert rows("db.csv_dl") == want
+    dead = sorted(rows_of(wh, "db.csv_dead"), key=lambda r: r["offset"])
+    assert [r["offset"] for r in dead] == sorted(bad)
+    for r in dead:
+        v, why = bad[r["offset"]]
+        assert why in r["error"] and f"{topic}[0] offset {r['offset']}" in r["error"], r["error"]
+        # An oversize value is not copied into the dead-letter table.
+        assert r["payload"] == (None if len(v) > 2048 else v.encode())
+    assert "a value of 3" in dead[-1]["error"] and "bytes" in dead[-1]["error"]
+
+    # Flink's 'csv.ignore-parse-errors', with the 'value.' spellings.
+    sql(wh, f"CREATE TABLE db.csv_skip {cols}")
+    job = write_job(tmp_path, "csv_skip.sql", CSV_TABLE.format(
+        topic=topic, brokers=brokers, p="value.",
+        extra=",\n  'value.csv.ignore-parse-errors' = 'true'") + insert.format(t="csv_skip"))
+    run_job(wh, job, "--once")
+    assert rows("db.csv_skip") == want
+
+    bad_opt = write_job(tmp_path, "csv_opt.sql", CSV_TABLE.format(
+        topic=topic, brokers=brokers, p="", extra=",\n  'csv.quote-character' = 'ab'") +
+        insert.format(t="csv_skip"))
+    proc = run_job(wh, bad_opt, "--once", check=False)
+    assert proc.returncode == 1
+    assert "option 'csv.quote-character': expected one character" in proc.stderr
+
+
+def test_json_missing_and_null_required_fields(kafka_broker, wh, tmp_path):
+    topic = "run-missing"
+    kafka_broker.create_topic(topic, 1)
+    values = ['{"id": 1, "name": "a", "note": "x"}', '{"id": 2, "name": "b"}',
+              '{"name": "c", "note": "y"}', '{"id": 4, "name": null, "note": "z"}',
+              '{"id": 5, "name": "e", "note": null}']
+    kafka_broker.floe("produce", "--topic", topic, "--records", input="".join(
+        json.dumps({"value": v, "partition": 0}) + "\n" for v in values))
+    table = f"""
+CREATE TABLE people (
+  id BIGINT, name STRING NOT NULL, note STRING,
+  PRIMARY KEY (id) NOT ENFORCED
+) WITH (
+  'connector' = 'kafka', 'topic' = '{topic}', 'format' = 'json',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}'{{extra}}
+);
+"""
+    sql(wh, "CREATE TABLE db.people (id bigint, name varchar, note varchar)")
+    sql(wh, "CREATE TABLE db.people_strict (id bigint, name varchar, note varchar)")
+
+    def got(ident):
+        return sorted((r["id"], r["name"], r["note"]) for r in rows_of(wh, ident))
+
+    # By default (Flink's json.fail-on-missing-field = false) a missing
+    # member is null, but the PRIMARY KEY column and the NOT NULL one must
+    # not end null: those records are bad.
+    job = write_job(tmp_path, "people_fail.sql", table.format(extra="") +
+                    "INSERT INTO db.people SELECT * FROM people;")
+    proc = run_job(wh, job, "--once", check=False)
+    assert proc.returncode == 1
+    assert f"{topic}[0] offset 2: " in proc.stderr and "field 'id'" in proc.stderr, proc.stderr
+    job = write_job(tmp_path, "people.sql", "SET 'floe.bad-records' = 'skip';\n" +
+                    table.format(extra="") + "INSERT INTO db.people SELECT * FROM people;")
+    run_job(wh, job, "--once")
+    assert got("db.people") == [(1, "a", "x"), (2, "b", None), (5, "e", None)]
+    # With it true, a missing member is an error too (a null one is not).
+    job = write_job(tmp_path, "people_strict.sql", "SET 'floe.bad-records' = 'dead-letter';\n"
+                    "SET 'floe.dead-letter.table' = 'db.people_dead';\n" +
+                    table.format(extra=",\n  'json.fail-on-missing-field' = 'true'") +
+                    "INSERT INTO db.people_strict SELECT * FROM people;")
+    run_job(wh, job, "--once")
+    assert got("db.people_strict") == [(1, "a", "x"), (5, "e", None)]
+    dead = sorted(rows_of(wh, "db.people_dead"), key=lambda r: r["offset"])
+    assert [(r["offset"], r["payload"].decode()) for r in dead] == \
+        [(1, values[1]), (2, values[2]), (3, values[3])]
+    assert "field 'note': field missing" in dead[0]["error"], dead[0]["error"]
+    assert "field 'id': required field missing" in dead[1]["error"], dead[1]["error"]
+    assert "field 'name'" in dead[2]["error"] and "null" in dead[2]["error"], dead[2]["error"]
 
 
 def test_partitioned_target_and_two_inserts_into_one_table(wh, tmp_path):
