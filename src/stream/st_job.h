@@ -5,7 +5,8 @@
  * A job is a script in Flink SQL's spellings:
  *   SET 'key' = 'value';                   job options (pipeline.name,
  *                                          execution.checkpointing.interval, ...)
- *   CREATE [TEMPORARY] TABLE src (...) WITH ('connector' = 'kafka' | 'datagen', ...);
+ *   CREATE [TEMPORARY] TABLE src (...) WITH ('connector' = 'kafka' | 'datagen' |
+ *                                          'nexmark', ...);
  *                                          connector tables, job-scoped
  *   INSERT INTO ns.table SELECT ...;        into an Iceberg table of the catalog
  *   EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END;

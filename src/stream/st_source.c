@@ -11,6 +11,7 @@ static const struct {
 } connectors[] = {
     {"kafka", st_source_kafka_open},
     {"datagen", st_source_datagen_open},
+    {"nexmark", st_source_nexmark_open},
 };
 
 int st_source_option_error(const sql_stream_table_t *t, const char *key, fl_err_t *err) {
@@ -25,7 +26,8 @@ int st_source_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t
   const char *c = sql_stream_option(t, "connector");
   for (size_t i = 0; c && i < sizeof connectors / sizeof connectors[0]; i++)
     if (strcmp(c, connectors[i].name) == 0) return connectors[i].open(t, bad, out, err);
-  fl_err_set(err, FL_EUNSUPPORTED, "connector '%s' is not supported (kafka, datagen)", c ? c : "");
+  fl_err_set(err, FL_EUNSUPPORTED, "connector '%s' is not supported (kafka, datagen, nexmark)",
+             c ? c : "");
   return st_source_option_error(t, "connector", err);
 }
 

@@ -89,15 +89,17 @@ struct st_source {
 };
 
 /* Opens the source of connector table t ('connector' = 'kafka' |
- * 'datagen'); errors name the option and where it was written. */
+ * 'datagen' | 'nexmark'); errors name the option and where it was written. */
 int st_source_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
                    fl_err_t *err);
 void st_source_free(st_source_t *s);
 
-/* Connectors (st_source_kafka.c, st_source_datagen.c). */
+/* Connectors (st_source_kafka.c, st_source_datagen.c, st_source_nexmark.c). */
 int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
                          fl_err_t *err);
 int st_source_datagen_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
+                           fl_err_t *err);
+int st_source_nexmark_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
                            fl_err_t *err);
 
 /* "line L, column C: " of option key of t (or of the table), prefixed to err. */

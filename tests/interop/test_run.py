@@ -800,3 +800,132 @@ def test_parallelism_spreads_partitions_over_threads(kafka_broker, wh, tmp_path)
                     "INSERT INTO db.par SELECT max(id), 0, count(*) FROM orders;\n")
     proc = run_job(wh, agg, "--once", "--parallelism", 2, check=False)
     assert proc.returncode == 1 and "--parallelism above 1" in proc.stderr
+
+
+# ---- the nexmark connector ----
+
+NEXMARK_BID = """
+SET 'execution.checkpointing.interval' = '200 ms';
+CREATE TEMPORARY TABLE bid (
+  `dateTime` TIMESTAMP(3),
+  auction BIGINT,
+  bidder BIGINT,
+  price BIGINT,
+  Channel STRING,
+  url STRING,
+  extra STRING
+) WITH (
+  'connector' = 'nexmark',
+  'nexmark.table' = 'bid',
+  'nexmark.events.num' = '{events}',
+  'seed' = '7'{extra}
+);
+INSERT INTO db.{table} SELECT auction, bidder, price, channel, url, `dateTime`, extra FROM bid;
+"""
+
+BID_COLS = "(auction bigint, bidder bigint, price bigint, channel varchar, url varchar, " \
+           "datetime timestamp(6), extra varchar)"
+
+
+def bid_rows(wh, ident):
+    return sorted(tuple(r.values()) for r in rows_of(wh, ident))
+
+
+def nexmark_bids_via_kafka(kafka_broker, wh, tmp_path, events, rate=10000):
+    """The bids `floe kafka produce-nexmark` writes for the same seed, read
+    back from Kafka by a JSON job: what the nexmark connector must give."""
+    topic = f"run-nexmark-bids-{events}"
+    kafka_broker.create_topic(topic, 1)
+    kafka_broker.floe("produce-nexmark", "--bids", topic, "--events", events, "--seed", 7,
+                      "--rate", rate)
+    sql(wh, f"CREATE TABLE db.nx_kafka_{events} {BID_COLS}")
+    job = write_job(tmp_path, f"nx_kafka_{events}.sql", f"""
+CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,
+  `dateTime` TIMESTAMP(3), extra STRING) WITH (
+  'connector' = 'kafka', 'topic' = '{topic}', 'format' = 'json',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}');
+INSERT INTO db.nx_kafka_{events} SELECT * FROM bid;
+""")
+    run_job(wh, job, "--once")
+    return bid_rows(wh, f"db.nx_kafka_{events}")
+
+
+def test_nexmark_connector_gives_the_generator_rows(kafka_broker, wh, tmp_path):
+    events = 5000
+    want = nexmark_bids_via_kafka(kafka_broker, wh, tmp_path, events)
+    assert len(want) == events // 50 * 46  # 46 of every 50 events are bids
+    sql(wh, f"CREATE TABLE db.nx_bids {BID_COLS}")
+    job = write_job(tmp_path, "nx_bids.sql",
+                    NEXMARK_BID.format(events=events, extra="", table="nx_bids"))
+    run_job(wh, job, "--once")
+    assert bid_rows(wh, "db.nx_bids") == want
+    # Bounded by its options, the job ends by itself without --once.
+    sql(wh, f"CREATE TABLE db.nx_bids2 {BID_COLS}")
+    job = write_job(tmp_path, "nx_bids2.sql",
+                    NEXMARK_BID.format(events=events, extra="", table="nx_bids2"))
+    run_job(wh, job, timeout=60)
+    assert bid_rows(wh, "db.nx_bids2") == want
+
+    # number-of-rows counts the table's rows; people get ids from 1000 on.
+    sql(wh, "CREATE TABLE db.nx_people (id bigint, name varchar, t timestamp(6) with time zone)")
+    job = write_job(tmp_path, "nx_people.sql", """
+CREATE TABLE person (name STRING, id BIGINT, `dateTime` TIMESTAMP_LTZ(3)) WITH (
+  'connector' = 'nexmark', 'nexmark.table' = 'person', 'number-of-rows' = '30');
+INSERT INTO db.nx_people SELECT id, name, `dateTime` FROM person;
+""")
+    run_job(wh, job, "--once")
+    people = sorted(rows_of(wh, "db.nx_people"), key=lambda r: r["id"])
+    assert [r["id"] for r in people] == list(range(1000, 1030))
+    # Event 50 k is person 1000 + k, 50 k * 100 us after 2024-01-01 (10000 events/s).
+    base = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    assert [r["t"] for r in people] == [base + datetime.timedelta(microseconds=5000 * k)
+                                        for k in range(30)]
+
+    for text, msg in [
+        ("'nexmark.table' = 'bids'", "option 'nexmark.table': 'bids' is not a valid value"),
+        ("'nexmark.table' = 'bid', 'nexmark.speed' = '1'", "unknown option of the nexmark"),
+    ]:
+        bad = write_job(tmp_path, "nx_bad.sql", f"""
+CREATE TABLE bid (price BIGINT) WITH ('connector' = 'nexmark', {text});
+INSERT INTO db.nx_bids SELECT price, price, price, '', '', NULL, '' FROM bid;
+""")
+        proc = run_job(wh, bad, "--once", check=False)
+        assert proc.returncode == 1 and msg in proc.stderr, proc.stderr
+    for cols, msg in [("price STRING", "column price: nexmark's price is BIGINT"),
+                      ("cost BIGINT", "column cost is not a column of nexmark's bid records")]:
+        bad = write_job(tmp_path, "nx_bad.sql", f"""
+CREATE TABLE bid ({cols}) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid');
+INSERT INTO db.nx_people SELECT 1, 'x', NULL FROM bid;
+""")
+        proc = run_job(wh, bad, "--once", check=False)
+        assert proc.returncode == 1 and msg in proc.stderr, proc.stderr
+        assert "line 2, column" in proc.stderr
+    unbounded = write_job(tmp_path, "nx_unb.sql", NEXMARK_BID.format(
+        events=1, extra="", table="nx_bids").replace("'nexmark.events.num' = '1',", ""))
+    proc = run_job(wh, unbounded, "--once", check=False)
+    assert proc.returncode == 1 and "an unbounded nexmark source cannot run with --once" \
+        in proc.stderr
+
+
+def test_nexmark_connector_restarts_exactly_once(kafka_broker, wh, tmp_path):
+    events = 6000
+    want = nexmark_bids_via_kafka(kafka_broker, wh, tmp_path, events, rate=2000)
+    sql(wh, f"CREATE TABLE db.nx_restart {BID_COLS}")
+    # Rate-limited (Flink's option: bids at their share of 2000 events/s),
+    # so that the job is killed in the middle of the sequence.
+    job = write_job(tmp_path, "nx_restart.sql", NEXMARK_BID.format(
+        events=events, table="nx_restart",
+        extra=",\n  'nexmark.first-event.rate' = '2000', 'nexmark.rate.limited' = 'true'"))
+    proc = run_job(wh, job, env={"FLOE_FAULT_POINT": "after-checkpoint-before-commit@3"},
+                   check=False)
+    assert proc.returncode == 86, proc.stderr
+    p = start_job(wh, job)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGKILL)
+    p.communicate(timeout=30)
+    mid = len(rows_of(wh, "db.nx_restart"))
+    assert 0 < mid < len(want), mid
+    run_job(wh, job, "--once", timeout=120)
+    assert bid_rows(wh, "db.nx_restart") == want
+    check_summaries(wh, "db.nx_restart", "nx_restart")
+    assert len(job_snapshots(wh, "db.nx_restart", "nx_restart")) >= 3
