@@ -953,6 +953,7 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *
   if (!rc && o->progress)
     r.progress =
         st_progress_new(r.reg, stderr, true, &(st_progress_names_t){.events = EVENTS_METRIC});
+  if (!rc) rc = st_job_check_blocking(job, o->once, err);
   if (!rc) rc = st_ckpt_open(o->warehouse, o->job_id, &r.store, err);
   if (!rc) rc = setup(&r, err);
   if (!rc) rc = recover(&r, err);

@@ -31,6 +31,29 @@ int st_source_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t
   return st_source_option_error(t, "connector", err);
 }
 
+bool st_source_bounded(const sql_stream_table_t *t) {
+  const char *c = sql_stream_option(t, "connector");
+  if (!c) return false;
+  if (!strcmp(c, "kafka")) {
+    const char *m = sql_stream_option(t, "scan.bounded.mode");
+    return m && strcmp(m, "unbounded") != 0;
+  }
+  if (!strcmp(c, "nexmark"))
+    return sql_stream_option(t, "nexmark.events.num") ||
+           sql_stream_option(t, "nexmark.event.num") || sql_stream_option(t, "number-of-rows");
+  if (!strcmp(c, "datagen")) {
+    if (sql_stream_option(t, "number-of-rows")) return true;
+    /* A sequence field ends the source after its last value. */
+    for (uint32_t i = 0; i < t->nopts; i++) {
+      size_t n = strlen(t->keys[i]);
+      if (!strncmp(t->keys[i], "fields.", 7) && n > 5 && !strcmp(t->keys[i] + n - 5, ".kind") &&
+          !strcmp(t->values[i], "sequence"))
+        return true;
+    }
+  }
+  return false;
+}
+
 void st_source_free(st_source_t *s) {
   if (s) s->vt->free(s);
 }

@@ -93,6 +93,11 @@ struct st_source {
 int st_source_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
                    fl_err_t *err);
 void st_source_free(st_source_t *s);
+/* Whether t ends by its options alone (Kafka: a 'scan.bounded.mode' other
+ * than unbounded; datagen: 'number-of-rows' or a sequence field; nexmark:
+ * 'nexmark.events.num' or 'number-of-rows'), as opposed to only with
+ * --once. */
+bool st_source_bounded(const sql_stream_table_t *t);
 
 /* Connectors (st_source_kafka.c, st_source_datagen.c, st_source_nexmark.c). */
 int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,

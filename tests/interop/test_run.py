@@ -8,6 +8,7 @@ it: the tables must end with every input row exactly once, and their
 snapshot summaries must carry the job id and strictly increasing
 checkpoint ids.
 """
+import collections
 import datetime
 import decimal
 import json
@@ -929,3 +930,69 @@ def test_nexmark_connector_restarts_exactly_once(kafka_broker, wh, tmp_path):
     assert bid_rows(wh, "db.nx_restart") == want
     check_summaries(wh, "db.nx_restart", "nx_restart")
     assert len(job_snapshots(wh, "db.nx_restart", "nx_restart")) >= 3
+
+
+# ---- blocking operators over unbounded sources ----
+
+def test_blocking_operators_over_unbounded_sources_are_refused(kafka_broker, wh, tmp_path):
+    topic, n = "run-blocking", 40
+    kafka_broker.create_topic(topic, 2)
+    produce_orders(kafka_broker, topic, 0, n, 2)
+    sql(wh, "CREATE TABLE db.per_customer (customer varchar, n bigint, total decimal(38,2))")
+    table = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-blk")
+    group_by = ("INSERT INTO db.per_customer\n"
+                "SELECT customer, count(*), sum(amount) FROM orders GROUP BY customer;")
+    job = write_job(tmp_path, "blk.sql", table + group_by)
+    line = table.count("\n") + 1  # the INSERT's line in the file
+    t0 = time.monotonic()
+    proc = run_job(wh, job, check=False, timeout=30)
+    assert proc.returncode == 1, proc.stderr
+    assert time.monotonic() - t0 < 10  # refused at start, not after waiting
+    assert (f"line {line}, column 1: INSERT INTO db.per_customer: a GROUP BY or DISTINCT "
+            f"without a window over the unbounded table orders") in proc.stderr, proc.stderr
+    assert "window TVF" in proc.stderr and "--once" in proc.stderr
+    assert "'scan.bounded.mode'" in proc.stderr
+    assert rows_of(wh, "db.per_customer") == []
+
+    want = collections.Counter(order(i)["customer"] for i in range(n))
+
+    def counts():
+        return {r["customer"]: r["n"] for r in rows_of(wh, "db.per_customer")}
+
+    # --once bounds the source: the same job runs and emits at the end.
+    run_job(wh, job, "--once")
+    assert counts() == dict(want)
+    # So does Flink's scan.bounded.mode, without --once.
+    sql(wh, "DELETE FROM db.per_customer")
+    bounded = write_job(tmp_path, "blk_bounded.sql", table.replace(
+        "'format' = 'json'", "'format' = 'json', 'scan.bounded.mode' = 'latest-offset'") +
+        group_by)
+    run_job(wh, bounded, timeout=60)
+    assert counts() == dict(want)
+
+    # Other blocking operators, each named.
+    sql(wh, "CREATE TABLE db.sorted (id bigint, customer varchar)")
+    for query, what in [
+        ("SELECT id, customer FROM orders ORDER BY id", "an ORDER BY"),
+        ("SELECT DISTINCT id, customer FROM orders", "a GROUP BY or DISTINCT without a window"),
+        ("SELECT id, customer FROM (SELECT id, customer, row_number() OVER (PARTITION BY "
+         "customer ORDER BY id) AS rn FROM orders) WHERE rn = 1", "a window function (OVER)"),
+        ("SELECT o.id, p.customer FROM orders o JOIN orders2 p ON o.id = p.id", "a join"),
+    ]:
+        text = table + table.replace("CREATE TABLE orders", "CREATE TABLE orders2") + \
+            f"INSERT INTO db.sorted {query};"
+        proc = run_job(wh, write_job(tmp_path, "blk2.sql", text), check=False, timeout=30)
+        assert proc.returncode == 1, (query, proc.stderr)
+        assert f"INSERT INTO db.sorted: {what}" in proc.stderr, (query, proc.stderr)
+    # A bounded datagen table may feed a GROUP BY without --once (window
+    # aggregations over unbounded tables run in test_exactly_once.py).
+    sql(wh, "CREATE TABLE db.gen_groups (k bigint, n bigint)")
+    gen = write_job(tmp_path, "blk_gen.sql", """
+CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '100',
+  'rows-per-second' = '0', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1',
+  'fields.id.end' = '100');
+INSERT INTO db.gen_groups SELECT id % 3, count(*) FROM gen GROUP BY id % 3;
+""")
+    run_job(wh, gen, timeout=60)
+    assert sorted((r["k"], r["n"]) for r in rows_of(wh, "db.gen_groups")) == \
+        [(0, 33), (1, 34), (2, 33)]
