@@ -131,6 +131,10 @@ int sql_bind_stream_table(fl_arena_t *a, const sql_bind_opts_t *o, const sql_stm
         (ty_field_t){.id = id, .name = sc->name, .type = sc->storage, .required = c->not_null};
     t->base[t->nbase++] = i;
   }
+  /* PRIMARY KEY columns are NOT NULL, as in Flink. */
+  for (size_t i = 0; i < ct->primary_key.n; i++)
+    for (uint32_t k = 0; k < t->nbase; k++)
+      if (strcasecmp(bf[k].name, ct->primary_key.items[i].name) == 0) bf[k].required = true;
   t->base_schema = ty_schema_new(a, 0, bf, t->nbase);
   /* Computed columns over the base columns. */
   sql_scope_t base = {.n = t->nbase,

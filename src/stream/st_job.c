@@ -15,6 +15,7 @@
 #include "exec/ex_plan.h"
 #include "io/fs.h"
 #include "sql/sql_parse.h"
+#include "stream/st_source.h"
 
 static int pos_err(fl_err_t *err, sql_pos_t pos, int code, const char *msg) {
   return fl_err_set(err, code, "line %u, column %u: %s", pos.line, pos.col, msg);
@@ -169,5 +170,75 @@ int st_job_parse(fl_arena_t *a, const char *path, const char *text, size_t len, 
     rc = fl_err_set(err, FL_EINVALID, "the job has no INSERT INTO statement: nothing to run");
   if (rc) return rc;
   *out = j;
+  return FL_OK;
+}
+
+/* The first connector table under p that does not end by itself, or NULL. */
+static const sql_stream_table_t *unbounded_input(const sql_plan_t *p) {
+  if (p->kind == SQL_P_SCAN)
+    return p->u.scan.stream && !st_source_bounded(p->u.scan.stream) ? p->u.scan.stream : NULL;
+  const sql_stream_table_t *t = p->in ? unbounded_input(p->in) : NULL;
+  for (uint32_t i = 0; !t && i < p->ninputs; i++) t = unbounded_input(p->inputs[i]);
+  return t;
+}
+
+/* The first operator of p that waits for the end of an unbounded input:
+ * its description in *what and the table in *table. */
+static bool blocking(const sql_plan_t *p, const char **what, const sql_stream_table_t **table) {
+  const sql_stream_table_t *t = NULL;
+  switch (p->kind) {
+    case SQL_P_AGGREGATE:
+      *what = "a GROUP BY or DISTINCT without a window";
+      t = unbounded_input(p->in);
+      break;
+    case SQL_P_SORT:
+      *what = "an ORDER BY";
+      t = unbounded_input(p->in);
+      break;
+    case SQL_P_WINDOW:
+      *what = "a window function (OVER)";
+      t = unbounded_input(p->in);
+      break;
+    case SQL_P_JOIN: {
+      sql_join_type_t jt = p->u.join.type;
+      if (jt == SQL_JT_RIGHT || jt == SQL_JT_FULL) {
+        *what = "a RIGHT or FULL OUTER JOIN";
+        t = unbounded_input(p->inputs[0]);
+        if (!t) t = unbounded_input(p->inputs[1]);
+      } else {
+        *what = "a join (its build side is read to the end first)";
+        t = unbounded_input(p->inputs[p->u.join.build_left ? 0 : 1]);
+      }
+      break;
+    }
+    default: break;
+  }
+  if (t) {
+    *table = t;
+    return true;
+  }
+  if (p->in && blocking(p->in, what, table)) return true;
+  for (uint32_t i = 0; i < p->ninputs; i++)
+    if (blocking(p->inputs[i], what, table)) return true;
+  return false;
+}
+
+int st_job_check_blocking(const st_job_t *j, bool once, fl_err_t *err) {
+  if (once) return FL_OK;
+  for (uint32_t i = 0; i < j->ninserts; i++) {
+    const st_insert_t *ins = &j->inserts[i];
+    const char *what = NULL;
+    const sql_stream_table_t *t = NULL;
+    if (!blocking(ins->plan, &what, &t)) continue;
+    return fl_err_set(
+        err, FL_EUNSUPPORTED,
+        "line %u, column %u: INSERT INTO %s.%s: %s over the unbounded table %s would emit "
+        "nothing until the job stops (its result would be an updating stream, which an "
+        "append-only Iceberg table cannot take): aggregate per window with a window TVF "
+        "(TABLE(TUMBLE(TABLE %s, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) ... GROUP BY "
+        "window_start, window_end, ...), make the source bounded ('scan.bounded.mode', "
+        "'number-of-rows'), or run the job with --once",
+        ins->pos.line, ins->pos.col, ins->ns, ins->name, what, t->name, t->name);
+  }
   return FL_OK;
 }

@@ -5,7 +5,8 @@
  * A job is a script in Flink SQL's spellings:
  *   SET 'key' = 'value';                   job options (pipeline.name,
  *                                          execution.checkpointing.interval, ...)
- *   CREATE [TEMPORARY] TABLE src (...) WITH ('connector' = 'kafka' | 'datagen', ...);
+ *   CREATE [TEMPORARY] TABLE src (...) WITH ('connector' = 'kafka' | 'datagen' |
+ *                                          'nexmark', ...);
  *                                          connector tables, job-scoped
  *   INSERT INTO ns.table SELECT ...;        into an Iceberg table of the catalog
  *   EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END;
@@ -44,6 +45,17 @@ typedef struct st_job {
 
 int st_job_parse(fl_arena_t *a, const char *path, const char *text, size_t len, cat_catalog_t *cat,
                  st_job_t **out, fl_err_t *err);
+/*
+ * Refuses an INSERT whose result would only come at the end of an input
+ * that never ends: a GROUP BY or DISTINCT without a window, an ORDER BY, a
+ * window function (OVER), or the build side of a join (and either side of
+ * a RIGHT or FULL join) over a connector table that is not bounded
+ * (st_source_bounded) - unless once (--once bounds every source). Flink
+ * would emit an updating stream there, which an append-only Iceberg table
+ * cannot take. The error names the INSERT's line and column, the operator
+ * and the table, and what to do instead.
+ */
+int st_job_check_blocking(const st_job_t *j, bool once, fl_err_t *err);
 /* The value of a SET option (the last one), or NULL. */
 const char *st_job_option(const st_job_t *j, const char *key);
 

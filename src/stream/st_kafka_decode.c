@@ -14,6 +14,7 @@
 
 #include "base/alloc.h"
 #include "base/arena.h"
+#include "format/csv/csv.h"
 #include "format/json/json_decoder.h"
 
 struct st_kafka_decoder {
@@ -26,7 +27,9 @@ struct st_kafka_decoder {
   js_decoder_t *js;
   ty_vec_t **view_cols;
   bool ignore_errors;
-  bool raw; /* format 'raw': the value's bytes into the one value column */
+  bool raw;                  /* format 'raw': the value's bytes into the one value column */
+  csv_record_decoder_t *csv; /* format 'csv'; NULL: json or raw */
+  size_t max_bytes;          /* larger values are bad records; 0: no limit */
   uint64_t skipped;
 };
 
@@ -112,6 +115,7 @@ int st_kafka_decoder_new(const ty_schema_t *table, const st_kafka_meta_t *meta,
 void st_kafka_decoder_free(st_kafka_decoder_t *d) {
   if (!d) return;
   js_decoder_free(d->js);
+  csv_record_decoder_free(d->csv);
   fl_arena_free(d->arena);
   fl_free(d->meta);
   fl_free(d->value_cols);
@@ -132,6 +136,22 @@ int st_kafka_decoder_set_raw(st_kafka_decoder_t *d, fl_err_t *err) {
                       f->name);
   d->raw = true;
   return FL_OK;
+}
+
+int st_kafka_decoder_set_csv(st_kafka_decoder_t *d, const csv_dialect_t *dialect, fl_err_t *err) {
+  csv_record_decoder_free(d->csv);
+  d->csv = NULL;
+  return csv_record_decoder_new(d->value_schema, dialect, &d->csv, err);
+}
+
+void st_kafka_decoder_set_fail_on_missing(st_kafka_decoder_t *d, bool fail) {
+  js_decoder_free(d->js);
+  js_decode_opts_t jo = {.case_insensitive = true, .fail_on_missing = fail};
+  d->js = js_decoder_new(d->value_schema, &jo);
+}
+
+void st_kafka_decoder_set_max_bytes(st_kafka_decoder_t *d, size_t max_bytes) {
+  d->max_bytes = max_bytes;
 }
 
 static void append_meta(st_kafka_meta_t m, const kf_msg_t *msg, ty_vec_t *v) {
@@ -175,7 +195,17 @@ int st_kafka_decode(st_kafka_decoder_t *d, const kf_msgs_t *msgs, uint32_t *next
   for (uint32_t j = 0; j < d->nvalue; j++) view.cols[j] = b->cols[d->value_cols[j]];
   while (*next < msgs->n && b->nrows < TY_BATCH_ROWS) {
     const kf_msg_t *m = &msgs->msgs[*next];
-    if (d->raw) {
+    int rc = FL_OK;
+    bool row = true;
+    view.nrows = b->nrows;
+    if (m->value && d->max_bytes && m->value_len > d->max_bytes) {
+      /* Checked before anything looks at the bytes: a huge value costs no
+       * copy and no parse. */
+      rc = fl_err_set(err, FL_EINVALID,
+                      "a value of %zu bytes is larger than the limit of %zu bytes "
+                      "(SET 'floe.max-record-bytes')",
+                      m->value_len, d->max_bytes);
+    } else if (d->raw) {
       ty_vec_t *v = b->cols[d->value_cols[0]];
       if (m->value)
         ty_vec_append_bytes(v, m->value, m->value_len);
@@ -185,9 +215,11 @@ int st_kafka_decode(st_kafka_decoder_t *d, const kf_msgs_t *msgs, uint32_t *next
       d->skipped++;
       (*next)++;
       continue;
+    } else if (d->csv) {
+      rc = csv_record_decode(d->csv, m->value, m->value_len, &view, &row, err);
+    } else {
+      rc = js_decode_record(d->js, m->value, m->value_len, &view, err);
     }
-    view.nrows = b->nrows;
-    int rc = d->raw ? FL_OK : js_decode_record(d->js, m->value, m->value_len, &view, err);
     if (rc) {
       if (d->ignore_errors && rc != FL_ELIMIT) {
         d->skipped++;
@@ -196,6 +228,11 @@ int st_kafka_decode(st_kafka_decoder_t *d, const kf_msgs_t *msgs, uint32_t *next
       }
       return fl_err_prefix(err, "%s[%d] offset %lld: ", m->topic, m->partition,
                            (long long)m->offset);
+    }
+    if (!row) { /* a csv comment */
+      d->skipped++;
+      (*next)++;
+      continue;
     }
     for (uint32_t i = 0; i < b->ncols; i++)
       if (d->meta[i] != ST_META_NONE) append_meta(d->meta[i], m, b->cols[i]);

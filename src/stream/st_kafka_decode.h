@@ -3,7 +3,8 @@
  * stream).
  *
  * A Kafka table's columns are either read from the message value (JSON,
- * format 'json') or are metadata of the message, as Flink's
+ * format 'json'; one CSV record, format 'csv'; the bytes, format 'raw')
+ * or are metadata of the message, as Flink's
  * `METADATA FROM 'offset'` columns:
  *   topic         string
  *   partition     int
@@ -24,6 +25,7 @@
 #include <stdint.h>
 
 #include "base/error.h"
+#include "format/csv/csv.h"
 #include "kafka/kafka_consumer.h"
 #include "types/type.h"
 #include "types/vec.h"
@@ -61,6 +63,18 @@ int st_kafka_decode(st_kafka_decoder_t *d, const kf_msgs_t *msgs, uint32_t *next
  * message value as it is, and a null value (a tombstone) a NULL.
  * FL_EINVALID unless the table has exactly one such value column. */
 int st_kafka_decoder_set_raw(st_kafka_decoder_t *d, fl_err_t *err);
+
+/* Flink's 'csv' format: each value is one CSV record of the value columns
+ * in declared order (csv.h). FL_EINVALID / FL_EUNSUPPORTED for a bad
+ * dialect or a column type CSV cannot hold. */
+int st_kafka_decoder_set_csv(st_kafka_decoder_t *d, const csv_dialect_t *dialect, fl_err_t *err);
+/* Flink's 'json.fail-on-missing-field': a member absent from a JSON value
+ * is an error (by default it reads as null). A NOT NULL column that would
+ * be null is an error either way. */
+void st_kafka_decoder_set_fail_on_missing(st_kafka_decoder_t *d, bool fail);
+/* A value longer than max_bytes is an error naming its size, found before
+ * it is decoded (0: no limit). */
+void st_kafka_decoder_set_max_bytes(st_kafka_decoder_t *d, size_t max_bytes);
 
 /* Messages skipped: bad values (with ignore_parse_errors) and tombstones. */
 uint64_t st_kafka_decoder_skipped(const st_kafka_decoder_t *d);

@@ -86,6 +86,7 @@ typedef struct runner {
   uint64_t *late_rows_seen; /* per query: late rows of its window aggregations already added */
   int64_t lateness_us;      /* SET 'table.exec.emit.allow-lateness' */
   size_t state_limit;       /* SET 'floe.state.memory-limit'; 0: none */
+  size_t max_record_bytes;  /* SET 'floe.max-record-bytes' */
   st_bad_policy_t bad;
   ice_table_t *dead_table; /* owned */
   const char *dead_ns, *dead_name;
@@ -296,6 +297,7 @@ static int scan_for(runner_t *r, const sql_stream_table_t *t, uint32_t lane, st_
   src->lane = lane;
   src->nlanes = r->nlanes;
   src->metrics = r->reg;
+  src->max_record_bytes = r->max_record_bytes;
   st_scan_t *s;
   if ((rc = st_scan_new(src, &s, err))) {
     st_source_free(src);
@@ -398,6 +400,12 @@ static int job_settings(runner_t *r, fl_err_t *err) {
     return fl_err_set(err, FL_EINVALID,
                       "SET 'floe.state.memory-limit' = '%s': expected a size such as '256mb'", lim);
   r->state_limit = (size_t)bytes;
+  const char *mrb = st_job_option(r->job, "floe.max-record-bytes");
+  bytes = ST_MAX_RECORD_BYTES;
+  if (mrb && (!st_size_parse(mrb, &bytes) || bytes == 0))
+    return fl_err_set(err, FL_EINVALID,
+                      "SET 'floe.max-record-bytes' = '%s': expected a size such as '8mb'", mrb);
+  r->max_record_bytes = (size_t)bytes;
   if (!r->nlanes) {
     const char *par = st_job_option(r->job, "parallelism.default");
     char *end = NULL;
@@ -945,6 +953,7 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *
   if (!rc && o->progress)
     r.progress =
         st_progress_new(r.reg, stderr, true, &(st_progress_names_t){.events = EVENTS_METRIC});
+  if (!rc) rc = st_job_check_blocking(job, o->once, err);
   if (!rc) rc = st_ckpt_open(o->warehouse, o->job_id, &r.store, err);
   if (!rc) rc = setup(&r, err);
   if (!rc) rc = recover(&r, err);

@@ -11,6 +11,7 @@ static const struct {
 } connectors[] = {
     {"kafka", st_source_kafka_open},
     {"datagen", st_source_datagen_open},
+    {"nexmark", st_source_nexmark_open},
 };
 
 int st_source_option_error(const sql_stream_table_t *t, const char *key, fl_err_t *err) {
@@ -25,8 +26,32 @@ int st_source_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t
   const char *c = sql_stream_option(t, "connector");
   for (size_t i = 0; c && i < sizeof connectors / sizeof connectors[0]; i++)
     if (strcmp(c, connectors[i].name) == 0) return connectors[i].open(t, bad, out, err);
-  fl_err_set(err, FL_EUNSUPPORTED, "connector '%s' is not supported (kafka, datagen)", c ? c : "");
+  fl_err_set(err, FL_EUNSUPPORTED, "connector '%s' is not supported (kafka, datagen, nexmark)",
+             c ? c : "");
   return st_source_option_error(t, "connector", err);
+}
+
+bool st_source_bounded(const sql_stream_table_t *t) {
+  const char *c = sql_stream_option(t, "connector");
+  if (!c) return false;
+  if (!strcmp(c, "kafka")) {
+    const char *m = sql_stream_option(t, "scan.bounded.mode");
+    return m && strcmp(m, "unbounded") != 0;
+  }
+  if (!strcmp(c, "nexmark"))
+    return sql_stream_option(t, "nexmark.events.num") ||
+           sql_stream_option(t, "nexmark.event.num") || sql_stream_option(t, "number-of-rows");
+  if (!strcmp(c, "datagen")) {
+    if (sql_stream_option(t, "number-of-rows")) return true;
+    /* A sequence field ends the source after its last value. */
+    for (uint32_t i = 0; i < t->nopts; i++) {
+      size_t n = strlen(t->keys[i]);
+      if (!strncmp(t->keys[i], "fields.", 7) && n > 5 && !strcmp(t->keys[i] + n - 5, ".kind") &&
+          !strcmp(t->values[i], "sequence"))
+        return true;
+    }
+  }
+  return false;
 }
 
 void st_source_free(st_source_t *s) {

@@ -35,6 +35,9 @@ typedef struct st_source st_source_t;
  * the dead-letter table with the same exactly-once commits. */
 typedef enum st_bad_policy { ST_BAD_FAIL, ST_BAD_SKIP, ST_BAD_DEAD_LETTER } st_bad_policy_t;
 
+/* The default of SET 'floe.max-record-bytes'. */
+#define ST_MAX_RECORD_BYTES ((size_t)8 << 20)
+
 /* The columns of a dead-letter table, in order. */
 #define ST_DEAD_LETTER_SCHEMA \
   "source string, topic string, partition int, offset long, payload binary, error string"
@@ -75,6 +78,10 @@ struct st_source {
    * poll appends the records that failed, the job empties it. */
   ty_batch_t *dead;
   uint64_t dead_letters;
+  /* SET 'floe.max-record-bytes': a Kafka value longer than this is a bad
+   * record (its dead letter has a null payload); set before start, 0: no
+   * limit. */
+  size_t max_record_bytes;
   /* Where the source registers its own series at start (Kafka: per
    * partition, st_kafka_metrics.h); set before start, NULL: none. The
    * registry outlives the source. */
@@ -82,15 +89,22 @@ struct st_source {
 };
 
 /* Opens the source of connector table t ('connector' = 'kafka' |
- * 'datagen'); errors name the option and where it was written. */
+ * 'datagen' | 'nexmark'); errors name the option and where it was written. */
 int st_source_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
                    fl_err_t *err);
 void st_source_free(st_source_t *s);
+/* Whether t ends by its options alone (Kafka: a 'scan.bounded.mode' other
+ * than unbounded; datagen: 'number-of-rows' or a sequence field; nexmark:
+ * 'nexmark.events.num' or 'number-of-rows'), as opposed to only with
+ * --once. */
+bool st_source_bounded(const sql_stream_table_t *t);
 
-/* Connectors (st_source_kafka.c, st_source_datagen.c). */
+/* Connectors (st_source_kafka.c, st_source_datagen.c, st_source_nexmark.c). */
 int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
                          fl_err_t *err);
 int st_source_datagen_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
+                           fl_err_t *err);
+int st_source_nexmark_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
                            fl_err_t *err);
 
 /* "line L, column C: " of option key of t (or of the table), prefixed to err. */

@@ -69,6 +69,15 @@ static const char *const known[] = {
     "json.timestamp-format.standard",
     "json.map-null-key.mode",
     "json.encode.decimal-as-plain-number",
+    "csv.field-delimiter",
+    "csv.quote-character",
+    "csv.disable-quote-character",
+    "csv.allow-comments",
+    "csv.ignore-parse-errors",
+    "csv.array-element-delimiter",
+    "csv.escape-character",
+    "csv.null-literal",
+    "csv.write-bigdecimal-in-scientific-notation",
 };
 
 static bool at_end(const kafka_source_t *k) {
@@ -121,6 +130,7 @@ static int bounded_ends(kafka_source_t *k, bool once, const int64_t *high, fl_er
 
 static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *err) {
   kafka_source_t *k = (kafka_source_t *)s;
+  st_kafka_decoder_set_max_bytes(k->dec, s->max_record_bytes);
   int rc = kf_consumer_open(k->cfg, &k->c, err);
   if (rc) return st_source_option_error(s->table, "properties.bootstrap.servers", err);
   if ((rc = kf_consumer_partitions(k->c, k->topic, 30000, &k->nparts, err)))
@@ -200,7 +210,8 @@ static void dead_letter(kafka_source_t *k, const kf_msg_t *m, const char *why) {
   ty_vec_append_bytes(d->cols[1], m->topic, strlen(m->topic));
   ty_vec_append_i32(d->cols[2], m->partition);
   ty_vec_append_i64(d->cols[3], m->offset);
-  if (m->value)
+  /* An oversize value is not copied into the table either. */
+  if (m->value && !(k->s.max_record_bytes && m->value_len > k->s.max_record_bytes))
     ty_vec_append_bytes(d->cols[4], m->value, m->value_len);
   else
     ty_vec_append_null(d->cols[4]);
@@ -321,6 +332,64 @@ static int opt_error(const sql_stream_table_t *t, const char *key, fl_err_t *err
   return st_source_option_error(t, key, err);
 }
 
+/* With 'value.format', Flink prefixes the format's options: 'value.csv.*',
+ * 'value.json.*' read as 'csv.*', 'json.*'. */
+static const char *format_key(const char *key) {
+  if (!strncmp(key, "value.", 6) && (!strncmp(key + 6, "csv.", 4) || !strncmp(key + 6, "json.", 5)))
+    return key + 6;
+  return key;
+}
+
+/* One character, written as itself or as one of Flink's escapes ('\t'). */
+static bool one_char(const char *v, char *out) {
+  if (v[0] && !v[1]) {
+    *out = v[0];
+    return true;
+  }
+  if (v[0] == '\\' && (v[1] == 't' || v[1] == '\\') && !v[2]) {
+    *out = v[1] == 't' ? '\t' : '\\';
+    return true;
+  }
+  return false;
+}
+
+static bool true_false(const char *v, bool *out) {
+  if (strcmp(v, "true") && strcmp(v, "false")) return false;
+  *out = !strcmp(v, "true");
+  return true;
+}
+
+/* The csv.* options into a dialect; ignore: 'csv.ignore-parse-errors'. */
+static int csv_options(const sql_stream_table_t *t, csv_dialect_t *d, bool *ignore, fl_err_t *err) {
+  for (uint32_t i = 0; i < t->nopts; i++) {
+    const char *key = format_key(t->keys[i]), *v = t->values[i];
+    if (strncmp(key, "csv.", 4) != 0) continue;
+    bool ok = true;
+    if (!strcmp(key, "csv.field-delimiter"))
+      ok = one_char(v, &d->delimiter);
+    else if (!strcmp(key, "csv.quote-character"))
+      ok = one_char(v, &d->quote);
+    else if (!strcmp(key, "csv.escape-character"))
+      ok = one_char(v, &d->escape);
+    else if (!strcmp(key, "csv.array-element-delimiter"))
+      ok = one_char(v, &d->array_delimiter);
+    else if (!strcmp(key, "csv.null-literal"))
+      d->null_literal = v;
+    else if (!strcmp(key, "csv.disable-quote-character"))
+      ok = true_false(v, &d->no_quote);
+    else if (!strcmp(key, "csv.allow-comments"))
+      ok = true_false(v, &d->allow_comments);
+    else if (!strcmp(key, "csv.ignore-parse-errors"))
+      ok = true_false(v, ignore);
+    if (!ok)
+      return opt_error(t, t->keys[i], err, FL_EINVALID,
+                       strstr(key, "character") || strstr(key, "delimiter")
+                           ? "expected one character"
+                           : "expected 'true' or 'false'");
+  }
+  return FL_OK;
+}
+
 int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_source_t **out,
                          fl_err_t *err) {
   kafka_source_t *k = fl_calloc(1, sizeof *k);
@@ -330,9 +399,10 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
   kf_msgs_init(&k->msgs);
   k->cfg = kf_config_new();
   int rc = FL_OK;
-  bool ignore_errors = false, raw = false;
+  bool ignore_errors = false, raw = false, csv = false, fail_missing = false;
+  csv_dialect_t dialect = {0};
   for (uint32_t i = 0; i < t->nopts && !rc; i++) {
-    const char *key = t->keys[i], *v = t->values[i];
+    const char *key = format_key(t->keys[i]), *v = t->values[i];
     if (strncmp(key, "properties.", 11) == 0) {
       if ((rc = kf_config_set_flink(k->cfg, key, v, NULL, err)))
         rc = st_source_option_error(t, key, err);
@@ -342,7 +412,7 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
     bool ok = false;
     for (size_t j = 0; j < sizeof known / sizeof known[0]; j++) ok |= strcmp(key, known[j]) == 0;
     if (!ok) {
-      rc = opt_error(t, key, err, FL_EINVALID, "unknown option of the kafka connector");
+      rc = opt_error(t, t->keys[i], err, FL_EINVALID, "unknown option of the kafka connector");
       break;
     }
     if (!strcmp(key, "topic"))
@@ -360,20 +430,27 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
     else if (!strcmp(key, "scan.bounded.specific-offsets"))
       k->bspecific = v;
     else if (!strcmp(key, "format") || !strcmp(key, "value.format")) {
-      if (strcmp(v, "json") != 0 && strcmp(v, "raw") != 0)
-        rc =
-            opt_error(t, key, err, FL_EUNSUPPORTED,
-                      "the kafka source reads format 'json' or 'raw' ('csv' is not supported yet)");
+      if (strcmp(v, "json") != 0 && strcmp(v, "raw") != 0 && strcmp(v, "csv") != 0)
+        rc = opt_error(t, key, err, FL_EUNSUPPORTED,
+                       "the kafka source reads format 'json', 'csv' or 'raw'");
       raw = !strcmp(v, "raw");
+      csv = !strcmp(v, "csv");
     } else if (!strcmp(key, "json.ignore-parse-errors")) {
-      if (strcmp(v, "true") && strcmp(v, "false"))
-        rc = opt_error(t, key, err, FL_EINVALID, "expected 'true' or 'false'");
-      ignore_errors = !strcmp(v, "true");
+      bool x = false;
+      if (!true_false(v, &x))
+        rc = opt_error(t, t->keys[i], err, FL_EINVALID, "expected 'true' or 'false'");
+      ignore_errors |= x;
+    } else if (!strcmp(key, "json.fail-on-missing-field")) {
+      if (!true_false(v, &fail_missing))
+        rc = opt_error(t, t->keys[i], err, FL_EINVALID, "expected 'true' or 'false'");
     } else if (!strcmp(key, "scan.watermark.idle-timeout")) {
       if (!st_duration_parse(v, &k->s.idle_timeout_ms))
         rc = opt_error(t, key, err, FL_EINVALID, "expected a duration such as '5 s' or '500 ms'");
     }
   }
+  bool csv_ignore = false;
+  if (!rc) rc = csv_options(t, &dialect, &csv_ignore, err);
+  if (csv) ignore_errors |= csv_ignore;
   char buf[1024];
   if (!rc && !k->topic) rc = opt_error(t, "topic", err, FL_EINVALID, "is required");
   if (!rc && strchr(k->topic, ';'))
@@ -381,7 +458,7 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
   if (!rc && (!kf_config_get(k->cfg, "bootstrap.servers", buf, sizeof buf) || !*buf))
     rc = opt_error(t, "properties.bootstrap.servers", err, FL_EINVALID, "is required");
   if (!rc && !sql_stream_option(t, "format") && !sql_stream_option(t, "value.format"))
-    rc = opt_error(t, "format", err, FL_EINVALID, "is required ('json' or 'raw')");
+    rc = opt_error(t, "format", err, FL_EINVALID, "is required ('json', 'csv' or 'raw')");
   if (!rc) {
     st_kafka_meta_t *meta = fl_calloc(t->nbase ? t->nbase : 1, sizeof *meta);
     for (uint32_t i = 0; i < t->nbase && !rc; i++) {
@@ -402,6 +479,9 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
     fl_free(meta);
     if (!rc && raw && (rc = st_kafka_decoder_set_raw(k->dec, err)))
       rc = st_source_option_error(t, "format", err);
+    if (!rc && csv && (rc = st_kafka_decoder_set_csv(k->dec, &dialect, err)))
+      rc = st_source_option_error(t, "format", err);
+    if (!rc && fail_missing) st_kafka_decoder_set_fail_on_missing(k->dec, true);
   }
   if (rc) {
     ks_free(&k->s);

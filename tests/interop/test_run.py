@@ -8,6 +8,7 @@ it: the tables must end with every input row exactly once, and their
 snapshot summaries must carry the job id and strictly increasing
 checkpoint ids.
 """
+import collections
 import datetime
 import decimal
 import json
@@ -572,9 +573,155 @@ INSERT INTO db.lines SELECT line, off, length(line) FROM lines;
         "(line STRING,", "(line STRING, other INT,"))
     proc = run_job(wh, bad, "--once", check=False)
     assert proc.returncode == 1 and "format 'raw' needs exactly one physical column" in proc.stderr
-    csv = write_job(tmp_path, "csv.sql", job.read_text().replace("'raw'", "'csv'"))
-    proc = run_job(wh, csv, "--once", check=False)
-    assert proc.returncode == 1 and "'csv' is not supported yet" in proc.stderr
+    fmt = write_job(tmp_path, "fmt.sql", job.read_text().replace("'raw'", "'avro'"))
+    proc = run_job(wh, fmt, "--once", check=False)
+    assert proc.returncode == 1 and "reads format 'json', 'csv' or 'raw'" in proc.stderr
+
+
+CSV_TABLE = """
+SET 'floe.max-record-bytes' = '2kb';
+CREATE TABLE items (
+  id BIGINT NOT NULL,
+  name STRING,
+  tags ARRAY<STRING>,
+  price DECIMAL(10, 2),
+  ts TIMESTAMP(3),
+  off BIGINT METADATA FROM 'offset'
+) WITH (
+  'connector' = 'kafka', 'topic' = '{topic}',
+  'properties.bootstrap.servers' = '{brokers}',
+  '{p}format' = 'csv',
+  '{p}csv.field-delimiter' = '|',
+  '{p}csv.quote-character' = '''',
+  '{p}csv.escape-character' = '\\',
+  '{p}csv.null-literal' = 'n/a',
+  '{p}csv.allow-comments' = 'true',
+  '{p}csv.array-element-delimiter' = ','{extra}
+);
+"""
+
+
+def test_kafka_csv_format_with_flink_options_and_bad_records(kafka_broker, wh, tmp_path):
+    topic = "run-csv"
+    kafka_broker.create_topic(topic, 1)
+    ts = "2024-01-02 03:04:05.678"
+    good = {  # offset -> (value, the row it must give)
+        0: (f"1|'a|b'|x,y|1.50|{ts}", (1, "a|b", ["x", "y"], decimal.Decimal("1.50"))),
+        2: (f"2|c\\|d|n/a|n/a|{ts}\r\n", (2, "c|d", None, None)),
+        4: (f"3|'it''s'||7|{ts}", (3, "it's", None, decimal.Decimal("7.00"))),
+        8: (f"4|{'z' * 1900}|q|0.5|{ts}", (4, "z" * 1900, ["q"], decimal.Decimal("0.50"))),
+    }
+    bad = {  # offset -> (value, a part of the error)
+        1: (f"x1|a|b|1|{ts}", "field 'id'"),
+        3: (f"|a|b|1|{ts}", "null value for a NOT NULL column"),
+        5: ("5|a|b", "expected 5 fields, found 3"),
+        7: (f"6|{'z' * 3000}|q|1|{ts}", "larger than the limit of 2048 bytes"),
+    }
+    values = {**{o: v for o, (v, _) in good.items()}, **{o: v for o, (v, _) in bad.items()},
+              6: "# a comment line"}
+    kafka_broker.floe("produce", "--topic", topic, "--records", input="".join(
+        json.dumps({"value": values[o], "partition": 0}) + "\n" for o in sorted(values)))
+    want = sorted((r[0], r[1], r[2], r[3], o) for o, (_, r) in good.items())
+    brokers = kafka_broker.brokers
+
+    def rows(ident):
+        for r in rows_of(wh, ident):
+            assert r["ts"] == datetime.datetime(2024, 1, 2, 3, 4, 5, 678000)
+        return sorted((r["id"], r["name"], r["tags"], r["price"], r["off"])
+                      for r in rows_of(wh, ident))
+
+    cols = "(id bigint, name varchar, tags array(varchar), price decimal(10,2), ts timestamp(6), " \
+           "off bigint)"
+    insert = "INSERT INTO db.{t} SELECT id, name, tags, price, ts, off FROM items;"
+    # fail: the first bad record stops the job, naming where it is.
+    sql(wh, f"CREATE TABLE db.csv_fail {cols}")
+    job = write_job(tmp_path, "csv_fail.sql", CSV_TABLE.format(
+        topic=topic, brokers=brokers, p="", extra="") + insert.format(t="csv_fail"))
+    proc = run_job(wh, job, "--once", check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert f"{topic}[0] offset 1: " in proc.stderr and "field 'id'" in proc.stderr
+    assert rows_of(wh, "db.csv_fail") == []
+
+    # dead-letter: the good rows, and each bad record once with its error.
+    sql(wh, f"CREATE TABLE db.csv_dl {cols}")
+    job = write_job(tmp_path, "csv_dl.sql", "SET 'floe.bad-records' = 'dead-letter';\n"
+                    "SET 'floe.dead-letter.table' = 'db.csv_dead';\n" + CSV_TABLE.format(
+                        topic=topic, brokers=brokers, p="", extra="") + insert.format(t="csv_dl"))
+    run_job(wh, job, "--once")
+    assert rows("db.csv_dl") == want
+    dead = sorted(rows_of(wh, "db.csv_dead"), key=lambda r: r["offset"])
+    assert [r["offset"] for r in dead] == sorted(bad)
+    for r in dead:
+        v, why = bad[r["offset"]]
+        assert why in r["error"] and f"{topic}[0] offset {r['offset']}" in r["error"], r["error"]
+        # An oversize value is not copied into the dead-letter table.
+        assert r["payload"] == (None if len(v) > 2048 else v.encode())
+    assert "a value of 3" in dead[-1]["error"] and "bytes" in dead[-1]["error"]
+
+    # Flink's 'csv.ignore-parse-errors', with the 'value.' spellings.
+    sql(wh, f"CREATE TABLE db.csv_skip {cols}")
+    job = write_job(tmp_path, "csv_skip.sql", CSV_TABLE.format(
+        topic=topic, brokers=brokers, p="value.",
+        extra=",\n  'value.csv.ignore-parse-errors' = 'true'") + insert.format(t="csv_skip"))
+    run_job(wh, job, "--once")
+    assert rows("db.csv_skip") == want
+
+    bad_opt = write_job(tmp_path, "csv_opt.sql", CSV_TABLE.format(
+        topic=topic, brokers=brokers, p="", extra=",\n  'csv.quote-character' = 'ab'") +
+        insert.format(t="csv_skip"))
+    proc = run_job(wh, bad_opt, "--once", check=False)
+    assert proc.returncode == 1
+    assert "option 'csv.quote-character': expected one character" in proc.stderr
+
+
+def test_json_missing_and_null_required_fields(kafka_broker, wh, tmp_path):
+    topic = "run-missing"
+    kafka_broker.create_topic(topic, 1)
+    values = ['{"id": 1, "name": "a", "note": "x"}', '{"id": 2, "name": "b"}',
+              '{"name": "c", "note": "y"}', '{"id": 4, "name": null, "note": "z"}',
+              '{"id": 5, "name": "e", "note": null}']
+    kafka_broker.floe("produce", "--topic", topic, "--records", input="".join(
+        json.dumps({"value": v, "partition": 0}) + "\n" for v in values))
+    table = f"""
+CREATE TABLE people (
+  id BIGINT, name STRING NOT NULL, note STRING,
+  PRIMARY KEY (id) NOT ENFORCED
+) WITH (
+  'connector' = 'kafka', 'topic' = '{topic}', 'format' = 'json',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}'{{extra}}
+);
+"""
+    sql(wh, "CREATE TABLE db.people (id bigint, name varchar, note varchar)")
+    sql(wh, "CREATE TABLE db.people_strict (id bigint, name varchar, note varchar)")
+
+    def got(ident):
+        return sorted((r["id"], r["name"], r["note"]) for r in rows_of(wh, ident))
+
+    # By default (Flink's json.fail-on-missing-field = false) a missing
+    # member is null, but the PRIMARY KEY column and the NOT NULL one must
+    # not end null: those records are bad.
+    job = write_job(tmp_path, "people_fail.sql", table.format(extra="") +
+                    "INSERT INTO db.people SELECT * FROM people;")
+    proc = run_job(wh, job, "--once", check=False)
+    assert proc.returncode == 1
+    assert f"{topic}[0] offset 2: " in proc.stderr and "field 'id'" in proc.stderr, proc.stderr
+    job = write_job(tmp_path, "people.sql", "SET 'floe.bad-records' = 'skip';\n" +
+                    table.format(extra="") + "INSERT INTO db.people SELECT * FROM people;")
+    run_job(wh, job, "--once")
+    assert got("db.people") == [(1, "a", "x"), (2, "b", None), (5, "e", None)]
+    # With it true, a missing member is an error too (a null one is not).
+    job = write_job(tmp_path, "people_strict.sql", "SET 'floe.bad-records' = 'dead-letter';\n"
+                    "SET 'floe.dead-letter.table' = 'db.people_dead';\n" +
+                    table.format(extra=",\n  'json.fail-on-missing-field' = 'true'") +
+                    "INSERT INTO db.people_strict SELECT * FROM people;")
+    run_job(wh, job, "--once")
+    assert got("db.people_strict") == [(1, "a", "x"), (5, "e", None)]
+    dead = sorted(rows_of(wh, "db.people_dead"), key=lambda r: r["offset"])
+    assert [(r["offset"], r["payload"].decode()) for r in dead] == \
+        [(1, values[1]), (2, values[2]), (3, values[3])]
+    assert "field 'note': field missing" in dead[0]["error"], dead[0]["error"]
+    assert "field 'id': required field missing" in dead[1]["error"], dead[1]["error"]
+    assert "field 'name'" in dead[2]["error"] and "null" in dead[2]["error"], dead[2]["error"]
 
 
 def test_partitioned_target_and_two_inserts_into_one_table(wh, tmp_path):
@@ -654,3 +801,198 @@ def test_parallelism_spreads_partitions_over_threads(kafka_broker, wh, tmp_path)
                     "INSERT INTO db.par SELECT max(id), 0, count(*) FROM orders;\n")
     proc = run_job(wh, agg, "--once", "--parallelism", 2, check=False)
     assert proc.returncode == 1 and "--parallelism above 1" in proc.stderr
+
+
+# ---- the nexmark connector ----
+
+NEXMARK_BID = """
+SET 'execution.checkpointing.interval' = '200 ms';
+CREATE TEMPORARY TABLE bid (
+  `dateTime` TIMESTAMP(3),
+  auction BIGINT,
+  bidder BIGINT,
+  price BIGINT,
+  Channel STRING,
+  url STRING,
+  extra STRING
+) WITH (
+  'connector' = 'nexmark',
+  'nexmark.table' = 'bid',
+  'nexmark.events.num' = '{events}',
+  'seed' = '7'{extra}
+);
+INSERT INTO db.{table} SELECT auction, bidder, price, channel, url, `dateTime`, extra FROM bid;
+"""
+
+BID_COLS = "(auction bigint, bidder bigint, price bigint, channel varchar, url varchar, " \
+           "datetime timestamp(6), extra varchar)"
+
+
+def bid_rows(wh, ident):
+    return sorted(tuple(r.values()) for r in rows_of(wh, ident))
+
+
+def nexmark_bids_via_kafka(kafka_broker, wh, tmp_path, events, rate=10000):
+    """The bids `floe kafka produce-nexmark` writes for the same seed, read
+    back from Kafka by a JSON job: what the nexmark connector must give."""
+    topic = f"run-nexmark-bids-{events}"
+    kafka_broker.create_topic(topic, 1)
+    kafka_broker.floe("produce-nexmark", "--bids", topic, "--events", events, "--seed", 7,
+                      "--rate", rate)
+    sql(wh, f"CREATE TABLE db.nx_kafka_{events} {BID_COLS}")
+    job = write_job(tmp_path, f"nx_kafka_{events}.sql", f"""
+CREATE TABLE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING,
+  `dateTime` TIMESTAMP(3), extra STRING) WITH (
+  'connector' = 'kafka', 'topic' = '{topic}', 'format' = 'json',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}');
+INSERT INTO db.nx_kafka_{events} SELECT * FROM bid;
+""")
+    run_job(wh, job, "--once")
+    return bid_rows(wh, f"db.nx_kafka_{events}")
+
+
+def test_nexmark_connector_gives_the_generator_rows(kafka_broker, wh, tmp_path):
+    events = 5000
+    want = nexmark_bids_via_kafka(kafka_broker, wh, tmp_path, events)
+    assert len(want) == events // 50 * 46  # 46 of every 50 events are bids
+    sql(wh, f"CREATE TABLE db.nx_bids {BID_COLS}")
+    job = write_job(tmp_path, "nx_bids.sql",
+                    NEXMARK_BID.format(events=events, extra="", table="nx_bids"))
+    run_job(wh, job, "--once")
+    assert bid_rows(wh, "db.nx_bids") == want
+    # Bounded by its options, the job ends by itself without --once.
+    sql(wh, f"CREATE TABLE db.nx_bids2 {BID_COLS}")
+    job = write_job(tmp_path, "nx_bids2.sql",
+                    NEXMARK_BID.format(events=events, extra="", table="nx_bids2"))
+    run_job(wh, job, timeout=60)
+    assert bid_rows(wh, "db.nx_bids2") == want
+
+    # number-of-rows counts the table's rows; people get ids from 1000 on.
+    sql(wh, "CREATE TABLE db.nx_people (id bigint, name varchar, t timestamp(6) with time zone)")
+    job = write_job(tmp_path, "nx_people.sql", """
+CREATE TABLE person (name STRING, id BIGINT, `dateTime` TIMESTAMP_LTZ(3)) WITH (
+  'connector' = 'nexmark', 'nexmark.table' = 'person', 'number-of-rows' = '30');
+INSERT INTO db.nx_people SELECT id, name, `dateTime` FROM person;
+""")
+    run_job(wh, job, "--once")
+    people = sorted(rows_of(wh, "db.nx_people"), key=lambda r: r["id"])
+    assert [r["id"] for r in people] == list(range(1000, 1030))
+    # Event 50 k is person 1000 + k, 50 k * 100 us after 2024-01-01 (10000 events/s).
+    base = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
+    assert [r["t"] for r in people] == [base + datetime.timedelta(microseconds=5000 * k)
+                                        for k in range(30)]
+
+    for text, msg in [
+        ("'nexmark.table' = 'bids'", "option 'nexmark.table': 'bids' is not a valid value"),
+        ("'nexmark.table' = 'bid', 'nexmark.speed' = '1'", "unknown option of the nexmark"),
+    ]:
+        bad = write_job(tmp_path, "nx_bad.sql", f"""
+CREATE TABLE bid (price BIGINT) WITH ('connector' = 'nexmark', {text});
+INSERT INTO db.nx_bids SELECT price, price, price, '', '', NULL, '' FROM bid;
+""")
+        proc = run_job(wh, bad, "--once", check=False)
+        assert proc.returncode == 1 and msg in proc.stderr, proc.stderr
+    for cols, msg in [("price STRING", "column price: nexmark's price is BIGINT"),
+                      ("cost BIGINT", "column cost is not a column of nexmark's bid records")]:
+        bad = write_job(tmp_path, "nx_bad.sql", f"""
+CREATE TABLE bid ({cols}) WITH ('connector' = 'nexmark', 'nexmark.table' = 'bid');
+INSERT INTO db.nx_people SELECT 1, 'x', NULL FROM bid;
+""")
+        proc = run_job(wh, bad, "--once", check=False)
+        assert proc.returncode == 1 and msg in proc.stderr, proc.stderr
+        assert "line 2, column" in proc.stderr
+    unbounded = write_job(tmp_path, "nx_unb.sql", NEXMARK_BID.format(
+        events=1, extra="", table="nx_bids").replace("'nexmark.events.num' = '1',", ""))
+    proc = run_job(wh, unbounded, "--once", check=False)
+    assert proc.returncode == 1 and "an unbounded nexmark source cannot run with --once" \
+        in proc.stderr
+
+
+def test_nexmark_connector_restarts_exactly_once(kafka_broker, wh, tmp_path):
+    events = 6000
+    want = nexmark_bids_via_kafka(kafka_broker, wh, tmp_path, events, rate=2000)
+    sql(wh, f"CREATE TABLE db.nx_restart {BID_COLS}")
+    # Rate-limited (Flink's option: bids at their share of 2000 events/s),
+    # so that the job is killed in the middle of the sequence.
+    job = write_job(tmp_path, "nx_restart.sql", NEXMARK_BID.format(
+        events=events, table="nx_restart",
+        extra=",\n  'nexmark.first-event.rate' = '2000', 'nexmark.rate.limited' = 'true'"))
+    proc = run_job(wh, job, env={"FLOE_FAULT_POINT": "after-checkpoint-before-commit@3"},
+                   check=False)
+    assert proc.returncode == 86, proc.stderr
+    p = start_job(wh, job)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGKILL)
+    p.communicate(timeout=30)
+    mid = len(rows_of(wh, "db.nx_restart"))
+    assert 0 < mid < len(want), mid
+    run_job(wh, job, "--once", timeout=120)
+    assert bid_rows(wh, "db.nx_restart") == want
+    check_summaries(wh, "db.nx_restart", "nx_restart")
+    assert len(job_snapshots(wh, "db.nx_restart", "nx_restart")) >= 3
+
+
+# ---- blocking operators over unbounded sources ----
+
+def test_blocking_operators_over_unbounded_sources_are_refused(kafka_broker, wh, tmp_path):
+    topic, n = "run-blocking", 40
+    kafka_broker.create_topic(topic, 2)
+    produce_orders(kafka_broker, topic, 0, n, 2)
+    sql(wh, "CREATE TABLE db.per_customer (customer varchar, n bigint, total decimal(38,2))")
+    table = KAFKA_TABLE.format(topic=topic, brokers=kafka_broker.brokers, group="g-blk")
+    group_by = ("INSERT INTO db.per_customer\n"
+                "SELECT customer, count(*), sum(amount) FROM orders GROUP BY customer;")
+    job = write_job(tmp_path, "blk.sql", table + group_by)
+    line = table.count("\n") + 1  # the INSERT's line in the file
+    t0 = time.monotonic()
+    proc = run_job(wh, job, check=False, timeout=30)
+    assert proc.returncode == 1, proc.stderr
+    assert time.monotonic() - t0 < 10  # refused at start, not after waiting
+    assert (f"line {line}, column 1: INSERT INTO db.per_customer: a GROUP BY or DISTINCT "
+            f"without a window over the unbounded table orders") in proc.stderr, proc.stderr
+    assert "window TVF" in proc.stderr and "--once" in proc.stderr
+    assert "'scan.bounded.mode'" in proc.stderr
+    assert rows_of(wh, "db.per_customer") == []
+
+    want = collections.Counter(order(i)["customer"] for i in range(n))
+
+    def counts():
+        return {r["customer"]: r["n"] for r in rows_of(wh, "db.per_customer")}
+
+    # --once bounds the source: the same job runs and emits at the end.
+    run_job(wh, job, "--once")
+    assert counts() == dict(want)
+    # So does Flink's scan.bounded.mode, without --once.
+    sql(wh, "DELETE FROM db.per_customer")
+    bounded = write_job(tmp_path, "blk_bounded.sql", table.replace(
+        "'format' = 'json'", "'format' = 'json', 'scan.bounded.mode' = 'latest-offset'") +
+        group_by)
+    run_job(wh, bounded, timeout=60)
+    assert counts() == dict(want)
+
+    # Other blocking operators, each named.
+    sql(wh, "CREATE TABLE db.sorted (id bigint, customer varchar)")
+    for query, what in [
+        ("SELECT id, customer FROM orders ORDER BY id", "an ORDER BY"),
+        ("SELECT DISTINCT id, customer FROM orders", "a GROUP BY or DISTINCT without a window"),
+        ("SELECT id, customer FROM (SELECT id, customer, row_number() OVER (PARTITION BY "
+         "customer ORDER BY id) AS rn FROM orders) WHERE rn = 1", "a window function (OVER)"),
+        ("SELECT o.id, p.customer FROM orders o JOIN orders2 p ON o.id = p.id", "a join"),
+    ]:
+        text = table + table.replace("CREATE TABLE orders", "CREATE TABLE orders2") + \
+            f"INSERT INTO db.sorted {query};"
+        proc = run_job(wh, write_job(tmp_path, "blk2.sql", text), check=False, timeout=30)
+        assert proc.returncode == 1, (query, proc.stderr)
+        assert f"INSERT INTO db.sorted: {what}" in proc.stderr, (query, proc.stderr)
+    # A bounded datagen table may feed a GROUP BY without --once (window
+    # aggregations over unbounded tables run in test_exactly_once.py).
+    sql(wh, "CREATE TABLE db.gen_groups (k bigint, n bigint)")
+    gen = write_job(tmp_path, "blk_gen.sql", """
+CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '100',
+  'rows-per-second' = '0', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1',
+  'fields.id.end' = '100');
+INSERT INTO db.gen_groups SELECT id % 3, count(*) FROM gen GROUP BY id % 3;
+""")
+    run_job(wh, gen, timeout=60)
+    assert sorted((r["k"], r["n"]) for r in rows_of(wh, "db.gen_groups")) == \
+        [(0, 33), (1, 34), (2, 33)]

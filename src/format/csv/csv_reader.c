@@ -8,11 +8,11 @@
  * row cut by the end of a chunk is simply split again after the next read.
  * A row that fails to parse is cut back out of every column.
  */
-#include "format/csv/csv.h"
-
 #include <stdio.h>
 
 #include "base/alloc.h"
+#include "format/csv/csv.h"
+#include "format/csv/csv_int.h"
 #include "format/json/json_decoder.h"
 #include "format/text_parse.h"
 #include "io/window.h"
@@ -21,140 +21,26 @@
 
 size_t csv__reader_chunk_bytes = (size_t)4 << 20;
 
-typedef struct csv_field {
-  const char *p;
-  size_t n;
-  bool quoted, dq; /* dq: holds doubled quotes */
-  uint64_t line;
-  size_t col;
-} csv_field_t;
-
 typedef struct csv_reader {
   fmt_reader_t base;
   io_window_t win;
   fl_arena_t *arena;
   ty_batch_t *batch;
   bool done;
-  char delim;
+  csv_splitter_t sp;
   uint64_t line; /* physical line of buf[start] */
-  csv_field_t *fields;
-  size_t nf, fcap;
   uint32_t nfile_cols;
-  int32_t *col_map;   /* file field -> batch column, or -1 */
-  bool *present;      /* batch column fed by some file field */
+  int32_t *col_map;      /* file field -> batch column, or -1 */
+  bool *present;         /* batch column fed by some file field */
   js_decoder_t **nested; /* per batch column: decoder of a nested column's JSON text */
   ty_schema_t **nested_schema;
-  fl_buf_t scratch, wrap;
+  fl_buf_t wrap;
 } csv_reader_t;
-
-
-static void add_field(csv_reader_t *r, const csv_field_t *f) {
-  if (r->nf == r->fcap) {
-    r->fcap = r->fcap ? r->fcap * 2 : 16;
-    r->fields = fl_realloc(r->fields, r->fcap * sizeof *r->fields);
-  }
-  r->fields[r->nf++] = *f;
-}
-
-/*
- * Splits the row at p into r->fields. Sets *whole and returns 0 with *next
- * after the row and *line_out the line after it; leaves *whole false when
- * the row is cut off by end and more text follows; returns an error code
- * for malformed text.
- */
-static int split_row(csv_reader_t *r, const char *p, const char *end, bool more, uint64_t line,
-                     const char **next, uint64_t *line_out, bool *whole, fl_err_t *err) {
-  const char *q = p, *ls = p;
-  *whole = false;
-  char delim = r->delim;
-  r->nf = 0;
-  for (;;) {
-    csv_field_t f = {.line = line, .col = (size_t)(q - ls) + 1};
-    if (q < end && *q == '"') {
-      q++;
-      f.p = q;
-      f.quoted = true;
-      for (;;) {
-        const char *x = memchr(q, '"', (size_t)(end - q));
-        const char *stop = x ? x : end;
-        for (const char *c = memchr(q, '\n', (size_t)(stop - q)); c;
-             c = memchr(c + 1, '\n', (size_t)(stop - c - 1))) {
-          line++;
-          ls = c + 1;
-        }
-        if (!x || (x + 1 == end && more)) {
-          if (more) return FL_OK;
-          return fl_err_set(err, FL_EPARSE, "%s: line %llu, column %zu: unterminated quoted field",
-                            r->win.in->path, (unsigned long long)f.line, f.col);
-        }
-        if (x + 1 < end && x[1] == '"') {
-          f.dq = true;
-          q = x + 2;
-          continue;
-        }
-        f.n = (size_t)(x - f.p);
-        q = x + 1;
-        break;
-      }
-      if (q < end && *q != delim && *q != '\n' && *q != '\r')
-        return fl_err_set(err, FL_EPARSE,
-                          "%s: line %llu, column %zu: unexpected character after a closing quote",
-                          r->win.in->path, (unsigned long long)line, (size_t)(q - ls) + 1);
-    } else {
-      f.p = q;
-      while (q < end && *q != delim && *q != '\n' && *q != '\r') q++;
-      f.n = (size_t)(q - f.p);
-    }
-    add_field(r, &f);
-    if (q >= end) {
-      if (more) return FL_OK;
-      *next = end;
-      *line_out = line;
-      *whole = true;
-      return FL_OK;
-    }
-    if (*q == delim) {
-      q++;
-      continue;
-    }
-    if (*q == '\r') {
-      q++;
-      if (q < end && *q == '\n')
-        q++;
-      else if (q >= end && more)
-        return FL_OK;
-    } else {
-      q++;
-    }
-    *next = q;
-    *line_out = line + 1;
-    *whole = true;
-    return FL_OK;
-  }
-}
 
 /* A blank line is skipped, except in a one-column file, where it is the
  * row of a null value (as the writer writes it). */
 static bool blank_row(const csv_reader_t *r) {
-  return r->nf == 1 && !r->fields[0].quoted && r->fields[0].n == 0 && r->nfile_cols != 1;
-}
-
-/* The text of a field: raw, or with doubled quotes undone in scratch. */
-static void field_text(csv_reader_t *r, const csv_field_t *f, const char **s, size_t *n) {
-  if (!f->dq) {
-    *s = f->p;
-    *n = f->n;
-    return;
-  }
-  fl_buf_clear(&r->scratch);
-  fl_buf_reserve(&r->scratch, f->n);
-  size_t o = 0;
-  for (size_t i = 0; i < f->n; i++) {
-    r->scratch.data[o++] = (uint8_t)f->p[i];
-    if (f->p[i] == '"') i++;
-  }
-  *s = (const char *)r->scratch.data;
-  *n = o;
+  return r->sp.nf == 1 && !r->sp.fields[0].quoted && r->sp.fields[0].n == 0 && r->nfile_cols != 1;
 }
 
 /* Parses a nested column's JSON text into v through a one-column decoder. */
@@ -175,32 +61,27 @@ static int nested_field(csv_reader_t *r, uint32_t c, ty_vec_t *v, const char *s,
 
 static int field_error(csv_reader_t *r, const csv_field_t *f, uint32_t c, int code, const char *why,
                        const char *s, size_t n, fl_err_t *err) {
-  char shown[48];
-  size_t k = n < 40 ? n : 40;
-  for (size_t i = 0; i < k; i++) shown[i] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-  shown[k] = '\0';
-  return fl_err_set(err, code, "%s: line %llu, column %zu: field '%s': %s%s%s%s%s", r->win.in->path,
-                    (unsigned long long)f->line, f->col, r->base.schema->root.fields[c].name, why,
-                    s ? ", found \"" : "", s ? shown : "", s && n > k ? "..." : "", s ? "\"" : "");
+  return csv__field_error(&r->sp, f, r->base.schema->root.fields[c].name, code, why, s, n, err);
 }
 
 /* Appends the split row to the batch, or cuts it back out on error. */
 static int apply_row(csv_reader_t *r, uint64_t row_line, fl_err_t *err) {
-  if (r->nf != r->nfile_cols)
-    return fl_err_set(err, FL_EPARSE, "%s: line %llu: expected %u fields, found %zu", r->win.in->path,
-                      (unsigned long long)row_line, r->nfile_cols, r->nf);
+  if (r->sp.nf != r->nfile_cols)
+    return fl_err_set(err, FL_EPARSE, "%s: line %llu: expected %u fields, found %zu",
+                      r->win.in->path, (unsigned long long)row_line, r->nfile_cols, r->sp.nf);
   ty_batch_t *b = r->batch;
   uint32_t rows = b->nrows;
   const ty_field_t *cols = r->base.schema->root.fields;
   int rc = FL_OK;
-  for (size_t i = 0; i < r->nf; i++) {
+  for (size_t i = 0; i < r->sp.nf; i++) {
     int32_t c = r->col_map[i];
     if (c < 0) continue;
-    const csv_field_t *f = &r->fields[i];
+    const csv_field_t *f = &r->sp.fields[i];
     ty_vec_t *v = b->cols[c];
     if (!f->quoted && f->n == 0) {
       if (cols[c].required) {
-        rc = field_error(r, f, (uint32_t)c, FL_EINVALID, "empty (null) value for a required field", NULL, 0, err);
+        rc = field_error(r, f, (uint32_t)c, FL_EINVALID, "empty (null) value for a required field",
+                         NULL, 0, err);
         goto fail;
       }
       ty_vec_append_null(v);
@@ -208,7 +89,7 @@ static int apply_row(csv_reader_t *r, uint64_t row_line, fl_err_t *err) {
     }
     const char *s;
     size_t n;
-    field_text(r, f, &s, &n);
+    csv__field_text(&r->sp, f, &s, &n);
     if (r->nested[c]) {
       fl_err_t je;
       if (nested_field(r, (uint32_t)c, v, s, n, &je)) {
@@ -250,8 +131,8 @@ static int csv_next(fmt_reader_t *fr, ty_batch_t **out, fl_err_t *err) {
     const char *next;
     uint64_t line_after;
     bool whole;
-    if ((rc = split_row(r, r->win.buf + r->win.start, r->win.buf + r->win.len, !io_window_at_eof(&r->win), r->line, &next,
-                        &line_after, &whole, err)))
+    if ((rc = csv__split_row(&r->sp, r->win.buf + r->win.start, r->win.buf + r->win.len,
+                             !io_window_at_eof(&r->win), r->line, &next, &line_after, &whole, err)))
       goto fail;
     if (!whole) {
       if ((rc = io_window_fill(&r->win, err))) goto fail;
@@ -277,8 +158,7 @@ static void csv_close_reader(fmt_reader_t *fr) {
     for (uint32_t c = 0; r->batch && c < r->batch->ncols; c++) js_decoder_free(r->nested[c]);
   ty_batch_free(r->batch);
   io_window_free(&r->win);
-  fl_free(r->fields);
-  fl_buf_free(&r->scratch);
+  csv__splitter_free(&r->sp);
   fl_buf_free(&r->wrap);
   fl_arena_free(r->arena);
   fl_free(r);
@@ -294,7 +174,8 @@ static int peek_row(csv_reader_t *r, size_t *pos, uint64_t *line, bool *found, f
     uint64_t after;
     bool whole = false;
     if (*pos < r->win.len) {
-      int rc = split_row(r, r->win.buf + *pos, r->win.buf + r->win.len, !io_window_at_eof(&r->win), *line, &next, &after, &whole, err);
+      int rc = csv__split_row(&r->sp, r->win.buf + *pos, r->win.buf + r->win.len,
+                              !io_window_at_eof(&r->win), *line, &next, &after, &whole, err);
       if (rc) return rc;
     }
     if (!whole) {
@@ -325,17 +206,17 @@ static int infer(csv_reader_t *r, uint32_t want, const char **names, uint32_t nc
     bool found;
     if ((rc = peek_row(r, &pos, &line, &found, err))) goto done;
     if (!found) break;
-    if (r->nf != ncols) {
-      rc = fl_err_set(err, FL_EPARSE, "%s: line %llu: expected %u fields, found %zu", r->win.in->path,
-                      (unsigned long long)(line - 1), ncols, r->nf);
+    if (r->sp.nf != ncols) {
+      rc = fl_err_set(err, FL_EPARSE, "%s: line %llu: expected %u fields, found %zu",
+                      r->win.in->path, (unsigned long long)(line - 1), ncols, r->sp.nf);
       goto done;
     }
     for (uint32_t c = 0; c < ncols; c++) {
-      const csv_field_t *f = &r->fields[c];
+      const csv_field_t *f = &r->sp.fields[c];
       if (!f->quoted && f->n == 0) continue;
       const char *s;
       size_t n;
-      field_text(r, f, &s, &n);
+      csv__field_text(&r->sp, f, &s, &n);
       unsigned k = tp_classify(s, n);
       cls[c] = seen[c] ? cls[c] & k : k;
       seen[c] = true;
@@ -360,14 +241,18 @@ int csv_open_reader_io(io_reader_t *in, const fmt_read_opts_t *opts, fmt_reader_
   csv_reader_t *r = fl_calloc(1, sizeof *r);
   r->arena = fl_arena_new(0);
   r->line = 1;
-  fl_buf_init(&r->scratch);
   fl_buf_init(&r->wrap);
   size_t plen = strlen(in->path);
-  bool tsv = plen >= 4 && (strcmp(in->path + plen - 4, ".tsv") == 0 || strcmp(in->path + plen - 4, ".TSV") == 0);
-  r->delim = opts->csv_delimiter ? opts->csv_delimiter : (tsv ? '\t' : ',');
+  bool tsv = plen >= 4 &&
+             (strcmp(in->path + plen - 4, ".tsv") == 0 || strcmp(in->path + plen - 4, ".TSV") == 0);
+  csv_dialect_t dialect = {.delimiter =
+                               opts->csv_delimiter ? opts->csv_delimiter : (tsv ? '\t' : ',')};
+  csv__splitter_init(&r->sp, &dialect, in->path);
   int rc;
-  if (r->delim == '"' || r->delim == '\n' || r->delim == '\r') {
-    rc = fl_err_set(err, FL_EINVALID, "%s: the delimiter cannot be a quote or a line break", in->path);
+  char delim = r->sp.d.delimiter;
+  if (delim == '"' || delim == '\n' || delim == '\r') {
+    rc = fl_err_set(err, FL_EINVALID, "%s: the delimiter cannot be a quote or a line break",
+                    in->path);
     in->close(in);
     goto err;
   }
@@ -383,7 +268,7 @@ int csv_open_reader_io(io_reader_t *in, const fmt_read_opts_t *opts, fmt_reader_
   bool found;
   if ((rc = peek_row(r, &pos, &line, &found, err))) goto err;
   if (found) {
-    nnames = (uint32_t)r->nf;
+    nnames = (uint32_t)r->sp.nf;
     names = fl_arena_zalloc(r->arena, nnames * sizeof *names);
     for (uint32_t i = 0; i < nnames; i++) {
       if (opts->csv_no_header) {
@@ -391,7 +276,7 @@ int csv_open_reader_io(io_reader_t *in, const fmt_read_opts_t *opts, fmt_reader_
       } else {
         const char *s;
         size_t n;
-        field_text(r, &r->fields[i], &s, &n);
+        csv__field_text(&r->sp, &r->sp.fields[i], &s, &n);
         names[i] = fl_arena_strndup(r->arena, s, n);
       }
     }
@@ -404,7 +289,8 @@ int csv_open_reader_io(io_reader_t *in, const fmt_read_opts_t *opts, fmt_reader_
   const ty_schema_t *schema = opts->schema;
   if (!schema) {
     ty_schema_t *s = NULL;
-    if ((rc = infer(r, opts->infer_rows ? opts->infer_rows : 1000, names, nnames, &s, err))) goto err;
+    if ((rc = infer(r, opts->infer_rows ? opts->infer_rows : 1000, names, nnames, &s, err)))
+      goto err;
     schema = s;
   }
   uint32_t ncols = schema->root.nfields;

@@ -66,6 +66,7 @@ struct js_decoder {
   const ty_schema_t *schema;
   js_node_t root;
   bool ci;
+  bool fail_missing; /* a member absent from its object is an error */
   js_lex_t lx;
   uint64_t line;
   ptrdiff_t carry; /* start of the current line relative to the next text */
@@ -159,6 +160,7 @@ js_decoder_t *js_decoder_new(const ty_schema_t *s, const js_decode_opts_t *opts)
   d->arena = fl_arena_new(0);
   d->schema = s;
   d->ci = opts && opts->case_insensitive;
+  d->fail_missing = opts && opts->fail_on_missing;
   d->lx.max_depth = opts && opts->max_depth ? opts->max_depth : 64;
   if (d->lx.max_depth > MAX_PATH - 8) d->lx.max_depth = MAX_PATH - 8;
   d->line = 1;
@@ -502,8 +504,9 @@ static int decode_object(js_decoder_t *d, js_node_t *nd, ty_vec_t **kids, ty_vec
   }
   for (uint32_t i = 0; i < nd->nfields; i++) {
     if (nd->seen[i] == gen) continue;
-    if (nd->required[i]) {
-      js__fail(l, FL_EINVALID, l->p - 1, "required field missing");
+    if (nd->required[i] || d->fail_missing) {
+      js__fail(l, FL_EINVALID, l->p - 1,
+               nd->required[i] ? "required field missing" : "field missing");
       push_name(d, nd->names[i], nd->name_lens[i]);
       return FL_EINVALID;
     }
@@ -628,7 +631,8 @@ static int decode_map_array(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, uint32_
   return FL_OK;
 }
 
-static int decode_value(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, bool required, uint32_t depth) {
+static int decode_value(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, bool required,
+                        uint32_t depth) {
   js_lex_t *l = &d->lx;
   js__ws(l);
   if (l->p >= l->end) return js__fail_eof(l, "a value");

@@ -52,6 +52,9 @@
 typedef struct js_decode_opts {
   bool case_insensitive; /* match member names ignoring ASCII case */
   uint32_t max_depth;    /* nesting limit; 0 = 64 */
+  /* a member missing from its object is an error even for an optional
+   * field (Flink's 'json.fail-on-missing-field'); a null member is not */
+  bool fail_on_missing;
 } js_decode_opts_t;
 
 typedef struct js_decoder js_decoder_t;
