@@ -248,3 +248,39 @@ def test_kill_9_parallel_windowed_job_keeps_exactly_once(kafka_broker, wh, tmp_p
     for kind in ("tumble", "session"):
         assert table_rows(wh, f"db.pk_{kind}", kind) == expected(kind, produced), kind
         check_summaries(wh, f"db.pk_{kind}", "pkill")
+
+
+def test_generator_keyed_job_on_several_threads(wh, tmp_path):
+    """A datagen table is read by lane 0 only; with --parallelism 3 its rows
+    still reach every lane's window aggregation by key, and the other lanes'
+    copies of the generator input end at once (else no window would fire)."""
+    body = """
+SET 'execution.checkpointing.interval' = '100 ms';
+CREATE TABLE g (
+  id BIGINT,
+  ts AS TO_TIMESTAMP_LTZ(1700000000000 + id * 10, 3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH ('connector' = 'datagen', 'number-of-rows' = '30000', 'rows-per-second' = '0',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '30000');
+INSERT INTO db.{t}
+SELECT window_start, window_end, id % 50 AS k, count(*) AS n, sum(id) AS s
+FROM TABLE(TUMBLE(TABLE g, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end, id % 50;
+"""
+    want = collections.defaultdict(lambda: [0, 0])
+    for i in range(1, 30001):
+        start = (1700000000000 + i * 10) // 10_000 * 10_000
+        w = want[(start, i % 50)]
+        w[0] += 1
+        w[1] += i
+    for par in (1, 3):
+        t = f"gen{par}"
+        sql(wh, f"CREATE TABLE db.{t} (window_start timestamp(6) with time zone, "
+                "window_end timestamp(6) with time zone, k bigint, n bigint, s bigint)")
+        job = write_job(tmp_path, f"{t}.sql", body.format(t=t))
+        proc = run_job(wh, job, "--once", "--parallelism", par)
+        assert [e for e in log_events(proc.stderr) if e["msg"] == "start"][0]["parallelism"] == par
+        got = {(int(r["window_start"].timestamp() * 1000), r["k"]): [r["n"], r["s"]]
+               for r in rows_of(wh, f"db.{t}")}
+        assert len(got) == len(rows_of(wh, f"db.{t}"))  # each (window, key) once
+        assert got == dict(want), par
