@@ -449,7 +449,8 @@ static int checkpoint_lanes(runner_t *r, const json_t *meta) {
  * How many lanes run the job: --parallelism, else SET
  * 'parallelism.default', else the newest checkpoint's (a restart keeps its
  * lanes, whose state and sinks the checkpoint holds), else one per online
- * core (at most DEFAULT_MAX_LANES) when the job reads Kafka and one when
+ * core (at most DEFAULT_MAX_LANES) when the job reads Kafka - no more than
+ * the largest topic's partitions unless an INSERT is keyed - and one when
  * it only generates rows. Several lanes run INSERTs that go row by row
  * with at most one keyed operator (ex_plan_lanes_ok); for others an
  * explicit parallelism above 1 is an error and the default falls back to
@@ -469,13 +470,33 @@ static int choose_lanes(runner_t *r, fl_err_t *err) {
     }
   }
   if (!r->nlanes) {
-    bool kafka = false;
-    for (uint32_t i = 0; i < j->ntables; i++) {
-      const char *c = sql_stream_option(j->tables[i], "connector");
-      kafka |= c && !strcmp(c, "kafka");
-    }
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    r->nlanes = !kafka || n < 1 ? 1 : n > DEFAULT_MAX_LANES ? DEFAULT_MAX_LANES : (uint32_t)n;
+    r->nlanes = n < 1 ? 1 : n > DEFAULT_MAX_LANES ? DEFAULT_MAX_LANES : (uint32_t)n;
+    bool keyed = false;
+    for (uint32_t i = 0; i < j->ninserts; i++) {
+      bool k = false;
+      ex_plan_lanes_ok(j->inserts[i].plan, &k);
+      keyed |= k;
+    }
+    /* Lanes read partitions: a job of generators runs on one, and without
+     * a keyed INSERT lanes beyond the largest topic's partitions would have
+     * nothing to do (a broker that does not answer leaves one lane; the
+     * job's start then reports it). */
+    uint32_t most = 1;
+    bool splits = false;
+    for (uint32_t i = 0; i < j->ntables; i++) {
+      st_source_t *src;
+      uint32_t parts = 1;
+      fl_err_t e;
+      fl_err_clear(&e);
+      if (st_source_open(j->tables[i], ST_BAD_FAIL, &src, &e)) continue;
+      if (src->vt->partitions) {
+        splits = true;
+        if (!src->vt->partitions(src, &parts, &e) && parts > most) most = parts;
+      }
+      st_source_free(src);
+    }
+    if (!splits || (!keyed && most < r->nlanes)) r->nlanes = splits ? most : 1;
   }
   for (uint32_t i = 0; r->nlanes > 1 && i < j->ninserts; i++) {
     bool keyed;

@@ -40,8 +40,9 @@ typedef struct st_run_opts {
   const char *warehouse; /* where _floe/jobs/<id> lives */
   bool once;             /* bounded: up to the end of the input as at start */
   /* Worker threads (lanes); 0: SET 'parallelism.default', else the newest
-   * checkpoint's, else one per online core (at most 16) for a job that
-   * reads Kafka and 1 for one that only generates rows. */
+   * checkpoint's, else one per online core (at most 16; without a keyed
+   * INSERT at most the largest topic's partitions) for a job that reads
+   * Kafka and 1 for one that only generates rows. */
   uint32_t parallelism;
   int64_t checkpoint_interval_ms; /* 0: the job's execution.checkpointing.interval, else 10 s */
   int keep_checkpoints;           /* 0: 3 */

@@ -38,9 +38,9 @@ def event(i):
             "ts": ts.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]}
 
 
-def produce(broker, topic, first, n):
+def produce(broker, topic, first, n, parts=PARTS):
     text = "".join(json.dumps({"key": str(i), "value": json.dumps(event(i)),
-                               "partition": i % PARTS}) + "\n"
+                               "partition": i % parts}) + "\n"
                    for i in range(first, first + n))
     proc = broker.floe("produce", "--topic", topic, "--records", input=text)
     assert f"produced {n} messages" in proc.stderr
@@ -284,3 +284,23 @@ GROUP BY window_start, window_end, id % 50;
                for r in rows_of(wh, f"db.{t}")}
         assert len(got) == len(rows_of(wh, f"db.{t}"))  # each (window, key) once
         assert got == dict(want), par
+
+
+def test_default_parallelism(kafka_broker, wh, tmp_path):
+    """Without --parallelism: one lane per core (at most 16) for a keyed job,
+    no more than the topic's partitions for a pass-through job."""
+    import os
+    topic = "par-default"
+    kafka_broker.create_topic(topic, 1)
+    produce(kafka_broker, topic, 0, 300, parts=1)
+    src = SOURCE.format(topic=topic, brokers=kafka_broker.brokers)
+    cols, q = QUERIES["tumble"]
+    sql(wh, f"CREATE TABLE db.d_keyed {cols}")
+    sql(wh, "CREATE TABLE db.d_pass (id bigint)")
+    cores = min(os.cpu_count(), 16)
+    for name, insert, want in [("d_keyed", q, cores), ("d_pass", "SELECT id FROM ev", 1)]:
+        job = write_job(tmp_path, f"{name}.sql", src + f"INSERT INTO db.{name} {insert};\n")
+        proc = run_job(wh, job, "--once")
+        assert [e for e in log_events(proc.stderr) if e["msg"] == "start"][0]["parallelism"] == want
+    assert table_rows(wh, "db.d_keyed", "tumble") == expected("tumble", 300)
+    assert sorted(r["id"] for r in rows_of(wh, "db.d_pass")) == list(range(300))
