@@ -74,7 +74,7 @@ static int run_job(int argc, char **argv) {
   if (iv && (!st_duration_parse(iv, &interval) || interval <= 0))
     return cli_usage_error(&cli_cmd_run, "--checkpoint-interval needs a duration such as 5s");
   const char *par = cli_args_get(&a, "parallelism");
-  uint32_t lanes = 0; /* the job's SET 'parallelism.default', else 1 */
+  uint32_t lanes = 0; /* the runner's default (st_run_opts_t) */
   if (par) {
     char *end;
     long n = strtol(par, &end, 10);
@@ -179,8 +179,13 @@ const cli_command_t cli_cmd_run = {
         "Kafka lag, the watermark and the last checkpoint and commit.\n"
         "--metrics-port serves the same figures as Prometheus metrics on\n"
         "/metrics (and /healthz); port 0 picks a free one, printed on stderr.\n"
-        "--parallelism N reads the Kafka partitions on N worker threads (jobs\n"
-        "of filters and projections; default SET 'parallelism.default', else 1).\n"
+        "--parallelism N runs the job on N worker threads: each reads its share\n"
+        "of the Kafka partitions, and a window aggregation or GROUP BY gets its\n"
+        "rows by key hash from every thread. Default: SET 'parallelism.default',\n"
+        "else the newest checkpoint's, else one per core (at most 16, and at most\n"
+        "the partitions for jobs without aggregation) for jobs that read Kafka,\n"
+        "1 for generators; jobs that join, sort or aggregate twice run on 1.\n"
+        "A restart needs the parallelism it was checkpointed with.\n"
         "--allowed-lateness (SET 'table.exec.emit.allow-lateness') makes each\n"
         "window wait that long past its end before it is written; rows later\n"
         "than that are dropped and counted (floe_job_late_rows_total).\n"

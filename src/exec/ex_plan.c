@@ -112,6 +112,8 @@ struct ex_query {
   int64_t lateness_us;
   ex_window_late_fn late_fn;
   void *late_arg;
+  ex_keyed_exchange_fn keyed_exchange;
+  void *keyed_exchange_arg;
 };
 
 /* ---- meters (EXPLAIN ANALYZE) ----
@@ -849,6 +851,65 @@ static int build_window_agg(ex_query_t *q, const sql_plan_t *p, ex_op_t *next, e
 
 static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err);
 
+/* Whether node p is an operator whose groups a key hash can split: a
+ * window aggregation, or a hash aggregation without a global group (an
+ * empty grouping set would make one row per copy). */
+static bool keyed(const sql_plan_t *p) {
+  if (p->kind == SQL_P_WINDOW_AGG) return true;
+  if (p->kind != SQL_P_AGGREGATE || p->u.agg.streaming || !p->u.agg.nkeys) return false;
+  for (uint32_t i = 0; i < p->u.agg.nsets; i++)
+    if (!p->u.agg.sets[i]) return false;
+  return true;
+}
+
+/* The input columns of keyed node p whose hash places a row: a session's
+ * PARTITION BY columns (sessions merge across the other keys), else the
+ * keys in every grouping set (a group never spans two copies). */
+static uint32_t *hash_cols(fl_arena_t *a, const sql_plan_t *p, uint32_t *n) {
+  const uint32_t *keys = p->kind == SQL_P_WINDOW_AGG ? p->u.wtvf.keys : p->u.agg.keys;
+  uint32_t nkeys = p->kind == SQL_P_WINDOW_AGG ? p->u.wtvf.nkeys : p->u.agg.nkeys;
+  const uint64_t *sets = p->kind == SQL_P_WINDOW_AGG ? p->u.wtvf.sets : p->u.agg.sets;
+  uint32_t nsets = p->kind == SQL_P_WINDOW_AGG ? p->u.wtvf.nsets : p->u.agg.nsets;
+  uint32_t *out = fl_arena_zalloc(
+      a, (nkeys + 1 + (p->kind == SQL_P_WINDOW_AGG ? p->u.wtvf.npartition : 0)) * sizeof *out);
+  *n = 0;
+  if (p->kind == SQL_P_WINDOW_AGG && p->u.wtvf.kind == SQL_WT_SESSION) {
+    for (uint32_t i = 0; i < p->u.wtvf.npartition; i++) out[(*n)++] = p->u.wtvf.partition[i];
+    return out;
+  }
+  uint64_t all = ~(uint64_t)0;
+  for (uint32_t i = 0; i < nsets; i++) all &= sets[i];
+  for (uint32_t i = 0; i < nkeys; i++)
+    if (i >= 64 || (all >> i & 1)) out[(*n)++] = keys[i];
+  return out;
+}
+
+static bool lanes_ok(const sql_plan_t *p, uint32_t *nkeyed) {
+  switch (p->kind) {
+    case SQL_P_SCAN:
+    case SQL_P_VALUES:
+    case SQL_P_FILTER:
+    case SQL_P_PROJECT:
+    case SQL_P_UNION:
+    case SQL_P_UNNEST:
+    case SQL_P_WINDOW_TVF: break;
+    default:
+      if (!keyed(p)) return false;
+      ++*nkeyed;
+  }
+  if (p->in && !p->ninputs && !lanes_ok(p->in, nkeyed)) return false;
+  for (uint32_t i = 0; i < p->ninputs; i++)
+    if (!lanes_ok(p->inputs[i], nkeyed)) return false;
+  return *nkeyed <= 1;
+}
+
+bool ex_plan_lanes_ok(const sql_plan_t *p, bool *has_keyed) {
+  uint32_t n = 0;
+  bool ok = lanes_ok(p, &n);
+  *has_keyed = n > 0;
+  return ok;
+}
+
 static int build(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t *err) {
   for (uint32_t i = 0; i < q->njfilters; i++) {
     pending_filter_t *f = &q->jfilters[i];
@@ -972,7 +1033,17 @@ static int build_node(ex_query_t *q, const sql_plan_t *p, ex_op_t **L, fl_err_t 
   node_stat_t *st = node_of(q, name);
   for (uint32_t i = 0; i < q->npending; i++) q->pending[i]->st = st;
   q->npending = 0;
-  if (op) {
+  if (q->keyed_exchange && keyed(p)) {
+    /* A streaming job's copy of the query on one of its lanes: rows reach
+     * the keyed operator by key (the exchange owns the operator in front). */
+    if (op) keep_op(q, op);
+    uint32_t nh = 0, *hc = hash_cols(q->a, p, &nh);
+    ex_op_t *front;
+    if ((rc = q->keyed_exchange(q->keyed_exchange_arg, schema_of(q, in), hc, nh,
+                                metered(q, st, op ? op : ops[0]), &front, err)))
+      return rc;
+    ops = same_lanes(q, front);
+  } else if (op) {
     keep_op(q, op);
     ops = gathered(q, schema_of(q, in), metered(q, st, op));
   } else {
@@ -992,6 +1063,8 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
     q->lateness_us = o->window_allowed_lateness_us;
     q->late_fn = o->window_late_fn;
     q->late_arg = o->window_late_arg;
+    q->keyed_exchange = o->keyed_exchange;
+    q->keyed_exchange_arg = o->keyed_exchange_arg;
   }
   ex_ctx_init(&q->ectx, a, o ? o->zone : NULL, o ? o->now_us : -1);
   ex_mem_init(&q->mem, o ? o->mem_limit : 0);

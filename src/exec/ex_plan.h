@@ -24,6 +24,18 @@
 #include "exec/op_window_agg.h"
 #include "sql/sql_bind.h"
 
+/*
+ * A streaming job that runs one copy of a query per lane places an
+ * exchange in front of the query's keyed operator (a window aggregation,
+ * or a hash aggregation whose groups all have keys): the planner calls
+ * this once the operator op is built, with op's input schema and the
+ * input columns whose hash decides which lane's copy owns a row (none:
+ * every row belongs to one lane), and builds the input into *front
+ * instead of op. The callee owns *front.
+ */
+typedef int (*ex_keyed_exchange_fn)(void *arg, const ty_schema_t *in, const uint32_t *hash_cols,
+                                    uint32_t nhash, ex_op_t *op, ex_op_t **front, fl_err_t *err);
+
 typedef struct ex_query_opts {
   size_t mem_limit;      /* bytes; 0: unlimited */
   const char *spill_dir; /* NULL: $TMPDIR or /tmp */
@@ -40,6 +52,9 @@ typedef struct ex_query_opts {
   int64_t window_allowed_lateness_us;
   ex_window_late_fn window_late_fn;
   void *window_late_arg;
+  /* One lane per query (threads 1) only: see ex_keyed_exchange_fn. */
+  ex_keyed_exchange_fn keyed_exchange;
+  void *keyed_exchange_arg;
 } ex_query_opts_t;
 
 #define EX_MAX_THREADS 256
@@ -88,6 +103,13 @@ typedef struct ex_stream_input {
   ex_op_t *op;               /* where to push them */
 } ex_stream_input_t;
 void ex_query_stream_input(const ex_query_t *q, uint32_t i, ex_stream_input_t *out);
+/* Whether copies of streaming plan p can run side by side on several
+ * lanes, each fed a share of the input: every node goes row by row
+ * (scans, filters, projections, UNION ALL, UNNEST, window table
+ * functions) except at most one keyed operator (see
+ * ex_keyed_exchange_fn) that an exchange feeds by key. *keyed: there is
+ * one. */
+bool ex_plan_lanes_ok(const sql_plan_t *p, bool *keyed);
 /* Every operator's state, in building order, each as a length-prefixed
  * record; restore reads them back into a query built from the same plan. */
 int ex_query_checkpoint(ex_query_t *q, fl_buf_t *w, fl_err_t *err);

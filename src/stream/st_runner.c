@@ -10,6 +10,11 @@
  * checkpoint and commit) -> done. Checkpoint n + 1 starts only after
  * checkpoint n is committed, so at most the newest complete checkpoint
  * can be uncommitted when the process dies.
+ *
+ * With several lanes (worker threads) each lane runs its own copies of
+ * the pipelines; keyed operators get their rows through an exchange
+ * (st_exchange.h), which a checkpoint drains into them first (see
+ * loop_lanes).
  */
 #include "stream/st_runner.h"
 
@@ -29,11 +34,15 @@
 #include "exec/ex_plan.h"
 #include "stream/st_checkpoint.h"
 #include "stream/st_commit.h"
+#include "stream/st_exchange.h"
 #include "stream/st_progress.h"
 #include "stream/st_scan.h"
 #include "stream/st_sink_iceberg.h"
 
 #define EVENTS_METRIC "floe_job_events_read_total"
+
+/* The default parallelism: one lane per online core, at most this many. */
+#define DEFAULT_MAX_LANES 16
 
 /* The series of one scan, and the source's cumulative counts already
  * added to them (the sources count in their own fields; the lane adds the
@@ -58,6 +67,18 @@ typedef struct sink_ref {
   ice_table_t *table;
 } sink_ref_t;
 
+/* Lane `lane`'s copy of INSERT `ins`, as the planner's keyed-exchange
+ * callback sees it. */
+typedef struct keyed_arg {
+  struct runner *r;
+  uint32_t lane, ins;
+} keyed_arg_t;
+
+/* Scan `scan` pushes into query `q`. */
+typedef struct feed {
+  uint32_t q, scan;
+} feed_t;
+
 typedef struct runner {
   cat_catalog_t *cat;
   st_job_t *job;
@@ -66,7 +87,19 @@ typedef struct runner {
   job_stats_t js;
   st_progress_t *progress;
   st_ckpt_store_t *store;
-  uint32_t nlanes;                   /* worker threads (--parallelism) */
+  uint32_t nlanes;     /* worker threads (--parallelism) */
+  bool lanes_explicit; /* --parallelism or SET 'parallelism.default' */
+  /* With keyed INSERTs on several lanes: the channels between the lanes,
+   * the exchange of each INSERT (NULL: it runs row by row), the planner
+   * callback's arguments, and the stream inputs that lanes > 0 never get
+   * rows for (a generator is read by lane 0), finished at their start. */
+  st_exchange_hub_t *hub;
+  st_exchange_t **xins;
+  keyed_arg_t *kargs;
+  ex_stream_input_t *orphans;
+  uint32_t *orphan_lane, norphans;
+  feed_t *feeds;
+  uint32_t nfeeds;
   const sql_stream_table_t **tables; /* per scan */
   st_scan_t **scans;
   scan_stat_t *scan_stat; /* per scan */
@@ -250,14 +283,16 @@ static void count_scan(runner_t *r, uint32_t i, uint32_t rows) {
   atomic_store_explicit(&st->watermark_us, st_scan_watermark(r->scans[i]), memory_order_relaxed);
 }
 
-/* The job's watermark, the smallest of the scans' (the job's thread). */
+/* The job's watermark, the smallest of the scans' (the job's thread);
+ * a lane's share of a topic without partitions has none and is left out. */
 static int64_t job_watermark(runner_t *r) {
   int64_t wm = INT64_MAX;
   for (uint32_t i = 0; i < r->nscans; i++) {
+    if (r->nlanes > 1 && !st_scan_source(r->scans[i])->nslots) continue;
     int64_t w = atomic_load_explicit(&r->scan_stat[i].watermark_us, memory_order_relaxed);
     if (w < wm) wm = w;
   }
-  return r->nscans ? wm : ST_NO_WATERMARK;
+  return wm == INT64_MAX ? ST_NO_WATERMARK : wm;
 }
 
 static void update_watermark(runner_t *r) {
@@ -367,19 +402,6 @@ static int bad_records(runner_t *r, fl_err_t *err) {
   return rc ? fl_err_prefix(err, "dead-letter table %s: ", ident) : FL_OK;
 }
 
-/* Whether every row of the plan goes its own way (no operator holds rows
- * of several partitions together): what several lanes can run without an
- * exchange between them. */
-static bool stateless(const sql_plan_t *p) {
-  if (p->kind != SQL_P_SCAN && p->kind != SQL_P_FILTER && p->kind != SQL_P_PROJECT &&
-      p->kind != SQL_P_UNION && p->kind != SQL_P_UNNEST && p->kind != SQL_P_VALUES)
-    return false;
-  if (p->in && !stateless(p->in)) return false;
-  for (uint32_t i = 0; i < p->ninputs; i++)
-    if (!stateless(p->inputs[i])) return false;
-  return true;
-}
-
 /* The job's SET statements for its windows and state: Flink's allowed
  * lateness (a window waits that long past its end before it fires, so the
  * append-only tables get each window once, complete) and floe's state
@@ -406,27 +428,117 @@ static int job_settings(runner_t *r, fl_err_t *err) {
     return fl_err_set(err, FL_EINVALID,
                       "SET 'floe.max-record-bytes' = '%s': expected a size such as '8mb'", mrb);
   r->max_record_bytes = (size_t)bytes;
-  if (!r->nlanes) {
-    const char *par = st_job_option(r->job, "parallelism.default");
+  r->lanes_explicit = r->nlanes > 0;
+  const char *par = st_job_option(r->job, "parallelism.default");
+  if (!r->nlanes && par) {
     char *end = NULL;
-    long n = par ? strtol(par, &end, 10) : 1;
-    if (par && (*par < '0' || *par > '9' || *end || n < 1 || n > 64))
+    long n = strtol(par, &end, 10);
+    if (*par < '0' || *par > '9' || *end || n < 1 || n > 64)
       return fl_err_set(err, FL_EINVALID,
                         "SET 'parallelism.default' = '%s': expected a number from 1 to 64", par);
     r->nlanes = (uint32_t)n;
+    r->lanes_explicit = true;
   }
+  return FL_OK;
+}
+
+/* The lanes of the newest checkpoint: its "parallelism", or for older
+ * checkpoints its sinks per INSERT (and dead-letter sink); 0: none. */
+static int checkpoint_lanes(runner_t *r, const json_t *meta) {
+  json_t *p = json_object_get(meta, "parallelism");
+  if (json_is_integer(p)) return (int)json_integer_value(p);
+  const char *b = st_job_option(r->job, "floe.bad-records");
+  size_t per = r->job->ninserts + (b && !strcmp(b, "dead-letter") ? 1 : 0);
+  size_t n = json_array_size(json_object_get(meta, "sinks"));
+  return per && n % per == 0 && n ? (int)(n / per) : 1;
+}
+
+/*
+ * How many lanes run the job: --parallelism, else SET
+ * 'parallelism.default', else the newest checkpoint's (a restart keeps its
+ * lanes, whose state and sinks the checkpoint holds), else one per online
+ * core (at most DEFAULT_MAX_LANES) when the job reads Kafka - no more than
+ * the largest topic's partitions unless an INSERT is keyed - and one when
+ * it only generates rows. Several lanes run INSERTs that go row by row
+ * with at most one keyed operator (ex_plan_lanes_ok); for others an
+ * explicit parallelism above 1 is an error and the default falls back to
+ * one lane.
+ */
+static int choose_lanes(runner_t *r, fl_err_t *err) {
+  st_job_t *j = r->job;
+  if (!r->nlanes) {
+    int64_t last = 0;
+    int rc = st_ckpt_latest(r->store, &last, err);
+    if (rc) return rc;
+    if (last > 0) {
+      json_t *meta;
+      if ((rc = st_ckpt_read_meta(r->store, last, &meta, err))) return rc;
+      r->nlanes = (uint32_t)checkpoint_lanes(r, meta);
+      json_decref(meta);
+    }
+  }
+  if (!r->nlanes) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    r->nlanes = n < 1 ? 1 : n > DEFAULT_MAX_LANES ? DEFAULT_MAX_LANES : (uint32_t)n;
+    bool keyed = false;
+    for (uint32_t i = 0; i < j->ninserts; i++) {
+      bool k = false;
+      ex_plan_lanes_ok(j->inserts[i].plan, &k);
+      keyed |= k;
+    }
+    /* Lanes read partitions: a job of generators runs on one, and without
+     * a keyed INSERT lanes beyond the largest topic's partitions would have
+     * nothing to do (a broker that does not answer leaves one lane; the
+     * job's start then reports it). */
+    uint32_t most = 1;
+    bool splits = false;
+    for (uint32_t i = 0; i < j->ntables; i++) {
+      st_source_t *src;
+      uint32_t parts = 1;
+      fl_err_t e;
+      fl_err_clear(&e);
+      if (st_source_open(j->tables[i], ST_BAD_FAIL, &src, &e)) continue;
+      if (src->vt->partitions) {
+        splits = true;
+        if (!src->vt->partitions(src, &parts, &e) && parts > most) most = parts;
+      }
+      st_source_free(src);
+    }
+    if (!splits || (!keyed && most < r->nlanes)) r->nlanes = splits ? most : 1;
+  }
+  for (uint32_t i = 0; r->nlanes > 1 && i < j->ninserts; i++) {
+    bool keyed;
+    if (ex_plan_lanes_ok(j->inserts[i].plan, &keyed)) continue;
+    if (!r->lanes_explicit) {
+      r->nlanes = 1;
+      break;
+    }
+    return fl_err_set(err, FL_EUNSUPPORTED,
+                      "line %u, column %u: --parallelism above 1 runs INSERTs of filters, "
+                      "projections and at most one window aggregation or GROUP BY with keys; "
+                      "this one joins, sorts, aggregates twice or has a global aggregate (run it "
+                      "with --parallelism 1)",
+                      j->inserts[i].pos.line, j->inserts[i].pos.col);
+  }
+  return FL_OK;
+}
+
+/* The planner's callback for the keyed operator of lane l's copy of an
+ * INSERT: the INSERT's exchange (made by lane 0's) feeds it. */
+static int on_keyed(void *arg, const ty_schema_t *in, const uint32_t *hash_cols, uint32_t nhash,
+                    ex_op_t *op, ex_op_t **front, fl_err_t *err) {
+  keyed_arg_t *k = arg;
+  runner_t *r = k->r;
+  (void)err;
+  if (!r->hub) r->hub = st_exchange_hub_new(r->nlanes);
+  if (!r->xins[k->ins]) r->xins[k->ins] = st_exchange_new(r->hub, in, hash_cols, nhash);
+  *front = st_exchange_attach(r->xins[k->ins], k->lane, op);
   return FL_OK;
 }
 
 static int setup(runner_t *r, fl_err_t *err) {
   st_job_t *j = r->job;
   uint32_t N = r->nlanes, ni = j->ninserts;
-  for (uint32_t i = 0; N > 1 && i < ni; i++)
-    if (!stateless(j->inserts[i].plan))
-      return fl_err_set(err, FL_EUNSUPPORTED,
-                        "line %u, column %u: --parallelism above 1 runs filters and projections "
-                        "only for now (this INSERT aggregates, joins, sorts or windows)",
-                        j->inserts[i].pos.line, j->inserts[i].pos.col);
   int brc = bad_records(r, err);
   if (brc) return brc;
   r->nq = N * ni;
@@ -435,6 +547,8 @@ static int setup(runner_t *r, fl_err_t *err) {
   r->sinks = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->sinks);
   r->targets = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->targets);
   r->lane_arena = fl_calloc(N, sizeof *r->lane_arena);
+  r->xins = fl_calloc(ni ? ni : 1, sizeof *r->xins);
+  r->kargs = fl_calloc(r->nq ? r->nq : 1, sizeof *r->kargs);
   for (uint32_t l = 0; l < N; l++) {
     fl_arena_t *qa = j->a;
     if (l > 0) qa = r->lane_arena[l] = fl_arena_new(0);
@@ -448,6 +562,12 @@ static int setup(runner_t *r, fl_err_t *err) {
                             .sink = st_sink_op(r->sinks[q]),
                             .mem_limit = r->state_limit,
                             .window_allowed_lateness_us = r->lateness_us};
+      bool keyed = false;
+      if (N > 1 && ex_plan_lanes_ok(ins->plan, &keyed) && keyed) {
+        r->kargs[q] = (keyed_arg_t){r, l, i};
+        qo.keyed_exchange = on_keyed;
+        qo.keyed_exchange_arg = &r->kargs[q];
+      }
       int rc = ex_query_new(qa, ins->plan, &qo, &r->queries[q], err);
       if (rc)
         return fl_err_prefix(err, "line %u, column %u: INSERT INTO %s.%s: ", ins->pos.line,
@@ -458,10 +578,22 @@ static int setup(runner_t *r, fl_err_t *err) {
         /* A generator cannot be split: lane 0 reads it, the other lanes'
          * copies of its scan get nothing. */
         const char *c = sql_stream_option(in.table, "connector");
-        if (l > 0 && c && strcmp(c, "kafka") != 0) continue;
+        if (l > 0 && c && strcmp(c, "kafka") != 0) {
+          if (r->xins[i]) {
+            r->orphans = fl_realloc(r->orphans, (r->norphans + 1) * sizeof *r->orphans);
+            r->orphan_lane = fl_realloc(r->orphan_lane, (r->norphans + 1) * sizeof *r->orphan_lane);
+            r->orphan_lane[r->norphans] = l;
+            r->orphans[r->norphans++] = in;
+          }
+          continue;
+        }
         st_scan_t *s;
         if ((rc = scan_for(r, in.table, l, &s, err)) || (rc = st_scan_add_target(s, &in, err)))
           return rc;
+        uint32_t si = 0;
+        while (r->scans[si] != s) si++;
+        r->feeds = fl_realloc(r->feeds, (r->nfeeds + 1) * sizeof *r->feeds);
+        r->feeds[r->nfeeds++] = (feed_t){q, si};
       }
     }
   }
@@ -624,9 +756,10 @@ static int checkpoint(runner_t *r, fl_err_t *err) {
   json_t *pos = positions(r);
   if (!rc) {
     fault_point(r, "after-files-before-metadata", id);
-    json_t *meta = json_pack("{s:s,s:I,s:I,s:O,s:O,s:s}", "job-id", r->o->job_id, "checkpoint-id",
-                             (json_int_t)id, "timestamp-ms", (json_int_t)wall_ms(), "sources", pos,
-                             "sinks", sinks, "state", "state.bin");
+    json_t *meta =
+        json_pack("{s:s,s:I,s:I,s:I,s:O,s:O,s:s}", "job-id", r->o->job_id, "checkpoint-id",
+                  (json_int_t)id, "timestamp-ms", (json_int_t)wall_ms(), "parallelism",
+                  (json_int_t)r->nlanes, "sources", pos, "sinks", sinks, "state", "state.bin");
     rc = st_ckpt_write_meta(r->store, id, meta, err);
     json_decref(meta);
   }
@@ -672,6 +805,16 @@ static int recover(runner_t *r, fl_err_t *err) {
   fl_arena_t *a = fl_arena_new(0);
   if (last > 0) {
     if ((rc = st_ckpt_read_meta(r->store, last, &meta, err))) goto out;
+    int lanes = checkpoint_lanes(r, meta);
+    if (lanes != (int)r->nlanes) {
+      rc = fl_err_set(err, FL_EINVALID,
+                      "checkpoint %" PRId64
+                      " was taken with parallelism %d, the job now runs with %u: each worker "
+                      "thread's sinks and keyed state are in it, so restart with --parallelism %d "
+                      "(or run under another --job-id)",
+                      last, lanes, r->nlanes, lanes);
+      goto out;
+    }
     json_t *sinks = json_object_get(meta, "sinks");
     if (json_array_size(sinks) != r->nsinks) {
       rc = fl_err_set(err, FL_EINVALID,
@@ -741,7 +884,7 @@ static int recover(runner_t *r, fl_err_t *err) {
   }
   if (!rc)
     JOB_LOG(r, "start", FL_LF_INT("restored-checkpoint", last),
-            FL_LF_UINT("deleted-uncommitted-files", deleted));
+            FL_LF_UINT("deleted-uncommitted-files", deleted), FL_LF_UINT("parallelism", r->nlanes));
   r->next_chk = last + 1;
 out:
   json_decref(meta);
@@ -750,6 +893,13 @@ out:
 }
 
 /* ---- the loop ---- */
+
+/* What the sinks of one lane wrote since the last call (its thread). */
+static void count_lane(runner_t *r, uint32_t lane) {
+  uint32_t ni = r->job->ninserts;
+  for (uint32_t i = 0; i < ni; i++) count_sink(r, lane * ni + i);
+  if (r->dead_table) count_sink(r, r->nq + lane);
+}
 
 /* Polls every scan of one lane once; *all_ended: each of them is done. */
 static int lane_step(runner_t *r, uint32_t lane, int slice, bool *all_ended, fl_err_t *err) {
@@ -770,9 +920,7 @@ static int lane_step(runner_t *r, uint32_t lane, int slice, bool *all_ended, fl_
     }
     count_scan(r, i, rows);
   }
-  uint32_t ni = r->job->ninserts;
-  for (uint32_t i = 0; i < ni; i++) count_sink(r, lane * ni + i);
-  if (r->dead_table) count_sink(r, r->nq + lane);
+  count_lane(r, lane);
   return FL_OK;
 }
 
@@ -803,13 +951,61 @@ static int loop_one(runner_t *r, fl_err_t *err) {
   return FL_OK;
 }
 
+/* ---- several lanes ---- */
+
+/* Tells each exchange of the lane whether the scans feeding that INSERT
+ * on this lane are all idle (or have no partitions), so that the keyed
+ * lanes do not wait for their watermark. */
+static int lane_idle(runner_t *r, uint32_t lane, fl_err_t *err) {
+  uint32_t ni = r->job->ninserts;
+  int64_t now = mono_ms();
+  for (uint32_t i = 0; i < ni; i++) {
+    if (!r->xins[i]) continue;
+    uint32_t q = lane * ni + i;
+    bool idle = true, any = false;
+    for (uint32_t f = 0; f < r->nfeeds; f++) {
+      uint32_t s = r->feeds[f].scan;
+      if (r->feeds[f].q != q || r->ended[s]) continue;
+      any = true;
+      idle &= st_scan_idle(r->scans[s], now);
+    }
+    int rc = any ? st_exchange_set_idle(r->xins[i], lane, idle, err) : FL_OK;
+    if (rc) return rc;
+  }
+  return FL_OK;
+}
+
+/* Whether every exchange's target on the lane has been finished. */
+static bool lane_targets_done(const runner_t *r, uint32_t lane) {
+  for (uint32_t i = 0; i < r->job->ninserts; i++)
+    if (r->xins[i] && !st_exchange_done(r->xins[i], lane)) return false;
+  return true;
+}
+
+/* Delivers the rows other lanes sent this one into its keyed operators. */
+static int lane_drain(runner_t *r, uint32_t lane, bool *did, fl_err_t *err) {
+  int rc = st_exchange_hub_drain(r->hub, lane, did, err);
+  if (*did) count_lane(r, lane);
+  return rc;
+}
+
 /*
  * Several lanes (--parallelism N): lane l polls its scans on its own
  * thread (Kafka partitions p with p % N == l, generators on lane 0) and
- * pushes into its own copies of the pipelines and sinks. This thread
+ * pushes into its own copies of the pipelines and sinks; an INSERT with a
+ * keyed operator sends each row to the lane owning its key through the
+ * job's exchange hub (st_exchange.h), and each lane drains what the
+ * others sent it into its copy of the keyed operator. This thread
  * coordinates: for a checkpoint it asks the lanes to pause, waits until
- * each has parked at a batch boundary (or finished), takes and commits the
- * checkpoint over every lane's sinks and sources, and lets them go on.
+ * each has parked at a batch boundary (or finished) and, with exchanges,
+ * until the parked lanes have drained every channel into the operators
+ * (so that state and offsets agree), takes and commits the checkpoint
+ * over every lane's sinks and sources, and lets them go on.
+ *
+ * A lane with exchanges is done when its scans ended and its keyed
+ * operators got finish from every lane; until then it keeps draining,
+ * also while parked, so that a lane waiting for room in a channel always
+ * gets it.
  */
 typedef struct lanes {
   runner_t *r;
@@ -827,35 +1023,76 @@ typedef struct lane_arg {
   uint32_t lane;
 } lane_arg_t;
 
+static void wake_lanes(lanes_t *ls) {
+  pthread_cond_broadcast(&ls->cv);
+  for (uint32_t l = 0; ls->r->hub && l < ls->r->nlanes; l++) st_exchange_hub_wake(ls->r->hub, l);
+}
+
+/* Parks lane `lane` while the coordinator pauses (ls->mu held); with
+ * exchanges it drains meanwhile. */
+static int park(lanes_t *ls, uint32_t lane, fl_err_t *err) {
+  runner_t *r = ls->r;
+  int rc = FL_OK;
+  ls->parked++;
+  pthread_cond_broadcast(&ls->cv);
+  while (ls->pause && !ls->quit && !rc) {
+    if (!r->hub) {
+      pthread_cond_wait(&ls->cv, &ls->mu);
+      continue;
+    }
+    pthread_mutex_unlock(&ls->mu);
+    uint64_t t = st_exchange_hub_ticket(r->hub, lane);
+    bool did;
+    rc = lane_drain(r, lane, &did, err);
+    if (!rc && !did) st_exchange_hub_wait(r->hub, lane, t, 20);
+    pthread_mutex_lock(&ls->mu);
+  }
+  ls->parked--;
+  return rc;
+}
+
 static void *lane_main(void *arg) {
   lane_arg_t *la = arg;
   lanes_t *ls = la->ls;
   runner_t *r = ls->r;
-  int n = scans_of(r, la->lane);
+  uint32_t lane = la->lane;
+  int n = scans_of(r, lane);
   int slice = n > 1 ? 100 / n : 100;
   if (slice < 5) slice = 5;
   fl_err_t err;
   fl_err_clear(&err);
   int rc = FL_OK;
   bool ended = n == 0;
-  while (!ended) {
+  /* This lane's copies of generator inputs get nothing: they end now. */
+  for (uint32_t i = 0; i < r->norphans && !rc; i++)
+    if (r->orphan_lane[i] == lane) rc = ex_op_finish(r->orphans[i].op, &err);
+  while (!rc) {
     pthread_mutex_lock(&ls->mu);
-    if (ls->pause) {
-      ls->parked++;
-      pthread_cond_broadcast(&ls->cv);
-      while (ls->pause && !ls->quit) pthread_cond_wait(&ls->cv, &ls->mu);
-      ls->parked--;
-    }
+    if (ls->pause) rc = park(ls, lane, &err);
     bool quit = ls->quit;
     pthread_mutex_unlock(&ls->mu);
-    if (quit) break;
-    if ((rc = lane_step(r, la->lane, slice, &ended, &err))) break;
+    if (quit || rc) break;
+    if (!r->hub) {
+      if ((rc = lane_step(r, lane, slice, &ended, &err)) || ended) break;
+      continue;
+    }
+    uint64_t t = st_exchange_hub_ticket(r->hub, lane);
+    bool did = false;
+    if (!ended) {
+      /* Short polls: other lanes' rows wait in this lane's channels. */
+      int wait = st_exchange_hub_pending(r->hub, lane) ? 0 : slice < 10 ? slice : 10;
+      if ((rc = lane_step(r, lane, wait, &ended, &err)) || (rc = lane_idle(r, lane, &err))) break;
+    }
+    if ((rc = lane_drain(r, lane, &did, &err))) break;
+    if (ended && lane_targets_done(r, lane)) break;
+    if (ended && !did) st_exchange_hub_wait(r->hub, lane, t, 20);
   }
   pthread_mutex_lock(&ls->mu);
   if (rc && !ls->rc) {
     ls->rc = rc;
     ls->err = err;
   }
+  if (rc && r->hub) st_exchange_hub_abort(r->hub);
   ls->parked++; /* for good */
   ls->done++;
   pthread_cond_broadcast(&ls->cv);
@@ -863,20 +1100,36 @@ static void *lane_main(void *arg) {
   return NULL;
 }
 
-/* Pauses every lane at its next batch boundary and waits until it is. */
+/* Pauses every lane at its next batch boundary and waits until it is and,
+ * with exchanges, until no rows are in flight between lanes; quit: the
+ * lanes then end. */
 static void park_all(lanes_t *ls, bool quit) {
+  runner_t *r = ls->r;
   pthread_mutex_lock(&ls->mu);
   ls->pause = true;
-  ls->quit |= quit;
-  pthread_cond_broadcast(&ls->cv);
-  while (ls->parked < ls->r->nlanes) pthread_cond_wait(&ls->cv, &ls->mu);
+  wake_lanes(ls);
+  while (ls->parked < r->nlanes) pthread_cond_wait(&ls->cv, &ls->mu);
+  while (r->hub && !ls->rc && !st_exchange_hub_quiet(r->hub)) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 1000000;
+    if (until.tv_nsec >= 1000000000) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000;
+    }
+    pthread_cond_timedwait(&ls->cv, &ls->mu, &until);
+  }
+  if (quit) {
+    ls->quit = true;
+    wake_lanes(ls);
+  }
   pthread_mutex_unlock(&ls->mu);
 }
 
 static void release_all(lanes_t *ls) {
   pthread_mutex_lock(&ls->mu);
   ls->pause = false;
-  pthread_cond_broadcast(&ls->cv);
+  wake_lanes(ls);
   pthread_mutex_unlock(&ls->mu);
 }
 
@@ -955,6 +1208,7 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *
         st_progress_new(r.reg, stderr, true, &(st_progress_names_t){.events = EVENTS_METRIC});
   if (!rc) rc = st_job_check_blocking(job, o->once, err);
   if (!rc) rc = st_ckpt_open(o->warehouse, o->job_id, &r.store, err);
+  if (!rc) rc = choose_lanes(&r, err);
   if (!rc) rc = setup(&r, err);
   if (!rc) rc = recover(&r, err);
   if (!rc) rc = loop(&r, err);
@@ -962,6 +1216,12 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *
   for (uint32_t i = 0; i < r.nq; i++) ex_query_free(r.queries[i]);
   for (uint32_t l = 0; r.lane_arena && l < r.nlanes; l++) fl_arena_free(r.lane_arena[l]);
   fl_free(r.lane_arena);
+  st_exchange_hub_free(r.hub);
+  fl_free(r.xins);
+  fl_free(r.kargs);
+  fl_free(r.orphans);
+  fl_free(r.orphan_lane);
+  fl_free(r.feeds);
   fl_free(r.scan_lane);
   fl_free(r.scan_stat);
   fl_free(r.sink_rows);

@@ -13,8 +13,10 @@
  * It stops when *stop is set (a final checkpoint and commit first), or
  * when every source is bounded and has ended (--once). With parallelism
  * N the pipelines, sinks and Kafka sources exist once per lane, each lane
- * polled by its own thread; checkpoints pause all lanes at a batch
- * boundary.
+ * polled by its own thread; an INSERT's keyed operator (a window
+ * aggregation or GROUP BY) gets its rows from every lane by key hash
+ * through an exchange (st_exchange.h). Checkpoints pause all lanes at a
+ * batch boundary and drain the exchanges into the operators first.
  *
  * Test hook: the environment variable FLOE_FAULT_POINT makes the process
  * exit (status 86, no clean-up) at a chosen point of checkpoint N
@@ -34,10 +36,14 @@
 #include "stream/st_job.h"
 
 typedef struct st_run_opts {
-  const char *job_id;             /* required */
-  const char *warehouse;          /* where _floe/jobs/<id> lives */
-  bool once;                      /* bounded: up to the end of the input as at start */
-  uint32_t parallelism;           /* worker threads (lanes); 0: SET 'parallelism.default', else 1 */
+  const char *job_id;    /* required */
+  const char *warehouse; /* where _floe/jobs/<id> lives */
+  bool once;             /* bounded: up to the end of the input as at start */
+  /* Worker threads (lanes); 0: SET 'parallelism.default', else the newest
+   * checkpoint's, else one per online core (at most 16; without a keyed
+   * INSERT at most the largest topic's partitions) for a job that reads
+   * Kafka and 1 for one that only generates rows. */
+  uint32_t parallelism;
   int64_t checkpoint_interval_ms; /* 0: the job's execution.checkpointing.interval, else 10 s */
   int keep_checkpoints;           /* 0: 3 */
   int64_t allowed_lateness_ms;    /* 0: SET 'table.exec.emit.allow-lateness', else none */

@@ -128,6 +128,12 @@ void st_scan_started(st_scan_t *s, int64_t now_ms) {
 
 int64_t st_scan_watermark(const st_scan_t *s) { return s->wmk.current_us; }
 
+bool st_scan_idle(const st_scan_t *s, int64_t now_ms) {
+  /* Without a WATERMARK no row marks its partition active. */
+  if (!s->wm && s->src->nslots) return false;
+  return st_watermark_idle(&s->wmk, now_ms);
+}
+
 /* The computed column i over the batch's n rows, spread out when the
  * expression is a constant. */
 static int eval_computed(st_scan_t *s, uint32_t i, ty_batch_t *full, fl_err_t *err) {

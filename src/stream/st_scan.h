@@ -35,6 +35,9 @@ int st_scan_step(st_scan_t *s, int timeout_ms, int64_t now_ms, uint32_t *rows, b
                  fl_err_t *err);
 /* The end of a bounded input: finish flows down every target. */
 int st_scan_finish(st_scan_t *s, fl_err_t *err);
+/* Whether none of the source's partitions holds the watermark back now
+ * (st_watermark_idle; after st_scan_started). */
+bool st_scan_idle(const st_scan_t *s, int64_t now_ms);
 /* The current combined watermark (ST_NO_WATERMARK: none yet). */
 int64_t st_scan_watermark(const st_scan_t *s);
 

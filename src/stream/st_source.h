@@ -60,6 +60,9 @@ typedef struct st_source_vt {
   /* A checkpoint with this position was committed: Kafka commits its
    * group's offsets for monitoring tools. Failures are only logged. */
   void (*committed)(st_source_t *s, const json_t *pos);
+  /* Before start: into how many shares the source splits (Kafka: the
+   * topic's partitions, asked of the broker); NULL: it does not split. */
+  int (*partitions)(st_source_t *s, uint32_t *n, fl_err_t *err);
   void (*free)(st_source_t *s);
 } st_source_vt_t;
 

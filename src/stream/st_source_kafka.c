@@ -317,12 +317,25 @@ static void ks_free(st_source_t *s) {
   fl_free(k);
 }
 
+static int ks_partitions(st_source_t *s, uint32_t *n, fl_err_t *err) {
+  kafka_source_t *k = (kafka_source_t *)s;
+  kf_consumer_t *c;
+  int32_t np = 0;
+  int rc = kf_consumer_open(k->cfg, &c, err);
+  if (rc) return rc;
+  rc = kf_consumer_partitions(c, k->topic, 30000, &np, err);
+  kf_consumer_close(c);
+  *n = np > 0 ? (uint32_t)np : 1;
+  return rc;
+}
+
 static const st_source_vt_t kafka_vt = {
     .connector = "kafka",
     .start = ks_start,
     .poll = ks_poll,
     .position = ks_position,
     .committed = ks_committed,
+    .partitions = ks_partitions,
     .free = ks_free,
 };
 

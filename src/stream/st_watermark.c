@@ -33,6 +33,14 @@ void st_watermark_observe(st_watermark_t *w, uint32_t slot, int64_t value_us, in
   w->active_ms[slot] = now_ms;
 }
 
+bool st_watermark_idle(const st_watermark_t *w, int64_t now_ms) {
+  if (!w->nslots) return true;
+  if (w->idle_timeout_ms <= 0) return false;
+  for (uint32_t i = 0; i < w->nslots; i++)
+    if (now_ms - w->active_ms[i] <= w->idle_timeout_ms) return false;
+  return true;
+}
+
 bool st_watermark_advance(st_watermark_t *w, int64_t now_ms) {
   int64_t min = INT64_MAX, max_idle = ST_NO_WATERMARK;
   bool any = false;

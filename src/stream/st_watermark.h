@@ -35,6 +35,9 @@ void st_watermark_init(st_watermark_t *w, uint32_t nslots, int64_t idle_timeout_
 void st_watermark_free(st_watermark_t *w);
 /* A row of slot s whose watermark expression gave value_us. */
 void st_watermark_observe(st_watermark_t *w, uint32_t slot, int64_t value_us, int64_t now_ms);
+/* Whether no slot holds the watermark back now: there are none, or each
+ * has been idle for the idle timeout. */
+bool st_watermark_idle(const st_watermark_t *w, int64_t now_ms);
 /* Recomputes the combined watermark; true when it advanced. */
 bool st_watermark_advance(st_watermark_t *w, int64_t now_ms);
 
