@@ -51,6 +51,7 @@ typedef struct scan_stat {
   fl_counter_t *events, *skipped, *dead;
   uint64_t skipped_seen, dead_seen;
   _Atomic int64_t watermark_us; /* set by the scan's lane, read by the job's thread */
+  _Atomic bool idle;            /* every partition of the scan idle; the same */
 } scan_stat_t;
 
 /* The job-wide series (st_runner.h). watermark is registered at the first
@@ -240,6 +241,7 @@ static int scan_stat_register(runner_t *r, const char *source, scan_stat_t *st, 
                                err)))
     return rc;
   atomic_init(&st->watermark_us, ST_NO_WATERMARK);
+  atomic_init(&st->idle, false);
   return FL_OK;
 }
 
@@ -281,18 +283,23 @@ static void count_scan(runner_t *r, uint32_t i, uint32_t rows) {
   if (s->dead_letters > st->dead_seen) fl_counter_add(st->dead, s->dead_letters - st->dead_seen);
   st->dead_seen = s->dead_letters;
   atomic_store_explicit(&st->watermark_us, st_scan_watermark(r->scans[i]), memory_order_relaxed);
+  atomic_store_explicit(&st->idle, st_scan_idle(r->scans[i], mono_ms()), memory_order_relaxed);
 }
 
 /* The job's watermark, the smallest of the scans' (the job's thread);
  * a lane's share of a topic without partitions has none and is left out. */
 static int64_t job_watermark(runner_t *r) {
-  int64_t wm = INT64_MAX;
+  int64_t wm = INT64_MAX, max = ST_NO_WATERMARK;
   for (uint32_t i = 0; i < r->nscans; i++) {
     if (r->nlanes > 1 && !st_scan_source(r->scans[i])->nslots) continue;
     int64_t w = atomic_load_explicit(&r->scan_stat[i].watermark_us, memory_order_relaxed);
+    if (w > max) max = w;
+    /* An idle lane's share does not hold the job back (st_watermark.h). */
+    if (r->nlanes > 1 && atomic_load_explicit(&r->scan_stat[i].idle, memory_order_relaxed))
+      continue;
     if (w < wm) wm = w;
   }
-  return wm == INT64_MAX ? ST_NO_WATERMARK : wm;
+  return wm == INT64_MAX ? max : wm;
 }
 
 static void update_watermark(runner_t *r) {
