@@ -77,7 +77,8 @@ typedef struct runner {
   fl_arena_t **lane_arena; /* lanes > 0: where their queries live */
   ex_query_t **queries;    /* lane l, INSERT i: queries[l * ninserts + i] */
   uint32_t nq;
-  /* sinks[q] for query q, then with dead letters one dead-letter sink per lane */
+  /* sinks[q] for query q, then with dead letters one dead-letter sink per
+   * lane, then with a late-row table one late-row sink per lane */
   st_sink_t **sinks;
   sink_ref_t *targets;
   uint32_t nsinks;
