@@ -1188,7 +1188,8 @@ static int wagg_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   for (uint32_t k = 0; k < nv; k++)
     if (w->has_win[w->vr[k]] == 1) w->rows[nlate++] = w->vr[k];
   w->stats.late_rows += nlate;
-  if (nlate && w->late_fn && (rc = w->late_fn(w->late_arg, b, w->rows, nlate, err))) return rc;
+  if (nlate && w->late_fn && (rc = w->late_fn(w->late_arg, b, w->time_col, w->rows, nlate, err)))
+    return rc;
   w->stats.open_windows = w->nalive;
   return account(w, err);
 }

@@ -15,12 +15,12 @@
 
 /*
  * Called with the rows of a pushed batch that arrived too late for every
- * window they belong to (Flink's late records; a side output). The batch
- * is only valid during the call. A non-zero return stops the push with
- * that error.
+ * window they belong to (Flink's late records; a side output); time_col is
+ * the batch's event-time column. The batch is only valid during the call.
+ * A non-zero return stops the push with that error.
  */
-typedef int (*ex_window_late_fn)(void *arg, const ty_batch_t *b, const uint32_t *rows, uint32_t n,
-                                 fl_err_t *err);
+typedef int (*ex_window_late_fn)(void *arg, const ty_batch_t *b, uint32_t time_col,
+                                 const uint32_t *rows, uint32_t n, fl_err_t *err);
 
 typedef struct ex_window_agg_opts {
   const ty_schema_t *in_schema;

@@ -16,6 +16,7 @@
 #include "base/arena.h"
 #include "format/csv/csv.h"
 #include "format/json/json_decoder.h"
+#include "format/text_parse.h"
 
 struct st_kafka_decoder {
   const ty_schema_t *table;
@@ -30,6 +31,14 @@ struct st_kafka_decoder {
   bool raw;                  /* format 'raw': the value's bytes into the one value column */
   csv_record_decoder_t *csv; /* format 'csv'; NULL: json or raw */
   size_t max_bytes;          /* larger values are bad records; 0: no limit */
+  /* 'key.format': the key columns and their decoder */
+  uint32_t *key_cols;
+  uint32_t nkey;
+  ty_schema_t *key_schema;
+  ty_vec_t **key_view;
+  js_decoder_t *key_js;
+  csv_record_decoder_t *key_csv;
+  bool key_raw;
   uint64_t skipped;
 };
 
@@ -67,6 +76,7 @@ static bool meta_type_ok(st_kafka_meta_t m, const ty_type_t *t) {
     case ST_META_PARTITION: return t->kind == TY_INT;
     case ST_META_OFFSET: return t->kind == TY_LONG;
     case ST_META_TIMESTAMP: return t->kind == TY_TIMESTAMP || t->kind == TY_TIMESTAMPTZ;
+    case ST_META_KEY_FIELD: return true;
     case ST_META_HEADERS:
       return t->kind == TY_MAP && t->fields[0].type->kind == TY_STRING &&
              (t->fields[1].type->kind == TY_BINARY || t->fields[1].type->kind == TY_STRING);
@@ -116,6 +126,10 @@ void st_kafka_decoder_free(st_kafka_decoder_t *d) {
   if (!d) return;
   js_decoder_free(d->js);
   csv_record_decoder_free(d->csv);
+  js_decoder_free(d->key_js);
+  csv_record_decoder_free(d->key_csv);
+  fl_free(d->key_cols);
+  fl_free(d->key_view);
   fl_arena_free(d->arena);
   fl_free(d->meta);
   fl_free(d->value_cols);
@@ -148,6 +162,67 @@ void st_kafka_decoder_set_fail_on_missing(st_kafka_decoder_t *d, bool fail) {
   js_decoder_free(d->js);
   js_decode_opts_t jo = {.case_insensitive = true, .fail_on_missing = fail};
   d->js = js_decoder_new(d->value_schema, &jo);
+}
+
+int st_kafka_decoder_set_key_format(st_kafka_decoder_t *d, const char *format,
+                                    const csv_dialect_t *dialect, const char *prefix,
+                                    fl_err_t *err) {
+  size_t np = prefix ? strlen(prefix) : 0;
+  uint32_t n = d->table->root.nfields;
+  d->key_cols = fl_calloc(n ? n : 1, sizeof *d->key_cols);
+  d->key_view = fl_calloc(n ? n : 1, sizeof *d->key_view);
+  ty_field_t *fields = fl_arena_zalloc(d->arena, (n ? n : 1) * sizeof *fields);
+  for (uint32_t i = 0; i < n; i++)
+    if (d->meta[i] == ST_META_KEY_FIELD) {
+      fields[d->nkey] = d->table->root.fields[i];
+      const char *name = fields[d->nkey].name;
+      if (np && strncmp(name, prefix, np) == 0 && name[np]) fields[d->nkey].name = name + np;
+      d->key_cols[d->nkey++] = i;
+    }
+  d->key_schema = ty_schema_new(d->arena, 0, fields, d->nkey);
+  if (!strcmp(format, "json")) {
+    js_decode_opts_t jo = {.case_insensitive = true};
+    d->key_js = js_decoder_new(d->key_schema, &jo);
+    return FL_OK;
+  }
+  if (!strcmp(format, "csv"))
+    return csv_record_decoder_new(d->key_schema, dialect, &d->key_csv, err);
+  if (!strcmp(format, "raw")) {
+    const ty_type_t *t = d->nkey == 1 ? fields[0].type : NULL;
+    if (!t || (t->kind != TY_STRING && t->kind != TY_BINARY))
+      return fl_err_set(err, FL_EINVALID,
+                        "key format 'raw' needs exactly one key field, STRING or BYTES");
+    d->key_raw = true;
+    return FL_OK;
+  }
+  return fl_err_set(err, FL_EUNSUPPORTED, "key format '%s' (json, csv or raw)", format);
+}
+
+/* The key columns of message m into b's row b->nrows (not counted yet). */
+static int decode_key(st_kafka_decoder_t *d, const kf_msg_t *m, ty_batch_t *b, fl_err_t *err) {
+  ty_batch_t view = {
+      .schema = d->key_schema, .ncols = d->nkey, .cols = d->key_view, .nrows = b->nrows};
+  for (uint32_t j = 0; j < d->nkey; j++) view.cols[j] = b->cols[d->key_cols[j]];
+  if (!m->key) {
+    for (uint32_t j = 0; j < d->nkey; j++) {
+      if (d->key_schema->root.fields[j].required)
+        return fl_err_set(err, FL_EINVALID, "key field '%s': a null key for a NOT NULL column",
+                          d->key_schema->root.fields[j].name);
+      ty_vec_append_null(view.cols[j]);
+    }
+    return FL_OK;
+  }
+  int rc = FL_OK;
+  if (d->key_raw) {
+    ty_vec_append_bytes(view.cols[0], m->key, m->key_len);
+  } else if (d->key_csv) {
+    bool row;
+    rc = csv_record_decode(d->key_csv, m->key, m->key_len, &view, &row, err);
+    if (!rc && !row) rc = fl_err_set(err, FL_EPARSE, "the key is a CSV comment");
+  } else {
+    rc = js_decode_record(d->key_js, m->key, m->key_len, &view, err);
+  }
+  return rc ? fl_err_prefix(err, "key: ") : FL_OK;
 }
 
 void st_kafka_decoder_set_max_bytes(st_kafka_decoder_t *d, size_t max_bytes) {
@@ -185,6 +260,7 @@ static void append_meta(st_kafka_meta_t m, const kf_msg_t *msg, ty_vec_t *v) {
       ty_vec_append_list_end(v);
       break;
     }
+    case ST_META_KEY_FIELD:
     case ST_META_NONE: break;
   }
 }
@@ -219,6 +295,10 @@ int st_kafka_decode(st_kafka_decoder_t *d, const kf_msgs_t *msgs, uint32_t *next
       rc = csv_record_decode(d->csv, m->value, m->value_len, &view, &row, err);
     } else {
       rc = js_decode_record(d->js, m->value, m->value_len, &view, err);
+    }
+    if (!rc && row && d->nkey && (rc = decode_key(d, m, b, err))) {
+      /* The value's row is taken back, and the key's partial one. */
+      for (uint32_t i = 0; i < b->ncols; i++) tp_vec_truncate(b->cols[i], b->nrows);
     }
     if (rc) {
       if (d->ignore_errors && rc != FL_ELIMIT) {

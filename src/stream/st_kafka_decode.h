@@ -38,6 +38,7 @@ typedef enum st_kafka_meta {
   ST_META_TIMESTAMP,
   ST_META_TIMESTAMP_TYPE,
   ST_META_HEADERS,
+  ST_META_KEY_FIELD, /* a column of the message key ('key.fields') */
 } st_kafka_meta_t;
 
 /* The metadata key Flink uses ("offset", "timestamp-type", ...) to a kind;
@@ -75,6 +76,19 @@ void st_kafka_decoder_set_fail_on_missing(st_kafka_decoder_t *d, bool fail);
 /* A value longer than max_bytes is an error naming its size, found before
  * it is decoded (0: no limit). */
 void st_kafka_decoder_set_max_bytes(st_kafka_decoder_t *d, size_t max_bytes);
+
+/*
+ * Flink's 'key.format' with 'key.fields': the ST_META_KEY_FIELD columns,
+ * in declared order, are decoded from the message key in format 'json',
+ * 'csv' (with dialect) or 'raw' (one column); with prefix (Flink's
+ * 'key.fields-prefix') a JSON key's members are named without it. A null
+ * key gives NULL
+ * there; a key that does not decode fails the message as a bad value
+ * does.
+ */
+int st_kafka_decoder_set_key_format(st_kafka_decoder_t *d, const char *format,
+                                    const csv_dialect_t *dialect, const char *prefix,
+                                    fl_err_t *err);
 
 /* Messages skipped: bad values (with ignore_parse_errors) and tombstones. */
 uint64_t st_kafka_decoder_skipped(const st_kafka_decoder_t *d);

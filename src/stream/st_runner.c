@@ -35,6 +35,7 @@
 #include "stream/st_checkpoint.h"
 #include "stream/st_commit.h"
 #include "stream/st_exchange.h"
+#include "stream/st_late_rows.h"
 #include "stream/st_progress.h"
 #include "stream/st_scan.h"
 #include "stream/st_sink_iceberg.h"
@@ -110,7 +111,8 @@ typedef struct runner {
   fl_arena_t **lane_arena; /* lanes > 0: where their queries live */
   ex_query_t **queries;    /* lane l, INSERT i: queries[l * ninserts + i] */
   uint32_t nq;
-  /* sinks[q] for query q, then with dead letters one dead-letter sink per lane */
+  /* sinks[q] for query q, then with dead letters one dead-letter sink per
+   * lane, then with a late-row table one late-row sink per lane */
   st_sink_t **sinks;
   sink_ref_t *targets;
   uint32_t nsinks;
@@ -125,6 +127,8 @@ typedef struct runner {
   ice_table_t *dead_table; /* owned */
   const char *dead_ns, *dead_name;
   const ty_schema_t *dead_schema;
+  st_late_rows_t *late; /* SET 'floe.late-rows.table'; its sinks from late_base, one per lane */
+  uint32_t late_base;
   int64_t next_chk; /* the checkpoint the rows being written belong to */
   int64_t interval_ms;
   const char *fault;
@@ -547,15 +551,23 @@ static int setup(runner_t *r, fl_err_t *err) {
   st_job_t *j = r->job;
   uint32_t N = r->nlanes, ni = j->ninserts;
   int brc = bad_records(r, err);
+  if (!brc) brc = st_late_rows_open(r->cat, j, &r->late, err);
   if (brc) return brc;
   r->nq = N * ni;
-  r->nsinks = r->nq + (r->dead_table ? N : 0);
+  r->late_base = r->nq + (r->dead_table ? N : 0);
+  r->nsinks = r->late_base + (r->late ? N : 0);
   r->queries = fl_calloc(r->nq ? r->nq : 1, sizeof *r->queries);
   r->sinks = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->sinks);
   r->targets = fl_calloc(r->nsinks ? r->nsinks : 1, sizeof *r->targets);
   r->lane_arena = fl_calloc(N, sizeof *r->lane_arena);
   r->xins = fl_calloc(ni ? ni : 1, sizeof *r->xins);
   r->kargs = fl_calloc(r->nq ? r->nq : 1, sizeof *r->kargs);
+  for (uint32_t l = 0; r->late && l < N; l++) {
+    ice_table_t *lt = st_late_rows_table(r->late);
+    r->targets[r->late_base + l] =
+        (sink_ref_t){st_late_rows_ns(r->late), st_late_rows_name(r->late), lt};
+    r->sinks[r->late_base + l] = st_sink_new(lt, st_late_rows_schema(r->late), on_writer, r);
+  }
   for (uint32_t l = 0; l < N; l++) {
     fl_arena_t *qa = j->a;
     if (l > 0) qa = r->lane_arena[l] = fl_arena_new(0);
@@ -574,6 +586,12 @@ static int setup(runner_t *r, fl_err_t *err) {
         r->kargs[q] = (keyed_arg_t){r, l, i};
         qo.keyed_exchange = on_keyed;
         qo.keyed_exchange_arg = &r->kargs[q];
+      }
+      if (r->late) {
+        qo.window_late_fn = st_late_rows_fn;
+        qo.window_late_arg =
+            st_late_rows_bind(r->late, ins->plan, fl_arena_sprintf(qa, "%s.%s", ins->ns, ins->name),
+                              st_sink_op(r->sinks[r->late_base + l]));
       }
       int rc = ex_query_new(qa, ins->plan, &qo, &r->queries[q], err);
       if (rc)
@@ -906,6 +924,7 @@ static void count_lane(runner_t *r, uint32_t lane) {
   uint32_t ni = r->job->ninserts;
   for (uint32_t i = 0; i < ni; i++) count_sink(r, lane * ni + i);
   if (r->dead_table) count_sink(r, r->nq + lane);
+  if (r->late) count_sink(r, r->late_base + lane);
 }
 
 /* Polls every scan of one lane once; *all_ended: each of them is done. */
@@ -1241,6 +1260,7 @@ int st_run(cat_catalog_t *cat, st_job_t *job, const st_run_opts_t *o, fl_err_t *
     st_scan_free(r.scans[i]);
   }
   ice_table_free(r.dead_table);
+  st_late_rows_free(r.late);
   fl_free(r.targets);
   fl_free(r.queries);
   fl_free(r.sinks);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "base/time.h"
@@ -78,6 +79,10 @@ static const char *const known[] = {
     "csv.escape-character",
     "csv.null-literal",
     "csv.write-bigdecimal-in-scientific-notation",
+    "key.format",
+    "key.fields",
+    "key.fields-prefix",
+    "value.fields-include",
 };
 
 static bool at_end(const kafka_source_t *k) {
@@ -346,10 +351,13 @@ static int opt_error(const sql_stream_table_t *t, const char *key, fl_err_t *err
 }
 
 /* With 'value.format', Flink prefixes the format's options: 'value.csv.*',
- * 'value.json.*' read as 'csv.*', 'json.*'. */
+ * 'value.json.*' read as 'csv.*', 'json.*'; the key's ('key.csv.*',
+ * 'key.json.*') are read by key_options. */
 static const char *format_key(const char *key) {
   if (!strncmp(key, "value.", 6) && (!strncmp(key + 6, "csv.", 4) || !strncmp(key + 6, "json.", 5)))
     return key + 6;
+  if (!strncmp(key, "key.", 4) && (!strncmp(key + 4, "csv.", 4) || !strncmp(key + 4, "json.", 5)))
+    return "key.format"; /* known; checked by key_options */
   return key;
 }
 
@@ -372,10 +380,14 @@ static bool true_false(const char *v, bool *out) {
   return true;
 }
 
-/* The csv.* options into a dialect; ignore: 'csv.ignore-parse-errors'. */
-static int csv_options(const sql_stream_table_t *t, csv_dialect_t *d, bool *ignore, fl_err_t *err) {
+/* The csv.* options (of the key: key.csv.*) into a dialect; ignore:
+ * 'csv.ignore-parse-errors'. */
+static int csv_options(const sql_stream_table_t *t, bool of_key, csv_dialect_t *d, bool *ignore,
+                       fl_err_t *err) {
   for (uint32_t i = 0; i < t->nopts; i++) {
-    const char *key = format_key(t->keys[i]), *v = t->values[i];
+    const char *key = t->keys[i], *v = t->values[i];
+    if (of_key && strncmp(key, "key.", 4) != 0) continue;
+    key = of_key ? key + 4 : format_key(key);
     if (strncmp(key, "csv.", 4) != 0) continue;
     bool ok = true;
     if (!strcmp(key, "csv.field-delimiter"))
@@ -400,6 +412,60 @@ static int csv_options(const sql_stream_table_t *t, csv_dialect_t *d, bool *igno
                            ? "expected one character"
                            : "expected 'true' or 'false'");
   }
+  return FL_OK;
+}
+
+/*
+ * Flink's 'key.format' and 'key.fields' ('a;b'): with 'value.fields-include'
+ * = 'EXCEPT_KEY' the key fields are decoded from the message key (meta[i] =
+ * ST_META_KEY_FIELD) and the value holds the other physical columns. With
+ * 'ALL' (Flink's default) the value holds every physical column and Flink
+ * takes the key fields from it as well, so the key is not read at all.
+ */
+static int key_fields(const sql_stream_table_t *t, st_kafka_meta_t *meta, const char **format,
+                      csv_dialect_t *dialect, fl_err_t *err) {
+  const char *kf = sql_stream_option(t, "key.format"), *fields = sql_stream_option(t, "key.fields");
+  const char *inc = sql_stream_option(t, "value.fields-include");
+  if (inc && strcmp(inc, "ALL") && strcmp(inc, "EXCEPT_KEY"))
+    return opt_error(t, "value.fields-include", err, FL_EINVALID, "expected 'ALL' or 'EXCEPT_KEY'");
+  if (!kf && !fields) {
+    if (inc && !strcmp(inc, "EXCEPT_KEY"))
+      return opt_error(t, "value.fields-include", err, FL_EINVALID,
+                       "'EXCEPT_KEY' needs 'key.format' and 'key.fields'");
+    return FL_OK;
+  }
+  if (!kf || !fields || !*fields)
+    return opt_error(t, kf ? "key.format" : "key.fields", err, FL_EINVALID,
+                     "'key.format' and 'key.fields' go together");
+  if (strcmp(kf, "json") && strcmp(kf, "csv") && strcmp(kf, "raw"))
+    return opt_error(t, "key.format", err, FL_EUNSUPPORTED,
+                     "the kafka source reads key format 'json', 'csv' or 'raw'");
+  if (sql_stream_option(t, "format"))
+    return opt_error(t, "format", err, FL_EINVALID,
+                     "with 'key.format' the value's format is 'value.format' (as in Flink)");
+  bool ignore = false;
+  int rc = csv_options(t, true, dialect, &ignore, err);
+  if (rc) return rc;
+  const char *p = fields;
+  while (*p) {
+    const char *e = strchr(p, ';');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    int found = -1;
+    for (uint32_t i = 0; i < t->nbase; i++) {
+      const sql_stream_col_t *c = &t->cols[t->base[i]];
+      if (c->kind != SQL_COL_METADATA && strlen(c->name) == n && !strncasecmp(c->name, p, n))
+        found = (int)i;
+    }
+    if (found < 0) {
+      fl_err_set(err, FL_EINVALID, "option 'key.fields': '%.*s' is not a physical column", (int)n,
+                 p);
+      return st_source_option_error(t, "key.fields", err);
+    }
+    if (inc && !strcmp(inc, "EXCEPT_KEY")) meta[found] = ST_META_KEY_FIELD;
+    p += n + (e ? 1 : 0);
+  }
+  if (!inc || strcmp(inc, "EXCEPT_KEY")) return FL_OK;
+  *format = kf;
   return FL_OK;
 }
 
@@ -462,7 +528,7 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
     }
   }
   bool csv_ignore = false;
-  if (!rc) rc = csv_options(t, &dialect, &csv_ignore, err);
+  if (!rc) rc = csv_options(t, false, &dialect, &csv_ignore, err);
   if (csv) ignore_errors |= csv_ignore;
   char buf[1024];
   if (!rc && !k->topic) rc = opt_error(t, "topic", err, FL_EINVALID, "is required");
@@ -474,6 +540,9 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
     rc = opt_error(t, "format", err, FL_EINVALID, "is required ('json', 'csv' or 'raw')");
   if (!rc) {
     st_kafka_meta_t *meta = fl_calloc(t->nbase ? t->nbase : 1, sizeof *meta);
+    const char *key_format = NULL;
+    csv_dialect_t key_dialect = {0};
+    if (!rc) rc = key_fields(t, meta, &key_format, &key_dialect, err);
     for (uint32_t i = 0; i < t->nbase && !rc; i++) {
       const sql_stream_col_t *c = &t->cols[t->base[i]];
       if (c->kind != SQL_COL_METADATA) continue;
@@ -495,6 +564,10 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
     if (!rc && csv && (rc = st_kafka_decoder_set_csv(k->dec, &dialect, err)))
       rc = st_source_option_error(t, "format", err);
     if (!rc && fail_missing) st_kafka_decoder_set_fail_on_missing(k->dec, true);
+    if (!rc && key_format &&
+        (rc = st_kafka_decoder_set_key_format(k->dec, key_format, &key_dialect,
+                                              sql_stream_option(t, "key.fields-prefix"), err)))
+      rc = st_source_option_error(t, "key.format", err);
   }
   if (rc) {
     ks_free(&k->s);

@@ -996,3 +996,74 @@ INSERT INTO db.gen_groups SELECT id % 3, count(*) FROM gen GROUP BY id % 3;
     run_job(wh, gen, timeout=60)
     assert sorted((r["k"], r["n"]) for r in rows_of(wh, "db.gen_groups")) == \
         [(0, 33), (1, 34), (2, 33)]
+
+
+def test_kafka_key_format_and_key_fields(kafka_broker, wh, tmp_path):
+    topic = "run-keys"
+    kafka_broker.create_topic(topic, 1)
+    msgs = [('{"id": 1}', "a,10"), (None, "b,20"), ("not json", "c,30"), ('{"id": 4}', "d,x"),
+            ('{"id": 5, "other": true}', "e,50")]
+    kafka_broker.floe("produce", "--topic", topic, "--records", input="".join(
+        json.dumps({"key": k, "value": v, "partition": 0}) + "\n" for k, v in msgs))
+    sql(wh, "CREATE TABLE db.keyed (k_id bigint, name varchar, amount integer, off bigint)")
+    job = write_job(tmp_path, "keyed.sql", f"""
+SET 'floe.bad-records' = 'dead-letter';
+SET 'floe.dead-letter.table' = 'db.keyed_dead';
+CREATE TABLE t (
+  k_id BIGINT, name STRING, amount INT, off BIGINT METADATA FROM 'offset'
+) WITH (
+  'connector' = 'kafka', 'topic' = '{topic}',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}',
+  'key.format' = 'json', 'key.fields' = 'k_id', 'key.fields-prefix' = 'k_',
+  'value.format' = 'csv', 'value.fields-include' = 'EXCEPT_KEY'
+);
+INSERT INTO db.keyed SELECT * FROM t;
+""")
+    run_job(wh, job, "--once")
+    got = sorted((r["off"], r["k_id"], r["name"], r["amount"]) for r in rows_of(wh, "db.keyed"))
+    assert got == [(0, 1, "a", 10), (1, None, "b", 20), (4, 5, "e", 50)]
+    dead = sorted((r["offset"], r["error"]) for r in rows_of(wh, "db.keyed_dead"))
+    assert [o for o, _ in dead] == [2, 3]
+    assert "key: " in dead[0][1] and "field 'amount'" in dead[1][1], dead
+
+    # Flink's default 'value.fields-include' = 'ALL': the value holds every
+    # column (and wins over the key), so the key is not read.
+    sql(wh, "CREATE TABLE db.keyed_all (id bigint, v varchar)")
+    topic2 = "run-keys-all"
+    kafka_broker.create_topic(topic2, 1)
+    kafka_broker.floe("produce", "--topic", topic2, "--records", input=json.dumps(
+        {"key": "garbage", "value": json.dumps({"id": 7, "v": "x"}), "partition": 0}) + "\n")
+    job = write_job(tmp_path, "keyed_all.sql", f"""
+CREATE TABLE t (id BIGINT, v STRING) WITH (
+  'connector' = 'kafka', 'topic' = '{topic2}',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}',
+  'key.format' = 'json', 'key.fields' = 'id', 'value.format' = 'json');
+INSERT INTO db.keyed_all SELECT * FROM t;
+""")
+    run_job(wh, job, "--once")
+    assert [(r["id"], r["v"]) for r in rows_of(wh, "db.keyed_all")] == [(7, "x")]
+    # A raw key into one STRING column.
+    sql(wh, "CREATE TABLE db.keyed_raw (k varchar, v varchar)")
+    job = write_job(tmp_path, "keyed_raw.sql", f"""
+CREATE TABLE t (k STRING, v STRING) WITH (
+  'connector' = 'kafka', 'topic' = '{topic2}',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}',
+  'key.format' = 'raw', 'key.fields' = 'k', 'value.format' = 'json',
+  'value.fields-include' = 'EXCEPT_KEY');
+INSERT INTO db.keyed_raw SELECT * FROM t;
+""")
+    run_job(wh, job, "--once")
+    assert [(r["k"], r["v"]) for r in rows_of(wh, "db.keyed_raw")] == [("garbage", "x")]
+    for opts, msg in [("'key.format' = 'json', 'key.fields' = 'k', 'format' = 'json'",
+                       "with 'key.format' the value"),
+                      ("'key.format' = 'json', 'key.fields' = 'nope', 'value.format' = 'json'",
+                       "'nope' is not a physical column"),
+                      ("'key.fields' = 'k', 'value.format' = 'json'", "go together")]:
+        bad = write_job(tmp_path, "keyed_bad.sql", f"""
+CREATE TABLE t (k STRING, v STRING) WITH (
+  'connector' = 'kafka', 'topic' = '{topic2}',
+  'properties.bootstrap.servers' = '{kafka_broker.brokers}', {opts});
+INSERT INTO db.keyed_raw SELECT * FROM t;
+""")
+        proc = run_job(wh, bad, "--once", check=False)
+        assert proc.returncode == 1 and msg in proc.stderr, (opts, proc.stderr)

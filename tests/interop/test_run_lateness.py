@@ -182,3 +182,71 @@ GROUP BY window_start, window_end, id % 5000;
         return [l["state-spills"] for l in lines if l["msg"] == "checkpoint"][-1]
     assert spills("free") == 0
     assert spills("tight") > 0
+
+
+def test_late_rows_table_gets_each_late_row_exactly_once(kafka_broker, tmp_path):
+    """SET 'floe.late-rows.table': the rows the window aggregation drops go
+    to an Iceberg table in the job's checkpoint transactions. The late rows
+    are late whatever the batching (the watermark that makes them late was
+    checkpointed before they were produced), so a job killed after reading
+    them and run again must leave each one in the table exactly once."""
+    wh = tmp_path / "wh"
+    wh.mkdir()
+    sql(wh, "CREATE SCHEMA db")
+    sql(wh, "CREATE TABLE db.lw (window_start timestamp(6), window_end timestamp(6), n bigint, "
+            "ids bigint)")
+    topic = "late-table"
+    kafka_broker.create_topic(topic, 1)
+    job = write_job(tmp_path, "late_table.sql", JOB.format(
+        name="late_table", settings="SET 'floe.late-rows.table' = 'db.late';", topic=topic,
+        brokers=kafka_broker.brokers, table="lw"))
+
+    def produce(events):
+        recs = []
+        for i, sec in events:
+            ts = datetime.datetime.fromtimestamp((BASE_MS + sec * 1000) / 1000,
+                                                 datetime.timezone.utc)
+            value = {"id": i, "ts": ts.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]}
+            recs.append(json.dumps({"value": json.dumps(value), "partition": 0}) + "\n")
+        kafka_broker.floe("produce", "--topic", topic, "--records", input="".join(recs))
+
+    on_time = [(1, 1), (2, 12), (3, 25)]  # watermark 25: [0,10) and [10,20) fire
+    late = [(i, (i * 7) % 20) for i in range(10, 70)]  # all before 20 s: late
+    more = [(100, 26), (101, 29)]  # on time, window [20,30)
+    proc = subprocess.Popen([str(FLOE), "--warehouse", str(wh), "run", str(job), "--metrics-port",
+                             "0", "--checkpoint-interval", "5s", "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stderr.readline().split()[1]
+        produce(on_time)
+        m = wait_for(url, proc,
+                     lambda m: m.get(("floe_job_events_read_total", (("source", "ev"),))) == 3,
+                     "3 events read")
+        chk = m.get(("floe_job_last_commit_checkpoint_id", ()), 0)
+        # A commit after they were read holds the watermark that makes the rest late.
+        wait_for(url, proc, lambda m: m.get(("floe_job_last_commit_checkpoint_id", ()), 0) > chk,
+                 "a commit after 3 events")
+        produce(late + more)
+        wait_for(url, proc,
+                 lambda m: series(m, "floe_job_late_rows_total") == {(("table", "db.lw"),): 60},
+                 "60 late rows")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    # Killed before the checkpoint after them (5 s apart): the restarted job
+    # reads them again, from the committed offsets, and they are late again.
+    assert rows_of(wh, "db.late") == []
+    run_job(wh, job, "--once")
+    got = rows_of(wh, "db.late")
+    assert sorted(json.loads(r["row_json"])["id"] for r in got) == [i for i, _ in late]
+    for r in got:
+        row = json.loads(r["row_json"])
+        assert r["source"] == "ev" and r["target"] == "db.lw"
+        sec = dict(late)[row["id"]]
+        assert r["event_time"] == window_start(sec), r
+        assert row["ts"].startswith(window_start(sec).strftime("%Y-%m-%dT%H:%M:%S")), row
+    assert windows(wh, "db.lw") == [(window_start(0), 1, 1), (window_start(10), 1, 2),
+                                    (window_start(20), 3, 204)]
+    # The late rows came with the job's checkpoint commits.
+    from test_run import check_summaries
+    check_summaries(wh, "db.late", "late_table")

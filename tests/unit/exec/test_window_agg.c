@@ -7,6 +7,8 @@
  * uninterrupted output in the same order; a small memory budget makes
  * the operator spill and gives the same rows; the window TVF operator.
  */
+#include <stdlib.h>
+
 #include "exec/op_window_agg.h"
 #include "exec/op_window_tvf.h"
 #include "exec_test_util.h"
@@ -80,9 +82,11 @@ typedef struct rig {
   uint64_t late_cb_rows;
 } rig_t;
 
-static int late_cb(void *arg, const ty_batch_t *b, const uint32_t *rows, uint32_t n,
-                   fl_err_t *err) {
+static int late_cb(void *arg, const ty_batch_t *b, uint32_t time_col, const uint32_t *rows,
+                   uint32_t n, fl_err_t *err) {
   (void)b, (void)rows, (void)err;
+  for (uint32_t i = 0; i < n; i++)
+    if (time_col != 0 || !ty_vec_is_valid(b->cols[time_col], rows[i])) abort();
   ((rig_t *)arg)->late_cb_rows += n;
   return FL_OK;
 }
