@@ -2,15 +2,13 @@
  * st_exchange.c - the channels between a job's lanes (layer 10, stream).
  * See st_exchange.h.
  *
- * Placing a row. The sender hashes the key columns of the live rows with
- * the group hash table's hash (ex_ht_hash: equal keys hash equally on
- * every lane), remixes the 64 bits (the hash table behind the exchange
- * picks slots by the low bits and hash aggregation spill partitions by
- * the high bits; the remix keeps both spread within a lane) and takes
- * them modulo N. A counting sort groups the rows by lane without
- * allocating; each other lane's rows are gathered into the next free
- * message of the channel, then the sender's own rows go to its operator
- * as a selection over the batch (no copy).
+ * Placing a row. The sender groups the live rows of a batch by lane with
+ * the partitioner every keyed hand-off uses (exec/ex_partition.h: the
+ * group hash table's hash of the key columns, so equal keys meet on one
+ * lane whichever lane read them; no allocation); each other lane's rows
+ * are gathered into the next free message of the channel, then the
+ * sender's own rows go to its operator as a selection over the batch (no
+ * copy).
  *
  * Channels. A channel is a single-producer single-consumer ring of
  * CH_SLOTS messages; `tail` (the producer's) and `head` (the consumer's)
@@ -43,7 +41,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
-#include "exec/ex_hash_table.h"
+#include "exec/ex_partition.h"
 #include "exec/ex_vec.h"
 #include "stream/st_watermark.h"
 
@@ -84,10 +82,7 @@ typedef struct xlane {
   uint32_t lane;
   ex_op_t *target;
   /* sender */
-  ex_ht_t *hasher;
-  ty_vec_t **kcols;
-  uint32_t *rows, *bucket, *count, *at, cap;
-  uint64_t *hashes;
+  ex_partitioner_t *parts; /* the rows of a batch by receiving lane */
   bool idle, finished;
   /* receiver */
   from_t *from;
@@ -268,52 +263,26 @@ static int send_all(xlane_t *l, msg_kind_t kind, int64_t ts, fl_err_t *err) {
   return FL_OK;
 }
 
-static uint32_t lane_of(uint64_t h, uint32_t n) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  return (uint32_t)(h % n);
-}
-
 static int xs_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   xlane_t *l = (xlane_t *)op;
   st_exchange_t *x = l->x;
   uint32_t live = ty_batch_live(b), n = x->n;
   if (!live) return FL_OK;
   if (l->finished) return fl_err_set(err, FL_EINTERNAL, "exchange: rows after finish");
-  if (b->nrows > l->cap) {
-    l->cap = b->nrows;
-    l->rows = fl_realloc(l->rows, l->cap * sizeof *l->rows);
-    l->bucket = fl_realloc(l->bucket, l->cap * sizeof *l->bucket);
-    l->hashes = fl_realloc(l->hashes, l->cap * sizeof *l->hashes);
-  }
-  for (uint32_t k = 0; k < live; k++) l->rows[k] = b->sel ? b->sel[k] : k;
   if (l->idle) {
     /* Rows from a lane the receivers thought idle: count it again. */
     l->idle = false;
     int rc = send_all(l, MSG_ACTIVE, 0, err);
     if (rc) return rc;
   }
-  if (!x->nkeys) return send(l, 0, MSG_ROWS, 0, b, l->rows, live, err);
-  for (uint32_t c = 0; c < x->nkeys; c++) l->kcols[c] = b->cols[x->key_cols[c]];
-  ex_ht_hash(l->hasher, l->kcols, l->rows, live, l->hashes);
-  memset(l->count, 0, n * sizeof *l->count);
-  for (uint32_t k = 0; k < live; k++) {
-    uint32_t d = lane_of(l->hashes[k], n);
-    l->hashes[k] = d;
-    l->count[d]++;
-  }
-  uint32_t sum = 0;
-  for (uint32_t d = 0; d < n; d++) {
-    l->at[d] = sum;
-    sum += l->count[d];
-  }
-  for (uint32_t k = 0; k < live; k++) l->bucket[l->at[l->hashes[k]]++] = l->rows[k];
+  ex_partitioner_split(l->parts, b);
   /* Other lanes first, so they start on their share while this one works. */
   for (uint32_t i = 1; i <= n; i++) {
     uint32_t d = (l->lane + i) % n;
-    if (!l->count[d]) continue;
-    int rc = send(l, d, MSG_ROWS, 0, b, l->bucket + l->at[d] - l->count[d], l->count[d], err);
+    uint32_t cnt;
+    const uint32_t *rows = ex_partitioner_part(l->parts, d, &cnt);
+    if (!cnt) continue;
+    int rc = send(l, d, MSG_ROWS, 0, b, rows, cnt, err);
     if (rc) return rc;
   }
   return FL_OK;
@@ -404,14 +373,7 @@ st_exchange_t *st_exchange_new(st_exchange_hub_t *h, const ty_schema_t *schema,
     l->op.out_schema = schema;
     l->x = x;
     l->lane = i;
-    l->hasher = ex_ht_new(kt, nkeys);
-    l->kcols = fl_calloc(nkeys ? nkeys : 1, sizeof *l->kcols);
-    l->cap = TY_BATCH_ROWS;
-    l->rows = fl_malloc(l->cap * sizeof *l->rows);
-    l->bucket = fl_malloc(l->cap * sizeof *l->bucket);
-    l->hashes = fl_malloc(l->cap * sizeof *l->hashes);
-    l->count = fl_calloc(n, sizeof *l->count);
-    l->at = fl_calloc(n, sizeof *l->at);
+    l->parts = ex_partitioner_new(kt, key_cols, nkeys, n);
     l->from = fl_calloc(n, sizeof *l->from);
     for (uint32_t s = 0; s < n; s++) l->from[s].wm = ST_NO_WATERMARK;
     l->forwarded = ST_NO_WATERMARK;
@@ -431,13 +393,7 @@ ex_op_t *st_exchange_attach(st_exchange_t *x, uint32_t lane, ex_op_t *target) {
 static void exchange_free(st_exchange_t *x) {
   for (uint32_t i = 0; i < x->n; i++) {
     xlane_t *l = &x->lanes[i];
-    ex_ht_free(l->hasher);
-    fl_free(l->kcols);
-    fl_free(l->rows);
-    fl_free(l->bucket);
-    fl_free(l->hashes);
-    fl_free(l->count);
-    fl_free(l->at);
+    ex_partitioner_free(l->parts);
     fl_free(l->from);
   }
   for (size_t c = 0; c < (size_t)x->n * x->n; c++)
