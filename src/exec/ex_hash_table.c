@@ -164,7 +164,10 @@ void ex_ht_hash(const ex_ht_t *ht, ty_vec_t *const *cols, const uint32_t *rows, 
     return;
   }
   for (uint32_t c = 0; c < ht->nkeys; c++) hash_column(cols[c], rows, n, c == 0, out);
-  for (uint32_t k = 0; k < n; k++) out[k] = fmix64(out[k]);
+  /* One column's hashes are final mixes already (fmix64, xxhash); only a
+   * combination of several needs mixing again. */
+  if (ht->nkeys > 1)
+    for (uint32_t k = 0; k < n; k++) out[k] = fmix64(out[k]);
 }
 
 static bool equal_nested(const ty_vec_t *a, uint32_t i, const ty_vec_t *b, uint32_t j);
