@@ -1009,11 +1009,13 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   q->nlanes = n;
   q->lctx = fl_calloc(n, sizeof *q->lctx);
   q->larena = fl_calloc(n, sizeof *q->larena);
+  q->ectx.subqs = ex_subq_cache_new(a);
   q->lctx[0] = q->ectx;
   for (uint32_t w = 1; w < n; w++) {
     q->larena[w] = fl_arena_new(0);
     ex_ctx_init(&q->lctx[w], q->larena[w], q->ectx.zone, q->ectx.now_us);
     q->lctx[w].random_state = q->ectx.random_state + w * 0x9e3779b97f4a7c15ULL;
+    q->lctx[w].subqs = q->ectx.subqs;
   }
   int rc = FL_OK;
   if (n > 1) rc = fl_pool_new(n - 1, &q->pool, err);
