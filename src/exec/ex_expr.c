@@ -191,14 +191,16 @@ static void fold(ex_ctx_t *ctx, ex_expr_t *x) {
  */
 struct ex_subq_cache {
   fl_arena_t *arena;
+  uint32_t threads; /* the query's, which its subqueries run with too */
   const sql_plan_t **plans;
   ty_vec_t **vals;
   uint32_t n, cap;
 };
 
-ex_subq_cache_t *ex_subq_cache_new(fl_arena_t *a) {
+ex_subq_cache_t *ex_subq_cache_new(fl_arena_t *a, uint32_t threads) {
   ex_subq_cache_t *c = fl_arena_zalloc(a, sizeof *c);
   c->arena = a;
+  c->threads = threads;
   return c;
 }
 
@@ -238,7 +240,9 @@ static int run_subquery(ex_ctx_t *ctx, sql_plan_t *plan, const ty_type_t *storag
   ex_sql_resolver(&res, ctx->arena);
   int rc = sql_optimize(ctx->arena, &res, &plan, err);
   if (rc) return rc;
-  ex_query_opts_t o = {.zone = ctx->zone, .now_us = ctx->now_us};
+  ex_query_opts_t o = {.zone = ctx->zone,
+                       .now_us = ctx->now_us,
+                       .threads = ctx->subqs ? ctx->subqs->threads : 0};
   ex_query_t *q;
   if ((rc = ex_query_new(ctx->arena, plan, &o, &q, err))) return rc;
   if ((rc = ex_query_run(q, err))) {

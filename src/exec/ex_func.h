@@ -60,7 +60,8 @@ typedef struct ex_ctx {
   const fl_tz_t *zone; /* session time zone */
   uint64_t random_state;
   /* Shared by the lane contexts of one query, so that each subquery runs
-   * once however many lanes compile it; NULL: every compile runs it. */
+   * once however many lanes compile it, on the query's thread count; NULL:
+   * every compile runs it, on the default thread count. */
   ex_subq_cache_t *subqs;
 } ex_ctx_t;
 

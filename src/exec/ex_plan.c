@@ -1009,7 +1009,7 @@ int ex_query_new(fl_arena_t *a, const sql_plan_t *p, const ex_query_opts_t *o, e
   q->nlanes = n;
   q->lctx = fl_calloc(n, sizeof *q->lctx);
   q->larena = fl_calloc(n, sizeof *q->larena);
-  q->ectx.subqs = ex_subq_cache_new(a);
+  q->ectx.subqs = ex_subq_cache_new(a, n);
   q->lctx[0] = q->ectx;
   for (uint32_t w = 1; w < n; w++) {
     q->larena[w] = fl_arena_new(0);
