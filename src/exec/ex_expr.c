@@ -240,9 +240,8 @@ static int run_subquery(ex_ctx_t *ctx, sql_plan_t *plan, const ty_type_t *storag
   ex_sql_resolver(&res, ctx->arena);
   int rc = sql_optimize(ctx->arena, &res, &plan, err);
   if (rc) return rc;
-  ex_query_opts_t o = {.zone = ctx->zone,
-                       .now_us = ctx->now_us,
-                       .threads = ctx->subqs ? ctx->subqs->threads : 0};
+  ex_query_opts_t o = {
+      .zone = ctx->zone, .now_us = ctx->now_us, .threads = ctx->subqs ? ctx->subqs->threads : 0};
   ex_query_t *q;
   if ((rc = ex_query_new(ctx->arena, plan, &o, &q, err))) return rc;
   if ((rc = ex_query_run(q, err))) {
