@@ -183,13 +183,65 @@ static void fold(ex_ctx_t *ctx, ex_expr_t *x) {
 }
 
 /* Runs an uncorrelated subquery to its end; *vals gets its one column. */
+/*
+ * A query with several lanes compiles each expression once per lane; the
+ * values of an uncorrelated subquery are the same for all of them, so the
+ * first compile runs it and the others take its vector (read-only from
+ * then on). Keyed by the bound plan, which every lane's expression shares.
+ */
+struct ex_subq_cache {
+  fl_arena_t *arena;
+  uint32_t threads; /* the query's, which its subqueries run with too */
+  const sql_plan_t **plans;
+  ty_vec_t **vals;
+  uint32_t n, cap;
+};
+
+ex_subq_cache_t *ex_subq_cache_new(fl_arena_t *a, uint32_t threads) {
+  ex_subq_cache_t *c = fl_arena_zalloc(a, sizeof *c);
+  c->arena = a;
+  c->threads = threads;
+  return c;
+}
+
+static ty_vec_t *subq_find(const ex_subq_cache_t *c, const sql_plan_t *plan,
+                           const ty_type_t *storage) {
+  for (uint32_t i = 0; c && i < c->n; i++)
+    if (c->plans[i] == plan && ty_type_equal(c->vals[i]->type, storage)) return c->vals[i];
+  return NULL;
+}
+
+static void subq_add(ex_subq_cache_t *c, const sql_plan_t *plan, ty_vec_t *v) {
+  if (c->n == c->cap) {
+    uint32_t cap = c->cap ? 2 * c->cap : 4;
+    const sql_plan_t **plans = fl_arena_alloc(c->arena, cap * sizeof *plans);
+    ty_vec_t **vals = fl_arena_alloc(c->arena, cap * sizeof *vals);
+    if (c->n) {
+      memcpy(plans, c->plans, c->n * sizeof *plans);
+      memcpy(vals, c->vals, c->n * sizeof *vals);
+    }
+    c->plans = plans;
+    c->vals = vals;
+    c->cap = cap;
+  }
+  c->plans[c->n] = plan;
+  c->vals[c->n++] = v;
+}
+
 static int run_subquery(ex_ctx_t *ctx, sql_plan_t *plan, const ty_type_t *storage, ty_vec_t **vals,
                         fl_err_t *err) {
+  const sql_plan_t *key = plan;
+  ty_vec_t *hit = subq_find(ctx->subqs, key, storage);
+  if (hit) {
+    *vals = hit;
+    return FL_OK;
+  }
   sql_resolver_t res;
   ex_sql_resolver(&res, ctx->arena);
   int rc = sql_optimize(ctx->arena, &res, &plan, err);
   if (rc) return rc;
-  ex_query_opts_t o = {.zone = ctx->zone, .now_us = ctx->now_us};
+  ex_query_opts_t o = {
+      .zone = ctx->zone, .now_us = ctx->now_us, .threads = ctx->subqs ? ctx->subqs->threads : 0};
   ex_query_t *q;
   if ((rc = ex_query_new(ctx->arena, plan, &o, &q, err))) return rc;
   if ((rc = ex_query_run(q, err))) {
@@ -203,6 +255,7 @@ static int run_subquery(ex_ctx_t *ctx, sql_plan_t *plan, const ty_type_t *storag
     for (uint32_t r = 0; r < b->nrows; r++) ty_vec_append_from(v, b->cols[0], r);
   }
   ex_query_free(q);
+  if (ctx->subqs) subq_add(ctx->subqs, key, v);
   *vals = v;
   return FL_OK;
 }

@@ -49,6 +49,12 @@ int ex_expr_compile_pred(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t 
  * batch. Lives in ctx's arena.
  */
 typedef struct ex_cse ex_cse_t;
+/* An empty subquery cache in arena a, for the lane contexts of one query
+ * (ex_ctx_t.subqs), whose subqueries then run on the query's `threads`
+ * (0: the default). It is filled while the query's operators are built,
+ * which happens on one thread, and only read afterwards. */
+ex_subq_cache_t *ex_subq_cache_new(fl_arena_t *a, uint32_t threads);
+
 ex_cse_t *ex_cse_new(ex_ctx_t *ctx);
 void ex_cse_next_batch(ex_cse_t *cse);
 int ex_expr_compile_cse(ex_ctx_t *ctx, const sql_bexpr_t *e, const ty_schema_t *in, ex_cse_t *cse,

@@ -51,11 +51,18 @@
  * other call state, the statement's start time (current_date, now() are
  * evaluated once per query) and the session time zone.
  */
+/* Results of a query's uncorrelated subqueries (ex_expr.c). */
+typedef struct ex_subq_cache ex_subq_cache_t;
+
 typedef struct ex_ctx {
   fl_arena_t *arena;
   int64_t now_us;      /* statement start, micros since the epoch */
   const fl_tz_t *zone; /* session time zone */
   uint64_t random_state;
+  /* Shared by the lane contexts of one query, so that each subquery runs
+   * once however many lanes compile it, on the query's thread count; NULL:
+   * every compile runs it, on the default thread count. */
+  ex_subq_cache_t *subqs;
 } ex_ctx_t;
 
 /* now_us < 0 takes the wall clock; zone NULL is UTC. */

@@ -72,6 +72,7 @@ void ex_ctx_init(ex_ctx_t *ctx, fl_arena_t *arena, const fl_tz_t *zone, int64_t 
   ctx->now_us = now_us < 0 ? fl_now_micros() : now_us;
   ctx->zone = zone ? zone : fl_tz_utc();
   ctx->random_state = (uint64_t)ctx->now_us * 0x9E3779B97F4A7C15ULL | 1;
+  ctx->subqs = NULL;
 }
 
 static ex_type_t int_as_decimal(const ex_type_t *t) {

@@ -11,7 +11,8 @@
  * Keys live column-wise in vectors owned by the table, one row per group,
  * so the keys of groups g..g+n are emitted with one gather per column.
  * Lookup is open addressing with linear probing over a power-of-two array
- * of slots {group + 1, 32-bit hash tag}, kept at most half full. A whole
+ * of slots {group + 1, 32-bit hash tag}, kept at most half full (at most
+ * 1/8 while the slots fit in 8 MiB). A whole
  * batch is hashed column by column first, then probed; candidate matches
  * are compared column by column with one loop per column type, so no
  * per-row function pointer or type switch runs except for nested keys.

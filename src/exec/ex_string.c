@@ -216,18 +216,20 @@ static int k_substr(ex_ctx_t *ctx, ex_call_t *call, const ty_vec_t *const *args,
     size_t n;
     const uint8_t *p = ex__str(args[0], i & m, &n);
     int64_t start = sv[i & ms], len = has_len ? lv[i & ml] : INT64_MAX;
-    int64_t cps = utf8_len(p, n);
     if (start == 0 || len <= 0) {
       ex__sw_put(&w, i, "", 0);
       continue;
     }
-    if (start < 0) start = cps + start + 1;
-    if (start < 1 || start > cps) {
+    /* Only a start counted from the end needs the length in code points;
+     * from the front, skipping start - 1 of them tells whether it is past
+     * the end (the skip reaches n). */
+    if (start < 0) start = utf8_len(p, n) + start + 1;
+    size_t b = start < 1 ? n : utf8_skip(p, n, start - 1);
+    if (b >= n) {
       ex__sw_put(&w, i, "", 0);
       continue;
     }
-    size_t b = utf8_skip(p, n, start - 1);
-    size_t e = len >= cps ? n : b + utf8_skip(p + b, n - b, len);
+    size_t e = b + utf8_skip(p + b, n - b, len);
     ex__sw_put(&w, i, p + b, e - b);
   }
   return FL_OK;

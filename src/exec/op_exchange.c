@@ -13,11 +13,12 @@
  *
  * Repartition. Each lane hashes the key columns of a batch (the hash of
  * the group hash table, ex_ht_hash, so equal keys meet whatever their
- * lane), buckets the live rows by hash modulo P, and pushes each bucket
- * as a selection over the batch's own columns (no copy) to its target
- * under the target's mutex. The low bits of the hash pick the target: an
- * aggregation behind it spills by the high bits, so its spill partitions
- * stay balanced. When the last lane has finished, the P targets are
+ * lane), buckets the live rows by the hash's high half modulo P, and
+ * pushes each bucket as a selection over the batch's own columns (no copy)
+ * to its target under the target's mutex. Neither the low bits, which
+ * place a key in the target aggregation's hash table (keys agreeing on
+ * them would crowd a fraction of its slots), nor the top four, by which
+ * it spills, pick the target, so both stay balanced. When the last lane has finished, the P targets are
  * finished as P pool tasks (each target's output goes its own way), then
  * the extra lanes. States: OPEN, DRAINING (finishing targets), FINISHED.
  */
@@ -219,14 +220,15 @@ static int rp_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
   for (uint32_t c = 0; c < r->nkeys; c++) l->kcols[c] = b->cols[r->key_cols[c]];
   ex_ht_hash(l->hasher, l->kcols, l->rows, n, l->hashes);
   uint32_t P = r->ntargets;
+  for (uint32_t k = 0; k < n; k++) l->hashes[k] = (l->hashes[k] >> 32) % P;
   memset(l->count, 0, P * sizeof *l->count);
-  for (uint32_t k = 0; k < n; k++) l->count[l->hashes[k] % P]++;
+  for (uint32_t k = 0; k < n; k++) l->count[l->hashes[k]]++;
   uint32_t sum = 0;
   for (uint32_t p = 0; p < P; p++) {
     l->at[p] = sum;
     sum += l->count[p];
   }
-  for (uint32_t k = 0; k < n; k++) l->bucket[l->at[l->hashes[k] % P]++] = l->rows[k];
+  for (uint32_t k = 0; k < n; k++) l->bucket[l->at[l->hashes[k]]++] = l->rows[k];
   /* Try the targets whose lock is free first, so lanes rarely wait. */
   uint32_t done = 0, start = (uint32_t)(l - r->lanes) % P;
   uint8_t *sent = l->sent;

@@ -7,8 +7,10 @@
  * so that pushdown sees constants (id > 1 + 1 is id > 2); common conjuncts
  * come out of ORs before join planning, so that keys inside them become
  * join keys; pushdown before pruning so that pruning sees the final
- * filter; then limit pushdown, and last the choice of streaming
- * aggregation, which needs the final plan.
+ * filter; a single DISTINCT aggregation becomes two groupings before
+ * pruning too, so that pruning sees its new node; then limit pushdown,
+ * and last the choice of streaming aggregation, which needs the final
+ * plan.
  */
 #include "sql/sql_plan.h"
 
@@ -20,6 +22,7 @@ int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl
   if (r && (rc = sql_opt_or(a, r, *p, err))) return rc;
   if ((rc = sql_opt_join(a, r, p, err))) return rc;
   if ((rc = sql_opt_pushdown(a, *p, err))) return rc;
+  if ((rc = sql_opt_distinct_agg(a, *p, err))) return rc;
   if ((rc = sql_opt_prune(a, *p, err))) return rc;
   if ((rc = sql_opt_limit(a, *p, err))) return rc;
   return sql_opt_stream_agg(a, *p, err);

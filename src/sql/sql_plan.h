@@ -437,6 +437,7 @@ int sql_opt_pushdown(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_prune(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_limit(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_stream_agg(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
+int sql_opt_distinct_agg(fl_arena_t *a, sql_plan_t *p, fl_err_t *err);
 int sql_opt_window_agg(fl_arena_t *a, sql_plan_t **p, fl_err_t *err);
 int sql_optimize(fl_arena_t *a, const struct sql_resolver *r, sql_plan_t **p, fl_err_t *err);
 
