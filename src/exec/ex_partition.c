@@ -83,7 +83,7 @@ uint32_t ex_partitioner_split(ex_partitioner_t *p, const ty_batch_t *b) {
   return n;
 }
 
-const uint32_t *ex_partitioner_part(const ex_partitioner_t *p, uint32_t i, uint32_t *n) {
+uint32_t *ex_partitioner_part(const ex_partitioner_t *p, uint32_t i, uint32_t *n) {
   *n = p->count[i];
   return p->bucket + p->end[i] - p->count[i];
 }

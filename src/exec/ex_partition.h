@@ -32,8 +32,9 @@ void ex_partitioner_free(ex_partitioner_t *p);
 uint32_t ex_partitioner_split(ex_partitioner_t *p, const ty_batch_t *b);
 
 /* Part i of the last split: *n row indexes into the batch's columns, in
- * the batch's order. */
-const uint32_t *ex_partitioner_part(const ex_partitioner_t *p, uint32_t i, uint32_t *n);
+ * the batch's order; the partitioner owns them (a selection vector for
+ * a view of the batch). */
+uint32_t *ex_partitioner_part(const ex_partitioner_t *p, uint32_t i, uint32_t *n);
 
 /* The part of a key whose ex_ht_hash is h. The hash's high half picks it:
  * the low bits place the key in the receiving side's hash table and the

@@ -11,14 +11,13 @@
  * arrival order (so a sort's output keeps its order), finish() goes to
  * every lane.
  *
- * Repartition. Each lane hashes the key columns of a batch (the hash of
- * the group hash table, ex_ht_hash, so equal keys meet whatever their
- * lane), buckets the live rows by the hash's high half modulo P, and
- * pushes each bucket as a selection over the batch's own columns (no copy)
- * to its target under the target's mutex. Neither the low bits, which
- * place a key in the target aggregation's hash table (keys agreeing on
- * them would crowd a fraction of its slots), nor the top four, by which
- * it spills, pick the target, so both stay balanced. When the last lane has finished, the P targets are
+ * Repartition. Each lane groups the live rows of a batch by target with
+ * ex_partition.h (the group hash table's hash of the key columns, so equal
+ * keys meet whatever their lane; the part taken from bits that neither
+ * place a key in the target aggregation's table nor pick its spill
+ * partition) and pushes each part as a selection over the batch's own
+ * columns (no copy) to its target under the target's mutex. When the last
+ * lane has finished, the P targets are
  * finished as P pool tasks (each target's output goes its own way), then
  * the extra lanes. States: OPEN, DRAINING (finishing targets), FINISHED.
  */
@@ -29,7 +28,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "exec/ex_hash_table.h"
+#include "exec/ex_partition.h"
 
 /* ---- gather ---- */
 
@@ -168,11 +167,8 @@ ex_op_t *ex_fanout_new(const ty_schema_t *schema, ex_op_t *const *lanes, uint32_
 typedef struct rp_lane {
   ex_op_t op;
   ex_repartition_t *r;
-  ex_ht_t *hasher; /* only for ex_ht_hash over the key types */
-  ty_vec_t **kcols;
-  uint32_t *rows, *bucket, *count, *at, cap;
+  ex_partitioner_t *parts; /* the rows of a batch by target */
   uint8_t *sent;
-  uint64_t *hashes;
   ty_batch_t view;
   bool finished;
 } rp_lane_t;
@@ -210,25 +206,8 @@ static int rp_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
     pthread_mutex_unlock(&t->lock);
     return rc;
   }
-  if (b->nrows > l->cap) {
-    l->cap = b->nrows;
-    l->rows = fl_realloc(l->rows, l->cap * sizeof *l->rows);
-    l->bucket = fl_realloc(l->bucket, l->cap * sizeof *l->bucket);
-    l->hashes = fl_realloc(l->hashes, l->cap * sizeof *l->hashes);
-  }
-  for (uint32_t k = 0; k < n; k++) l->rows[k] = b->sel ? b->sel[k] : k;
-  for (uint32_t c = 0; c < r->nkeys; c++) l->kcols[c] = b->cols[r->key_cols[c]];
-  ex_ht_hash(l->hasher, l->kcols, l->rows, n, l->hashes);
+  ex_partitioner_split(l->parts, b);
   uint32_t P = r->ntargets;
-  for (uint32_t k = 0; k < n; k++) l->hashes[k] = (l->hashes[k] >> 32) % P;
-  memset(l->count, 0, P * sizeof *l->count);
-  for (uint32_t k = 0; k < n; k++) l->count[l->hashes[k]]++;
-  uint32_t sum = 0;
-  for (uint32_t p = 0; p < P; p++) {
-    l->at[p] = sum;
-    sum += l->count[p];
-  }
-  for (uint32_t k = 0; k < n; k++) l->bucket[l->at[l->hashes[k]]++] = l->rows[k];
   /* Try the targets whose lock is free first, so lanes rarely wait. */
   uint32_t done = 0, start = (uint32_t)(l - r->lanes) % P;
   uint8_t *sent = l->sent;
@@ -237,7 +216,9 @@ static int rp_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
     for (uint32_t i = 0; i < P; i++) {
       uint32_t p = (start + i) % P;
       if (sent[p]) continue;
-      if (!l->count[p]) {
+      uint32_t cnt;
+      uint32_t *rows = ex_partitioner_part(l->parts, p, &cnt);
+      if (!cnt) {
         sent[p] = true;
         done++;
         continue;
@@ -247,13 +228,12 @@ static int rp_push(ex_op_t *op, const ty_batch_t *b, fl_err_t *err) {
         pthread_mutex_lock(&t->lock);
       else if (pthread_mutex_trylock(&t->lock))
         continue;
-      uint32_t first = l->at[p] - l->count[p];
       l->view = (ty_batch_t){.schema = b->schema,
                              .ncols = b->ncols,
                              .cols = b->cols,
                              .nrows = b->nrows,
-                             .sel = l->bucket + first,
-                             .nsel = l->count[p]};
+                             .sel = rows,
+                             .nsel = cnt};
       int rc = ex_op_push(t->op, &l->view, err);
       pthread_mutex_unlock(&t->lock);
       if (rc) return rc;
@@ -340,14 +320,7 @@ ex_repartition_t *ex_repartition_new(const ty_schema_t *schema, const uint32_t *
     l->op.vt = &rp_vt;
     l->op.out_schema = schema;
     l->r = r;
-    l->hasher = ex_ht_new(r->ktypes, nkeys);
-    l->kcols = fl_calloc(nkeys ? nkeys : 1, sizeof *l->kcols);
-    l->cap = TY_BATCH_ROWS;
-    l->rows = fl_malloc(TY_BATCH_ROWS * sizeof *l->rows);
-    l->bucket = fl_malloc(TY_BATCH_ROWS * sizeof *l->bucket);
-    l->hashes = fl_malloc(TY_BATCH_ROWS * sizeof *l->hashes);
-    l->count = fl_malloc(P * sizeof *l->count);
-    l->at = fl_malloc(P * sizeof *l->at);
+    l->parts = ex_partitioner_new(r->ktypes, key_cols, nkeys, P);
     l->sent = fl_malloc(P);
   }
   return r;
@@ -359,13 +332,7 @@ void ex_repartition_free(ex_repartition_t *r) {
   if (!r) return;
   for (uint32_t i = 0; i < r->nlanes; i++) {
     rp_lane_t *l = &r->lanes[i];
-    ex_ht_free(l->hasher);
-    fl_free(l->kcols);
-    fl_free(l->rows);
-    fl_free(l->bucket);
-    fl_free(l->hashes);
-    fl_free(l->count);
-    fl_free(l->at);
+    ex_partitioner_free(l->parts);
     fl_free(l->sent);
   }
   for (uint32_t p = 0; p < r->ntargets; p++) pthread_mutex_destroy(&r->targets[p].lock);
