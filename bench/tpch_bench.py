@@ -5,7 +5,11 @@ files, in one run.
     build/venv/bin/python bench/tpch_bench.py --sf 0.1 --runs 1 --queries 1,6
 
 The data comes from tpchgen-cli (tests/tpch/tpch_data.py), generated once
-and loaded once into a floe warehouse under build/tpch/sf<SF>/. Every run
+and loaded once into a floe warehouse under build/tpch/sf<SF>/. DuckDB
+reads the data files of floe's tables with read_parquet (--duck-reads
+floe, the default), so both sides read the same bytes: the same codec
+(zstd, Iceberg's default), row groups and encodings; --duck-reads tpchgen
+points it at the generator's own files (snappy) instead. Every run
 of every query is its own process, floe and DuckDB alternating, so each
 side's peak RSS (GNU time's maximum resident set size of the child) is that of one query
 and neither side runs on a cache the other warmed in its own process (the
@@ -52,12 +56,12 @@ sys.path.insert(0, sys.argv[1])
 import tpch_data
 con = duckdb.connect()
 con.execute(f"SET threads = {int(sys.argv[3])}")
-tpch_data.duckdb_views(con, sys.argv[2])
+tpch_data.duckdb_views(con, sys.argv[2], sys.argv[6] if len(sys.argv) > 6 and sys.argv[6] else None)
 sql = open(sys.argv[4]).read()
 t0 = time.perf_counter()
 rows = con.execute(sql).fetchall()
 dt = time.perf_counter() - t0
-if len(sys.argv) > 5:
+if len(sys.argv) > 5 and sys.argv[5]:
     with open(sys.argv[5], "w") as f:
         json.dump([[str(v) if v is not None else None for v in r] for r in rows], f)
 print(dt)
@@ -102,12 +106,11 @@ def floe_argv(floe, wh, query_file, threads, has_threads, fmt="csv", memory=None
     return argv
 
 
-def duck_argv(pq_dir, threads, query_file, out_json=None):
-    argv = [sys.executable, "-c", DUCK_CHILD, str(ROOT / "tests" / "tpch"), str(pq_dir),
-            str(threads), str(query_file)]
-    if out_json:
-        argv.append(str(out_json))
-    return argv
+def duck_argv(pq_dir, threads, query_file, out_json=None, warehouse=None):
+    """DuckDB's run of a query over the generator's files in pq_dir, or with
+    warehouse over the data files of floe's tables."""
+    return [sys.executable, "-c", DUCK_CHILD, str(ROOT / "tests" / "tpch"), str(pq_dir),
+            str(threads), str(query_file), str(out_json or ""), str(warehouse or "")]
 
 
 def check_result(floe, wh, pq_dir, n, has_threads):
@@ -173,6 +176,9 @@ def main():
     ap.add_argument("--floe", default=str(ROOT / "build" / "floe"))
     ap.add_argument("--spill-memory", default="32MB",
                     help="memory budget of the spilling join check ('' skips it)")
+    ap.add_argument("--duck-reads", choices=["floe", "tpchgen"], default="floe",
+                    help="the Parquet files DuckDB reads: the data files of floe's tables "
+                         "(default, the same bytes floe reads) or the generator's")
     args = ap.parse_args()
 
     queries = []
@@ -186,6 +192,9 @@ def main():
     t0 = time.perf_counter()
     wh, pq_dir = tpch_data.load_cached(floe, sf)
     print(f"  ready in {time.perf_counter() - t0:.1f} s", flush=True)
+    duck_wh = wh if args.duck_reads == "floe" else None
+    reads = "the data files of floe's tables" if duck_wh else "the generator's Parquet files"
+    print(f"  DuckDB reads {reads}")
     has_threads = floe_threads_option(floe)
     if not has_threads:
         print("  floe sql has no --threads option: floe runs on one thread in every setting")
@@ -208,7 +217,8 @@ def main():
                 wall, rss, _ = run_child(floe_argv(floe, wh, qf, threads, has_threads))
                 ft.append(wall)
                 fr.append(rss)
-                _, rss, out = run_child(duck_argv(pq_dir, threads, qf), stdout=subprocess.PIPE)
+                _, rss, out = run_child(duck_argv(pq_dir, threads, qf, warehouse=duck_wh),
+                                        stdout=subprocess.PIPE)
                 dt.append(float(out.strip().splitlines()[-1]))
                 dr.append(rss)
             f_ms, d_ms = statistics.median(ft) * 1000, statistics.median(dt) * 1000

@@ -120,11 +120,17 @@ def query_text(n):
     return (QUERIES / f"q{n:02d}.sql").read_text()
 
 
-def duckdb_views(con, parquet_dir):
-    """Views named like the tables over the Parquet files, for DuckDB."""
+def duckdb_views(con, parquet_dir, warehouse=None):
+    """Views named like the tables over the Parquet files, for DuckDB: the
+    generator's files, or with warehouse the data files of floe's tables
+    there (each table loaded by one append, so its data folder holds
+    exactly its rows)."""
     for t in SCHEMAS:
-        con.execute(f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM "
-                    f"read_parquet('{pathlib.Path(parquet_dir) / (t + '.parquet')}')")
+        if warehouse:
+            src = pathlib.Path(warehouse) / "tpch" / t / "data" / "**" / "*.parquet"
+        else:
+            src = pathlib.Path(parquet_dir) / (t + ".parquet")
+        con.execute(f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM read_parquet('{src}')")
 
 
 def value_matches(f, d):
