@@ -25,6 +25,7 @@
 #include "base/buf.h"
 #include "base/time.h"
 #include "format/text_parse.h"
+#include "stream/st_options.h"
 #include "stream/st_rand.h"
 
 typedef struct dg_col {
@@ -60,13 +61,6 @@ static int bad(fl_err_t *err, const char *key, const char *value, const char *wh
   return fl_err_set(err, FL_EINVALID, "datagen option '%s' = '%s': %s", key, value, why);
 }
 
-static bool parse_u64(const char *s, uint64_t *out) {
-  int64_t v;
-  if (!tp_parse_i64(s, strlen(s), &v) || v < 0) return false;
-  *out = (uint64_t)v;
-  return true;
-}
-
 static bool is_int_kind(ty_kind_t k) { return k == TY_INT || k == TY_LONG; }
 
 /* Parses a decimal bound by the column's own text rules. */
@@ -99,18 +93,16 @@ static int set_col_option(dg_col_t *c, const char *prop, const char *key, const 
     c->end_text = value;
   } else if (strcmp(prop, "length") == 0) {
     uint64_t n;
-    if (!parse_u64(value, &n) || n > (1u << 20))
+    if (!st_u64_parse(value, &n) || n > (1u << 20))
       return bad(err, key, value, "expected a length from 0 to 1048576");
     if (k != TY_STRING && k != TY_BINARY)
       return bad(err, key, value, "only string and binary columns have a length");
     c->length = (uint32_t)n;
   } else if (strcmp(prop, "var-len") == 0) {
-    if (strcmp(value, "true") && strcmp(value, "false"))
-      return bad(err, key, value, "expected true or false");
-    c->var_len = strcmp(value, "true") == 0;
+    if (!st_bool_parse(value, &c->var_len)) return bad(err, key, value, "expected true or false");
   } else if (strcmp(prop, "max-past") == 0) {
     uint64_t n;
-    if (!parse_u64(value, &n)) return bad(err, key, value, "expected milliseconds");
+    if (!st_u64_parse(value, &n)) return bad(err, key, value, "expected milliseconds");
     c->max_past_ms = (int64_t)n;
   } else if (strcmp(prop, "null-rate") == 0) {
     double d;
@@ -249,9 +241,9 @@ int st_datagen_open(const ty_schema_t *s, const st_option_t *opts, uint32_t nopt
       else
         rc = bad(err, key, value, "expected a number of rows, 0 or 'unlimited'");
     } else if (strcmp(key, "number-of-rows") == 0) {
-      if (!parse_u64(value, &g->total)) rc = bad(err, key, value, "expected a number of rows");
+      if (!st_u64_parse(value, &g->total)) rc = bad(err, key, value, "expected a number of rows");
     } else if (strcmp(key, "seed") == 0) {
-      if (!parse_u64(value, &g->seed)) rc = bad(err, key, value, "expected a non-negative integer");
+      if (!st_u64_parse(value, &g->seed)) rc = bad(err, key, value, "expected a non-negative integer");
     } else if (strncmp(key, "fields.", 7) == 0) {
       const char *name = key + 7, *dot = strrchr(name, '.');
       if (!dot || dot == name) {

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "format/text_parse.h"
+
 const char *st_option_get(const st_option_t *opts, uint32_t n, const char *key) {
   const char *v = NULL;
   for (uint32_t i = 0; i < n; i++)
@@ -43,6 +45,19 @@ bool st_duration_parse(const char *s, int64_t *ms) {
       return true;
     }
   return false;
+}
+
+bool st_u64_parse(const char *s, uint64_t *out) {
+  int64_t v;
+  if (!tp_parse_i64(s, strlen(s), &v) || v < 0) return false;
+  *out = (uint64_t)v;
+  return true;
+}
+
+bool st_bool_parse(const char *s, bool *out) {
+  if (strcmp(s, "true") != 0 && strcmp(s, "false") != 0) return false;
+  *out = strcmp(s, "true") == 0;
+  return true;
 }
 
 bool st_size_parse(const char *s, uint64_t *bytes) {

@@ -287,7 +287,8 @@ static void count_scan(runner_t *r, uint32_t i, uint32_t rows) {
   if (s->dead_letters > st->dead_seen) fl_counter_add(st->dead, s->dead_letters - st->dead_seen);
   st->dead_seen = s->dead_letters;
   atomic_store_explicit(&st->watermark_us, st_scan_watermark(r->scans[i]), memory_order_relaxed);
-  atomic_store_explicit(&st->idle, st_scan_idle(r->scans[i], mono_ms()), memory_order_relaxed);
+  if (r->nlanes > 1) /* only job_watermark's view over several lanes needs it */
+    atomic_store_explicit(&st->idle, st_scan_idle(r->scans[i], mono_ms()), memory_order_relaxed);
 }
 
 /* The job's watermark, the smallest of the scans' (the job's thread);

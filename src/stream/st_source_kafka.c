@@ -374,12 +374,6 @@ static bool one_char(const char *v, char *out) {
   return false;
 }
 
-static bool true_false(const char *v, bool *out) {
-  if (strcmp(v, "true") && strcmp(v, "false")) return false;
-  *out = !strcmp(v, "true");
-  return true;
-}
-
 /* The csv.* options (of the key: key.csv.*) into a dialect; ignore:
  * 'csv.ignore-parse-errors'. */
 static int csv_options(const sql_stream_table_t *t, bool of_key, csv_dialect_t *d, bool *ignore,
@@ -401,11 +395,11 @@ static int csv_options(const sql_stream_table_t *t, bool of_key, csv_dialect_t *
     else if (!strcmp(key, "csv.null-literal"))
       d->null_literal = v;
     else if (!strcmp(key, "csv.disable-quote-character"))
-      ok = true_false(v, &d->no_quote);
+      ok = st_bool_parse(v, &d->no_quote);
     else if (!strcmp(key, "csv.allow-comments"))
-      ok = true_false(v, &d->allow_comments);
+      ok = st_bool_parse(v, &d->allow_comments);
     else if (!strcmp(key, "csv.ignore-parse-errors"))
-      ok = true_false(v, ignore);
+      ok = st_bool_parse(v, ignore);
     if (!ok)
       return opt_error(t, t->keys[i], err, FL_EINVALID,
                        strstr(key, "character") || strstr(key, "delimiter")
@@ -516,11 +510,11 @@ int st_source_kafka_open(const sql_stream_table_t *t, st_bad_policy_t bad, st_so
       csv = !strcmp(v, "csv");
     } else if (!strcmp(key, "json.ignore-parse-errors")) {
       bool x = false;
-      if (!true_false(v, &x))
+      if (!st_bool_parse(v, &x))
         rc = opt_error(t, t->keys[i], err, FL_EINVALID, "expected 'true' or 'false'");
       ignore_errors |= x;
     } else if (!strcmp(key, "json.fail-on-missing-field")) {
-      if (!true_false(v, &fail_missing))
+      if (!st_bool_parse(v, &fail_missing))
         rc = opt_error(t, t->keys[i], err, FL_EINVALID, "expected 'true' or 'false'");
     } else if (!strcmp(key, "scan.watermark.idle-timeout")) {
       if (!st_duration_parse(v, &k->s.idle_timeout_ms))

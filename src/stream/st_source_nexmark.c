@@ -169,22 +169,11 @@ static const st_source_vt_t nx_vt = {
     .free = nx_free,
 };
 
-static bool parse_u64(const char *v, uint64_t *out) {
-  if (*v < '0' || *v > '9') return false;
-  uint64_t n = 0;
-  for (; *v >= '0' && *v <= '9'; v++) {
-    if (n > (UINT64_MAX - 9) / 10) return false;
-    n = n * 10 + (uint64_t)(*v - '0');
-  }
-  *out = n;
-  return *v == 0;
-}
-
 /* Sets one option; false when its value does not fit. */
 static bool set_option(nx_source_t *x, const char *key, const char *v, bool *limited, bool *known) {
   uint64_t n = 0;
   *known = true;
-  bool num = parse_u64(v, &n);
+  bool num = st_u64_parse(v, &n);
   bool u32 = num && n <= UINT32_MAX;
   st_nexmark_config_t *c = &x->cfg;
   if (!strcmp(key, "connector") || !strcmp(key, "scan.watermark.idle-timeout")) return true;
@@ -210,8 +199,7 @@ static bool set_option(nx_source_t *x, const char *key, const char *v, bool *lim
     return u32 && n > 0;
   }
   if (!strcmp(key, "nexmark.rate.limited")) {
-    *limited = !strcmp(v, "true");
-    return *limited || !strcmp(v, "false");
+    return st_bool_parse(v, limited);
   }
   if (!strcmp(key, "rows-per-second")) {
     x->rows_per_sec = strcmp(v, "unlimited") ? (double)n : 0;
