@@ -64,6 +64,15 @@ static int make_config(const cli_args_t *a, kf_config_t **out) {
   return 0;
 }
 
+/* Whether a --set NAME=VALUE option named this property. */
+static bool set_by_user(const cli_args_t *a, const char *name) {
+  size_t n = strlen(name);
+  for (int i = 0; i < a->nopts; i++)
+    if (!strcmp(a->names[i], "set") && !strncmp(a->values[i], name, n) && a->values[i][n] == '=')
+      return true;
+  return false;
+}
+
 static bool get_i64(const cli_args_t *a, const char *name, int64_t *out) {
   const char *v = cli_args_get(a, name);
   if (!v) return true;
@@ -397,6 +406,7 @@ static int run_consume(int argc, char **argv) {
                                          {"metadata", true},
                                          {"format", true},
                                          {"ignore-parse-errors", false},
+                                         {"summary", false},
                                          CLI_OBSERVE_SPECS,
                                          {0, false}};
   cli_args_t a;
@@ -410,6 +420,11 @@ static int run_consume(int argc, char **argv) {
     return cli_usage_error(&cli_cmd_kafka, "--idle-ms needs milliseconds");
   if (!get_i64(&a, "max-batch", &max_batch) || max_batch < 1 || max_batch > 100000)
     return cli_usage_error(&cli_cmd_kafka, "--max-batch needs a number from 1 to 100000");
+  /* --summary: read without printing, then one line of totals; what
+   * reading a topic costs by itself, below any job over it. */
+  bool summary = cli_args_flag(&a, "summary");
+  if (summary && cli_args_get(&a, "schema"))
+    return cli_usage_error(&cli_cmd_kafka, "--summary prints no rows: leave out --schema");
   kf_position_t from;
   if (!parse_from(cli_args_get(&a, "from"), &from))
     return cli_usage_error(&cli_cmd_kafka,
@@ -499,7 +514,7 @@ static int run_consume(int argc, char **argv) {
   }
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  int64_t got = 0, idle_since = fl_monotonic_ns();
+  int64_t got = 0, bytes = 0, idle_since = fl_monotonic_ns();
   while (!stop_requested && (count < 0 || got < count)) {
     if (until_end) {
       bool done = true;
@@ -522,10 +537,12 @@ static int run_consume(int argc, char **argv) {
     st_progress_tick(w.progress, fl_monotonic_ns());
     if (rows.dec) {
       if (rows_print(&rows, &msgs, &err)) goto fail;
+    } else if (summary) {
+      for (uint32_t i = 0; i < msgs.n; i++) bytes += msgs.msgs[i].value_len;
     } else {
       for (uint32_t i = 0; i < msgs.n; i++) print_msg(&msgs.msgs[i]);
     }
-    fflush(stdout);
+    if (!summary) fflush(stdout);
     got += msgs.n;
     int64_t now = fl_monotonic_ns();
     if (msgs.n) {
@@ -542,6 +559,8 @@ static int run_consume(int argc, char **argv) {
     }
   }
   if (stop_requested) stop_reason = "signal";
+  if (summary)
+    printf("{\"messages\":%lld,\"value_bytes\":%lld}\n", (long long)got, (long long)bytes);
   kf_msgs_clear(&msgs);
   if (cli_args_flag(&a, "commit") && group && kf_consumer_commit(k, &err)) goto fail;
   status = 0;
@@ -645,9 +664,10 @@ static int run_produce_nexmark(int argc, char **argv) {
   if (st) return st;
   fl_err_t err;
   fl_err_clear(&err);
-  /* Throughput over latency: fuller batches, compressed. */
-  kf_config_set(c, "linger.ms", "20", NULL);
-  kf_config_set(c, "compression.type", "lz4", NULL);
+  /* Throughput over latency: fuller batches, compressed; unless --set
+   * says otherwise. */
+  if (!set_by_user(&a, "linger.ms")) kf_config_set(c, "linger.ms", "20", NULL);
+  if (!set_by_user(&a, "compression.type")) kf_config_set(c, "compression.type", "lz4", NULL);
   kf_producer_t *p;
   if (kf_producer_open(c, &p, &err)) {
     kf_config_free(c);
@@ -749,6 +769,7 @@ const cli_command_t cli_cmd_kafka = {
         "      or after MS without messages (default 10000; with --count an error)\n"
         "      [--schema S [--metadata 'col:offset,col:timestamp,...'] [--format jsonl|csv|table]\n"
         "       [--ignore-parse-errors]]  decode JSON values into rows of schema S instead\n"
+        "      [--summary]  print nothing per message, one line of totals at the end\n"
         "      [--metrics-port P [--metrics-bind ADDR]]  serve /metrics (Prometheus) and /healthz\n"
         "       on ADDR:P (default 127.0.0.1; port 0 picks a free one, printed on stderr)\n"
         "      [--log-file PATH|- [--log-level debug|info|warn|error]]  JSON-lines log\n"

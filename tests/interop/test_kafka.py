@@ -63,6 +63,13 @@ def test_exact_offsets_keys_headers_timestamps(kafka_broker):
     for p in range(3):
         offs = [m["offset"] for m in allm if m["partition"] == p]
         assert offs == list(range(100))
+    # --summary: the same messages counted, none printed.
+    out = kafka_broker.floe("consume", "--topic", "exact", "--until-end", "--summary").stdout
+    assert json.loads(out) == {"messages": 300,
+                               "value_bytes": sum(len(r["value"]) for r in recs)}
+    proc = kafka_broker.floe("consume", "--topic", "exact", "--summary", "--schema", "v string",
+                             check=False)
+    assert proc.returncode == 2 and "--summary" in proc.stderr
 
 
 def test_seek_by_timestamp(kafka_broker):
@@ -191,6 +198,19 @@ def test_nexmark_feed_deterministic_and_distributed(kafka_broker):
     assert t[0] == 1704067200000 and t[-1] == 1704067200000 + 9999 // 10
     first = next(e for e in events if e["event_type"] == 0 and e["person"]["id"] == 1000)
     assert first["person"]["dateTime"] == "2024-01-01 00:00:00.000"
+
+
+def log_bytes(broker, topic):
+    return sum(f.stat().st_size for f in (broker.dir / "log").glob(f"{topic}-*/*.log"))
+
+
+def test_nexmark_feed_compression_is_lz4_unless_set(kafka_broker):
+    lz4 = nexmark(kafka_broker, "nx-lz4", "--events", 5000, "--seed", 3)
+    plain = nexmark(kafka_broker, "nx-plain", "--events", 5000, "--seed", 3,
+                    "--set", "compression.type=none")
+    assert [m["value"] for m in lz4] == [m["value"] for m in plain]
+    # The same records take more room in the log uncompressed.
+    assert log_bytes(kafka_broker, "nx-plain") > 1.3 * log_bytes(kafka_broker, "nx-lz4")
 
 
 def test_consume_decodes_json_values_into_rows(kafka_broker):

@@ -298,17 +298,6 @@ static int decode_string(js_decoder_t *d, ty_vec_t *v, uint32_t depth) {
   return FL_OK;
 }
 
-/* Plain integers of up to 18 digits, the common case, without the
- * general parser. */
-static inline bool fast_int(const char *s, size_t n, int64_t *out) {
-  size_t i = s[0] == '-';
-  if (n - i > 18 || n == i) return false;
-  int64_t v = 0;
-  for (; i < n; i++) v = v * 10 + (s[i] - '0');
-  *out = s[0] == '-' ? -v : v;
-  return true;
-}
-
 static int decode_primitive(js_decoder_t *d, js_node_t *nd, ty_vec_t *v) {
   js_lex_t *l = &d->lx;
   const char *start = l->p;
@@ -338,8 +327,9 @@ static int decode_primitive(js_decoder_t *d, js_node_t *nd, ty_vec_t *v) {
   double f;
   switch (nd->kind) {
     case TY_LONG:
-      if (is_int && fast_int(s, n, &x)) {
-        ty_vec_append_i64(v, x);
+      /* The scanner collected the digits already: up to 18 fit exactly. */
+      if (is_int && num.ndigits <= 18) {
+        ty_vec_append_i64(v, num.neg ? -(int64_t)num.mant : (int64_t)num.mant);
         return FL_OK;
       }
       break;

@@ -180,36 +180,55 @@ static void maybe_rehash(pq__dict_t *d) {
   d->mask = mask;
 }
 
+/* Inserts the value at p (hash h), not yet in the dictionary; its index. */
+static uint32_t dict_insert_fixed(pq__dict_t *d, const uint8_t *p, uint32_t h) {
+  maybe_rehash(d);
+  grow_entries(d);
+  uint32_t s = h & d->mask;
+  while (d->slots[s]) s = (s + 1) & d->mask;
+  d->slots[s] = d->n + 1;
+  d->hashes[d->n] = h;
+  fl_buf_append(&d->vals, p, d->width);
+  return d->n++;
+}
+
+/* One loop per width so the value is compared as a word, not by memcmp.
+ * A value equal to the one before it (event times, keys in runs) takes
+ * the previous index without a probe. */
+#define DICT_PUT_WORDS(name, T, load)                                                 \
+  static void name(pq__dict_t *d, const uint8_t *vals, size_t n, uint32_t *out) {     \
+    T prev = 0;                                                                       \
+    uint32_t prev_idx = UINT32_MAX;                                                   \
+    for (size_t i = 0; i < n; i++) {                                                  \
+      const uint8_t *p = vals + i * sizeof(T);                                        \
+      T v = load(p);                                                                  \
+      if (v == prev && prev_idx != UINT32_MAX) {                                      \
+        out[i] = prev_idx;                                                            \
+        continue;                                                                     \
+      }                                                                               \
+      uint32_t h = mix64(v), s = h & d->mask, e;                                      \
+      while ((e = d->slots[s]) && load(d->vals.data + (size_t)(e - 1) * sizeof(T)) != v) \
+        s = (s + 1) & d->mask;                                                        \
+      uint32_t idx = e ? e - 1 : dict_insert_fixed(d, p, h);                          \
+      out[i] = prev_idx = idx;                                                        \
+      prev = v;                                                                       \
+    }                                                                                 \
+  }
+DICT_PUT_WORDS(dict_put_w8, uint64_t, fl_load_le64)
+DICT_PUT_WORDS(dict_put_w4, uint32_t, fl_load_le32)
+
 void pq__dict_put_fixed(pq__dict_t *d, const uint8_t *vals, size_t n, uint32_t *out) {
   const uint32_t w = d->width;
+  if (w == 8) return dict_put_w8(d, vals, n, out);
+  if (w == 4) return dict_put_w4(d, vals, n, out);
   for (size_t i = 0; i < n; i++) {
     const uint8_t *p = vals + i * w;
-    uint32_t h;
-    if (w == 4)
-      h = mix64(fl_load_le32(p));
-    else if (w == 8)
-      h = mix64(fl_load_le64(p));
-    else
-      h = hash_bytes(p, w);
-    uint32_t s = h & d->mask;
-    for (;;) {
-      uint32_t e = d->slots[s];
-      if (!e) break;
-      if (d->hashes[e - 1] == h && memcmp(d->vals.data + (size_t)(e - 1) * w, p, w) == 0) break;
+    uint32_t h = hash_bytes(p, w);
+    uint32_t s = h & d->mask, e;
+    while ((e = d->slots[s]) &&
+           !(d->hashes[e - 1] == h && memcmp(d->vals.data + (size_t)(e - 1) * w, p, w) == 0))
       s = (s + 1) & d->mask;
-    }
-    if (d->slots[s]) {
-      out[i] = d->slots[s] - 1;
-      continue;
-    }
-    maybe_rehash(d);
-    grow_entries(d);
-    s = h & d->mask;
-    while (d->slots[s]) s = (s + 1) & d->mask;
-    d->slots[s] = d->n + 1;
-    d->hashes[d->n] = h;
-    fl_buf_append(&d->vals, p, w);
-    out[i] = d->n++;
+    out[i] = e ? e - 1 : dict_insert_fixed(d, p, h);
   }
 }
 
@@ -217,6 +236,10 @@ void pq__dict_put_spans(pq__dict_t *d, const pq__span_t *vals, size_t n, uint32_
   for (size_t i = 0; i < n; i++) {
     const uint8_t *p = vals[i].p;
     uint32_t len = vals[i].n;
+    if (i && len == vals[i - 1].n && (len == 0 || memcmp(p, vals[i - 1].p, len) == 0)) {
+      out[i] = out[i - 1]; /* a run of one value: no hashing */
+      continue;
+    }
     uint32_t h = hash_bytes(p, len);
     uint32_t s = h & d->mask;
     for (;;) {
