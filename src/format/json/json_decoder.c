@@ -651,6 +651,94 @@ static int decode_value(js_decoder_t *d, js_node_t *nd, ty_vec_t *v, bool requir
   }
 }
 
+/*
+ * The flat path: a compact object ({"a":1,"b":"x"}, no whitespace) whose
+ * members come in the order of the last objects (the hints) and hold
+ * integers, strings without escapes or null, read with the cursor in a
+ * register and no lexer state. It only takes what decode_object would
+ * decode the same way; anything else (whitespace, another member order,
+ * an escape, a fraction, a nested value, a value decode_object would
+ * reject) undoes the row and returns false, and the general path decodes
+ * the object (and words any error). Producers of events write exactly
+ * this shape, so most messages never reach the lexer.
+ */
+bool js_decode_flat(js_decoder_t *d, const char *p, size_t n, ty_batch_t *b) {
+  js_node_t *nd = &d->root;
+  uint32_t nf = nd->nfields;
+  if (nf == 0 || b->ncols != nf || n < 2 || p[0] != '{') return false;
+  uint32_t rows0 = b->cols[0]->len;
+  if (rows0 >= TY_BATCH_ROWS) return false;
+  const char *q = p + 1, *end = p + n;
+  uint32_t first = nd->first, i = first;
+  for (;;) {
+    if (i >= nf || !nd->fast_names[i]) goto undo;
+    size_t len = nd->fast_lens[i];
+    /* "name": and at least one byte of the value */
+    if ((size_t)(end - q) < len + 4 || q[0] != '"' || q[len + 1] != '"' || q[len + 2] != ':' ||
+        !short_eq(q + 1, nd->fast_names[i], len))
+      goto undo;
+    q += len + 3;
+    ty_vec_t *v = b->cols[i];
+    ty_kind_t kind = nd->kids[i].kind;
+    char c = *q;
+    if (c == '"') {
+      if (kind == TY_STRUCT || kind == TY_LIST || kind == TY_MAP) goto undo;
+      const char *s = q + 1, *e = js__plain_string_end(s, end);
+      if (!e) goto undo;
+      if (kind == TY_STRING)
+        ty_vec_append_bytes(v, s, (size_t)(e - s));
+      else if (tp_append(v, s, (size_t)(e - s)))
+        goto undo;
+      q = e + 1;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      if (kind != TY_LONG && kind != TY_INT) goto undo;
+      bool neg = c == '-';
+      const char *s = q + neg, *digits = s;
+      uint64_t m = 0;
+      for (unsigned dg; s < end && (dg = (unsigned)(*s - '0')) <= 9; s++) m = m * 10 + dg;
+      size_t nd_digits = (size_t)(s - digits);
+      /* 18 digits fit; JSON allows no leading zero; a fraction or an
+       * exponent goes to the general path */
+      if (nd_digits == 0 || nd_digits > 18 || (digits[0] == '0' && nd_digits > 1)) goto undo;
+      int64_t x = neg ? -(int64_t)m : (int64_t)m;
+      if (kind == TY_INT) {
+        if (x < INT32_MIN || x > INT32_MAX) goto undo;
+        ty_vec_append_i32(v, (int32_t)x);
+      } else {
+        ty_vec_append_i64(v, x);
+      }
+      q = s;
+    } else if (c == 'n' && end - q >= 4 && memcmp(q, "null", 4) == 0 && !nd->required[i]) {
+      ty_vec_append_null(v);
+      q += 4;
+    } else {
+      goto undo;
+    }
+    i++;
+    if (q >= end) goto undo;
+    if (*q == ',') {
+      q++;
+      continue;
+    }
+    if (*q != '}') goto undo;
+    q++;
+    break;
+  }
+  for (; q < end; q++)
+    if (*q != ' ' && *q != '\t' && *q != '\r' && *q != '\n') goto undo;
+  /* The members were fields first..i-1; the others are missing. */
+  for (uint32_t f = 0; f < nf; f++) {
+    if (f >= first && f < i) continue;
+    if (nd->required[f] || d->fail_missing) goto undo;
+    ty_vec_append_null(b->cols[f]);
+  }
+  b->nrows = rows0 + 1;
+  return true;
+undo:
+  for (uint32_t c = 0; c < b->ncols; c++) tp_vec_truncate(b->cols[c], rows0);
+  return false;
+}
+
 static void format_path(js_decoder_t *d, char *out, size_t cap) {
   size_t o = 0;
   out[0] = '\0';

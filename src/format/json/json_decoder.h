@@ -92,6 +92,14 @@ int js_decode_chunk(js_decoder_t *d, const char *p, size_t n, bool more, ty_batc
  */
 int js_decode_record(js_decoder_t *d, const char *p, size_t n, ty_batch_t *b, fl_err_t *err);
 
+/*
+ * js_decode_record's fast path: appends the row and returns true when
+ * p[0,n) is one compact object whose members come in the order of the
+ * objects before it and hold integers, plain strings or null; false
+ * leaves b as it was (js_decode_record then decodes it in full).
+ */
+bool js_decode_flat(js_decoder_t *d, const char *p, size_t n, ty_batch_t *b);
+
 /* Sets the line number the next text starts on (1 restarts counting). */
 void js_decoder_set_line(js_decoder_t *d, uint64_t line);
 

@@ -76,6 +76,10 @@ static inline void js__ws(js_lex_t *l) {
  * escapes (then js__unescape gives the text). Leaves p after the quote.
  */
 int js__scan_string(js_lex_t *l, const char **s, size_t *n, bool *esc);
+/* From the first byte after an opening quote: the closing quote, or NULL
+ * when the string has an escape, a raw control character or invalid
+ * UTF-8, or does not end before end (js__scan_string tells which). */
+const char *js__plain_string_end(const char *p, const char *end);
 /* Decodes the escapes of raw string content s[0,n) into out (room for n
  * bytes suffices) and sets *outn. */
 int js__unescape(js_lex_t *l, const char *s, size_t n, uint8_t *out, size_t *outn);

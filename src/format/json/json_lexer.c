@@ -82,6 +82,25 @@ static int hex4(const char *p, uint32_t *out) {
   return 0;
 }
 
+const char *js__plain_string_end(const char *p, const char *end) {
+  for (;;) {
+    while (end - p >= 16) {
+      unsigned k = special16(p);
+      p += k;
+      if (k < 16) break;
+    }
+    if (end - p < 16)
+      while (p < end && !special1((unsigned char)*p)) p++;
+    if (p >= end) return NULL;
+    unsigned char c = (unsigned char)*p;
+    if (c == '"') return p;
+    if (c < 0x80) return NULL; /* an escape or a control character */
+    int k = tp_utf8_seq_len((const uint8_t *)p, (const uint8_t *)end);
+    if (k <= 0) return NULL;
+    p += k;
+  }
+}
+
 int js__scan_string(js_lex_t *l, const char **s, size_t *n, bool *esc) {
   const char *p = l->p + 1, *end = l->end;
   *s = p;

@@ -20,6 +20,7 @@ int js_decode_record(js_decoder_t *d, const char *p, size_t n, ty_batch_t *b, fl
   uint32_t rows0 = b->ncols ? b->cols[0]->len : b->nrows;
   if (rows0 >= TY_BATCH_ROWS)
     return fl_err_set(err, FL_ELIMIT, "the batch is full (%u rows)", rows0);
+  if (js_decode_flat(d, p, n, b)) return FL_OK;
   if (all_space(p, n)) return fl_err_set(err, FL_EPARSE, "expected a JSON object, got empty text");
   js_decoder_set_line(d, 1);
   int rc = js_decode(d, p, n, b, err);
