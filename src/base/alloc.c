@@ -3,6 +3,7 @@
  */
 #include "base/alloc.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,14 @@
 static void oom(size_t n) {
   fprintf(stderr, "floe: out of memory allocating %zu bytes\n", n);
   abort();
+}
+
+void fl_alloc_tune(void) {
+  /* Requests below 16 MiB come from the heap (glibc's default, 128 KiB
+   * growing with what was freed, maps and unmaps the fetch buffers), and
+   * up to 32 MiB of free heap is kept before the top is given back. */
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+  mallopt(M_TRIM_THRESHOLD, 32 << 20);
 }
 
 void *fl_malloc(size_t n) {

@@ -4,6 +4,8 @@
 #include "cli/cli.h"
 #include "cli/session.h"
 
+#include "base/alloc.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +70,7 @@ const cli_command_t cli_cmd_help = {
 };
 
 int cli_main(int argc, char **argv) {
+  fl_alloc_tune();
   argc = cli_session_take_options(argc, argv);
   if (argc < 0) return 2;
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {

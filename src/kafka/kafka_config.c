@@ -29,6 +29,7 @@ kf_config_t *kf_config_dup(const kf_config_t *c) {
   d->conf = rd_kafka_conf_dup(c->conf);
   d->offset_reset_set = c->offset_reset_set;
   d->idempotence_set = c->idempotence_set;
+  d->queue_min_set = c->queue_min_set;
   return d;
 }
 
@@ -44,6 +45,7 @@ rd_kafka_conf_t *kf__conf_dup(const kf_config_t *c) { return rd_kafka_conf_dup(c
 static void note_explicit(kf_config_t *c, const char *key) {
   if (strcmp(key, "auto.offset.reset") == 0) c->offset_reset_set = true;
   if (strcmp(key, "enable.idempotence") == 0) c->idempotence_set = true;
+  if (strcmp(key, "queued.min.messages") == 0) c->queue_min_set = true;
 }
 
 int kf_config_set(kf_config_t *c, const char *key, const char *value, fl_err_t *err) {

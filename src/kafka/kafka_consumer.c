@@ -139,6 +139,11 @@ int kf_consumer_open(const kf_config_t *cfg, kf_consumer_t **out, fl_err_t *err)
   }
   /* An offset outside the log is an error unless the user chose a jump. */
   if (!cfg->offset_reset_set) rd_kafka_conf_set(conf, "auto.offset.reset", "error", NULL, 0);
+  /* librdkafka prefetches 100,000 messages per partition by default: with
+   * small events that is tens of MiB per partition held as messages, far
+   * more than a consumer that takes batches of a thousand needs while the
+   * next fetch is under way. */
+  if (!cfg->queue_min_set) rd_kafka_conf_set(conf, "queued.min.messages", "30000", NULL, 0);
   rd_kafka_conf_set_error_cb(conf, on_error);
   rd_kafka_conf_set_opaque(conf, c);
   c->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);

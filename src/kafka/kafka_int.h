@@ -15,6 +15,7 @@ struct kf_config {
   rd_kafka_conf_t *conf;
   bool offset_reset_set; /* auto.offset.reset was given (else the consumer uses "error") */
   bool idempotence_set;  /* enable.idempotence was given (else the producer turns it on) */
+  bool queue_min_set;    /* queued.min.messages was given (else the consumer's is smaller) */
 };
 
 /* A copy of the configuration's librdkafka settings (the caller owns it). */
