@@ -126,7 +126,10 @@ static int bounded_ends(kafka_source_t *k, bool once, const int64_t *high, fl_er
   for (uint32_t p = 0; p < n && !rc; p++) {
     if (!k->mine[p]) continue;
     int64_t at = INT64_MAX, end = once ? high[p] : INT64_MAX;
-    if (stop) rc = kf_consumer_resolve(k->c, k->topic, (int32_t)p, stop[p], 30000, &at, err);
+    if (stop && stop[p].kind == KF_POS_LATEST && high[p] >= 0)
+      at = high[p]; /* asked a moment ago */
+    else if (stop)
+      rc = kf_consumer_resolve(k->c, k->topic, (int32_t)p, stop[p], 30000, &at, err);
     k->end[p] = at < end ? at : end;
   }
   fl_free(stop);
@@ -192,10 +195,12 @@ static int ks_start(st_source_t *s, const json_t *pos, bool bounded, fl_err_t *e
                                 &high[p], bounded ? err : &lag_err);
     if (!bounded) rc = FL_OK;
   }
+  /* The ends too, for the same reason (a bounded mode's offsets: a
+   * request per partition that would wait behind the fetches). */
+  if (!rc) rc = bounded_ends(k, bounded, high, err);
   if (!rc && nmine) rc = kf_consumer_assign(k->c, k->topic, parts, start, nmine, 30000, err);
   for (uint32_t p = 0; p < n && !rc; p++)
     if (k->mine[p]) rc = kf_consumer_position(k->c, k->topic, (int32_t)p, &k->pos[p], err);
-  if (!rc) rc = bounded_ends(k, bounded, high, err);
   fl_free(start);
   fl_free(parts);
   if (!rc && s->metrics && !(rc = st_kafka_metrics_new(s->metrics, k->c, &k->km, err)))
