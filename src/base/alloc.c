@@ -4,6 +4,7 @@
 #include "base/alloc.h"
 
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,14 @@ void *fl_malloc(size_t n) {
 void *fl_calloc(size_t count, size_t size) {
   void *p = calloc(count ? count : 1, size ? size : 1);
   if (!p) oom(count * size);
+  return p;
+}
+
+void *fl_zalloc_written(size_t count, size_t size) {
+  size_t n = (count ? count : 1) * (size ? size : 1);
+  if (size && n / size != (count ? count : 1)) oom(SIZE_MAX);
+  void *p = fl_malloc(n);
+  memset(p, 0, n);
   return p;
 }
 

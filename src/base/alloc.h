@@ -13,6 +13,11 @@
 void *fl_malloc(size_t n);
 void *fl_calloc(size_t count, size_t size);
 void *fl_realloc(void *p, size_t n);
+/* Zeroed like fl_calloc, but by writing: for tables that are read before
+ * they are written (hash slots). Fresh pages from calloc are the shared
+ * zero page until written, so reading then writing costs two faults a
+ * page and, with other threads running, a TLB flush on every core. */
+void *fl_zalloc_written(size_t count, size_t size);
 char *fl_strdup(const char *s);
 char *fl_strndup(const char *s, size_t n);
 void fl_free(void *p);

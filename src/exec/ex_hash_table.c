@@ -365,7 +365,7 @@ static void reserve_groups(ex_ht_t *ht, uint64_t groups) {
   uint64_t nslots = ht->mask + 1;
   while (want > nslots) nslots *= 2;
   fl_free(ht->slots);
-  ht->slots = fl_calloc(nslots, sizeof *ht->slots);
+  ht->slots = fl_zalloc_written(nslots, sizeof *ht->slots);
   ht->mask = nslots - 1;
   for (uint32_t g = 0; g < ht->ngroups; g++) {
     uint64_t h = ht->hashes[g], s = h & ht->mask;

@@ -169,7 +169,7 @@ static void grow_entries(pq__dict_t *d) {
 static void maybe_rehash(pq__dict_t *d) {
   if ((d->n + 1) * 2 <= d->mask + 1) return;
   uint32_t mask = d->mask * 2 + 1;
-  uint32_t *slots = fl_calloc((size_t)mask + 1, sizeof *slots);
+  uint32_t *slots = fl_zalloc_written((size_t)mask + 1, sizeof *slots);
   for (uint32_t e = 0; e < d->n; e++) {
     uint32_t s = d->hashes[e] & mask;
     while (slots[s]) s = (s + 1) & mask;
