@@ -45,6 +45,10 @@ static void bit_packed(fl_buf_t *out, const uint32_t *v, size_t n, int width) {
     out->len += nbytes;
     return;
   }
+  /* Wider values (dictionary indexes past 256 entries): a 64-bit
+   * accumulator that gives out 32 bits at a time; with width <= 32 it
+   * holds under 32 bits before each value, so nothing overflows. The
+   * groups are whole bytes, so no bits are left at the end. */
   uint64_t acc = 0;
   int bits = 0;
   size_t o = 0;
@@ -52,12 +56,14 @@ static void bit_packed(fl_buf_t *out, const uint32_t *v, size_t n, int width) {
     uint64_t x = i < n ? v[i] : 0;
     acc |= x << bits;
     bits += width;
-    while (bits >= 8) {
-      dst[o++] = (uint8_t)acc;
-      acc >>= 8;
-      bits -= 8;
+    if (bits >= 32) {
+      fl_store_le32(dst + o, (uint32_t)acc);
+      o += 4;
+      acc >>= 32;
+      bits -= 32;
     }
   }
+  for (; bits > 0; bits -= 8, acc >>= 8) dst[o++] = (uint8_t)acc;
   out->len += nbytes;
 }
 
