@@ -256,20 +256,33 @@ static int ks_poll(st_source_t *s, ty_batch_t *b, uint32_t *part, int timeout_ms
       k->next++; /* beyond the bounded end, or already handed out */
       continue;
     }
-    kf_msgs_t one = {.msgs = (kf_msg_t *)m, .n = 1, .cap = 1};
-    uint32_t used = 0, before = b->nrows;
-    int rc = st_kafka_decode(k->dec, &one, &used, b, err);
-    if (rc && s->bad == ST_BAD_DEAD_LETTER && s->dead) {
-      dead_letter(k, m, err->msg);
-      fl_err_clear(err);
-      used = 1;
-    } else if (rc) {
-      return st_source_option_error(s->table, "format", err);
+    /* The run of this partition's messages that follows (a fetch hands
+     * them out together), decoded in one call. */
+    uint32_t j = k->next + 1;
+    for (int64_t off = m->offset; j < k->msgs.n; j++) {
+      const kf_msg_t *x = &k->msgs.msgs[j];
+      if (x->partition != p || x->offset <= off || (k->end && x->offset >= k->end[p])) break;
+      off = x->offset;
     }
-    if (used == 0) break; /* batch full */
-    if (b->nrows > before) part[before] = k->slot[p];
-    k->pos[p] = m->offset + 1;
-    k->next++;
+    kf_msgs_t run = {.msgs = (kf_msg_t *)m, .n = j - k->next, .cap = j - k->next};
+    uint32_t used = 0, before = b->nrows;
+    int rc = st_kafka_decode(k->dec, &run, &used, b, err);
+    for (uint32_t r = before; r < b->nrows; r++) part[r] = k->slot[p];
+    if (used) {
+      k->pos[p] = run.msgs[used - 1].offset + 1;
+      k->next += used;
+    }
+    if (rc) {
+      const kf_msg_t *bad = &run.msgs[used]; /* decoding stopped at it */
+      if (s->bad != ST_BAD_DEAD_LETTER || !s->dead)
+        return st_source_option_error(s->table, "format", err);
+      dead_letter(k, bad, err->msg);
+      fl_err_clear(err);
+      k->pos[p] = bad->offset + 1;
+      k->next++;
+      continue;
+    }
+    if (used < run.n) break; /* batch full */
   }
   s->skipped = st_kafka_decoder_skipped(k->dec);
   if (k->next >= k->msgs.n && at_end(k)) *end = true;
