@@ -195,10 +195,20 @@ static bool parse_timestamp_fixed(const char *s, size_t n, int precision, int64_
   int64_t y = (int64_t)(dig2(s) * 100 + dig2(s + 2));
   unsigned mo = dig2(s + 5), d = dig2(s + 8);
   unsigned h = dig2(s + 11), mi = dig2(s + 14), sec = dig2(s + 17);
-  if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo)) return false;
   if (h > 23 || mi > 59 || sec > 60) return false;
   if (sec == 60) sec = 59;
-  int64_t days = fl_days_from_civil(y, mo, d);
+  /* Streams of events carry the same date over and over: the last date
+   * of this thread, checked and converted, is kept. */
+  static __thread int64_t last_date = -1, last_days;
+  int64_t date = (y * 100 + mo) * 100 + d, days; /* every digit pair apart */
+  if (date == last_date) {
+    days = last_days;
+  } else {
+    if (mo < 1 || mo > 12 || d < 1 || d > month_days(y, mo)) return false;
+    days = fl_days_from_civil(y, mo, d);
+    last_date = date;
+    last_days = days;
+  }
   int64_t unit = unit_pow10[precision];
   int64_t lim = day_limit[precision];
   if (days > lim - 1 || days < -lim + 1) return false;

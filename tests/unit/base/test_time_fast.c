@@ -78,3 +78,22 @@ TEST(timestamp_fixed_layout_against_timegm) {
   /* Nanoseconds past 2262 overflow int64. */
   CHECK(!fl_parse_timestamp("2263-01-01T00:00:00Z", 20, 9, &v, &z));
 }
+
+/* The date kept from the call before never stands in for another date,
+ * valid or not: each timestamp after it parses as on its own. */
+TEST(timestamp_last_date_reused_only_for_the_same_date) {
+  int64_t v, w;
+  bool z;
+  CHECK(fl_parse_timestamp("2024-01-31 10:00:00", 19, 6, &v, &z));
+  CHECK(fl_parse_timestamp("2024-01-31 11:00:00", 19, 6, &w, &z));
+  CHECK_EQ(w - v, 3600LL * 1000000);
+  CHECK(!fl_parse_timestamp("2024-02-31 11:00:00", 19, 6, &w, &z));
+  CHECK(!fl_parse_timestamp("2024-01-32 11:00:00", 19, 6, &w, &z));
+  CHECK(!fl_parse_timestamp("2024-17-31 11:00:00", 19, 6, &w, &z));
+  CHECK(fl_parse_timestamp("2024-02-01 10:00:00", 19, 6, &w, &z));
+  CHECK_EQ(w - v, 86400LL * 1000000);
+  CHECK(fl_parse_timestamp("2024-01-31 10:00:00", 19, 6, &w, &z));
+  CHECK_EQ(w, v);
+  CHECK(!fl_parse_timestamp("2023-02-29 10:00:00", 19, 6, &w, &z));
+  CHECK(fl_parse_timestamp("2024-02-29 10:00:00", 19, 6, &w, &z));
+}
