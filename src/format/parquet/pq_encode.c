@@ -147,12 +147,14 @@ void pq__dict_init(pq__dict_t *d, uint32_t width) {
   d->width = width;
   d->mask = 1023;
   d->slots = fl_calloc(d->mask + 1, sizeof *d->slots);
-  if (width == 4 || width == 8) d->keys = fl_calloc(d->mask + 1, sizeof *d->keys);
+  if (width == 4 || width == 8 || width == 0) d->keys = fl_calloc(d->mask + 1, sizeof *d->keys);
   fl_buf_init(&d->vals);
 }
 
-/* The value of entry e as a word (widths 4 and 8). */
+/* What keys holds for entry e: its value as a word (widths 4 and 8), its
+ * hash (byte arrays). */
 static inline uint64_t entry_word(const pq__dict_t *d, uint32_t e) {
+  if (d->width == 0) return d->hashes[e];
   const uint8_t *p = d->vals.data + (size_t)e * d->width;
   return d->width == 8 ? fl_load_le64(p) : fl_load_le32(p);
 }
@@ -271,7 +273,7 @@ void pq__dict_put_spans(pq__dict_t *d, const pq__span_t *vals, size_t n, uint32_
     for (;;) {
       uint32_t e = d->slots[s];
       if (!e) break;
-      if (d->hashes[e - 1] == h) {
+      if (d->keys[s] == h) {
         const uint8_t *q = d->vals.data + d->offs[e - 1];
         if (fl_load_le32(q) == len && (len == 0 || memcmp(q + 4, p, len) == 0)) break;
       }
@@ -287,6 +289,7 @@ void pq__dict_put_spans(pq__dict_t *d, const pq__span_t *vals, size_t n, uint32_
     while (d->slots[s]) s = (s + 1) & d->mask;
     d->slots[s] = d->n + 1;
     d->hashes[d->n] = h;
+    d->keys[s] = h;
     d->offs[d->n] = (uint32_t)d->vals.len;
     fl_buf_append_le32(&d->vals, len);
     if (len) fl_buf_append(&d->vals, p, len);
