@@ -150,6 +150,18 @@ def fingerprint(floe, wh, query):
     return p.stdout.strip().splitlines()[-1]
 
 
+def pyiceberg_rows(wh, query):
+    """The row count of the result table by PyIceberg's planning (an
+    independent reader), to tell a table short of rows from a misread one."""
+    name = "q0" if query in Q0_LIKE else query
+    loc = current_metadata(wh / "catalog.db", "nexmark", name)
+    if not loc:
+        return "no"
+    from pyiceberg.table import StaticTable
+    t = StaticTable.from_metadata(local_path(loc))
+    return sum(task.file.record_count for task in t.scan().plan_files())
+
+
 def new_warehouse(floe, base, query):
     if base.exists():
         shutil.rmtree(base)
@@ -218,7 +230,8 @@ def run_job(engine, query, p, job_text, args, work, bids, reference):
     elif reference[key][1] == fp:
         check = f"same as {reference[key][0]}"
     else:
-        check = f"DIFFERS from {reference[key][0]}: {fp} vs {reference[key][1]}"
+        check = (f"DIFFERS from {reference[key][0]}: {fp} vs {reference[key][1]} "
+                 f"(PyIceberg counts {pyiceberg_rows(wh, query)} rows)")
     row.update(events=events, wall=wall, proc=proc, cpu=cpu, rss=rss,
                eps=events / proc if proc > 0 else 0.0,
                eps_cpu=events / cpu if cpu > 0 else 0.0, check=check, fingerprint=fp)
