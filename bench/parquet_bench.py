@@ -347,7 +347,7 @@ def main():
     ap.add_argument("--codecs", default=",".join(CODECS))
     ap.add_argument("--json-codec", default="zstd")
     ap.add_argument("--zstd-level", type=int, default=3,
-                    help="zstd level both sides use (default 3, floe's default; pyarrow's is 1)")
+                    help="zstd level both sides use (default 3, parquet-java's default; floe's and pyarrow's is 1)")
     ap.add_argument("--row-group-rows", type=int, default=ROW_GROUP_ROWS)
     ap.add_argument("--workdir", help="scratch files (default: bench/work beside --floe)")
     ap.add_argument("--results", help="JSON results (default: bench/results.json beside --floe)")
