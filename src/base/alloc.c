@@ -35,8 +35,8 @@ void *fl_calloc(size_t count, size_t size) {
 }
 
 void *fl_zalloc_written(size_t count, size_t size) {
-  size_t n = (count ? count : 1) * (size ? size : 1);
-  if (size && n / size != (count ? count : 1)) oom(SIZE_MAX);
+  if (count && size > SIZE_MAX / count) oom(SIZE_MAX);
+  size_t n = count * size;
   void *p = fl_malloc(n);
   memset(p, 0, n);
   return p;

@@ -82,15 +82,27 @@ static int hex4(const char *p, uint32_t *out) {
   return 0;
 }
 
+/* The first special byte (as special8) at or after p, or end. */
+static inline const char *next_special(const char *p, const char *end) {
+  while (end - p >= 16) {
+    unsigned k = special16(p);
+    if (k < 16) return p + k;
+    p += 16;
+  }
+  if (end - p >= 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    uint64_t m = special8(v);
+    if (m) return p + (__builtin_ctzll(m) >> 3);
+    p += 8;
+  }
+  while (p < end && !special1((unsigned char)*p)) p++;
+  return p;
+}
+
 const char *js__plain_string_end(const char *p, const char *end) {
   for (;;) {
-    while (end - p >= 16) {
-      unsigned k = special16(p);
-      p += k;
-      if (k < 16) break;
-    }
-    if (end - p < 16)
-      while (p < end && !special1((unsigned char)*p)) p++;
+    p = next_special(p, end);
     if (p >= end) return NULL;
     unsigned char c = (unsigned char)*p;
     if (c == '"') return p;
@@ -106,27 +118,7 @@ int js__scan_string(js_lex_t *l, const char **s, size_t *n, bool *esc) {
   *s = p;
   *esc = false;
   for (;;) {
-    for (;;) {
-      if (end - p >= 16) {
-        unsigned k = special16(p);
-        p += k;
-        if (k == 16) continue;
-        break;
-      }
-      if (end - p >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        uint64_t m = special8(v);
-        if (!m) {
-          p += 8;
-          continue;
-        }
-        p += __builtin_ctzll(m) >> 3;
-        break;
-      }
-      while (p < end && !special1((unsigned char)*p)) p++;
-      break;
-    }
+    p = next_special(p, end);
     if (p >= end) return js__fail_eof(l, "a string");
     unsigned char c = (unsigned char)*p;
     if (c == '"') {

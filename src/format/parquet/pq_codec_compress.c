@@ -100,7 +100,8 @@ int pq_compress(pq_codec_t codec, int level, const uint8_t *in, size_t n, fl_buf
       if (!cctx) return fl_err_set(err, FL_ENOMEM, "zstd: cannot create a compression context");
       size_t cap = ZSTD_compressBound(n);
       fl_buf_reserve(out, cap);
-      size_t r = ZSTD_compressCCtx(cctx, out->data + out->len, cap, in, n, level ? level : PQ_ZSTD_DEFAULT_LEVEL);
+      int lv = level ? level : PQ_ZSTD_DEFAULT_LEVEL;
+      size_t r = ZSTD_compressCCtx(cctx, out->data + out->len, cap, in, n, lv);
       if (ZSTD_isError(r)) return fl_err_set(err, FL_EINTERNAL, "zstd: %s", ZSTD_getErrorName(r));
       out->len += r;
       return FL_OK;

@@ -147,17 +147,12 @@ void pq__dict_init(pq__dict_t *d, uint32_t width) {
   d->width = width;
   d->mask = 1023;
   d->slots = fl_calloc(d->mask + 1, sizeof *d->slots);
-  if (width == 4 || width == 8 || width == 0) d->keys = fl_calloc(d->mask + 1, sizeof *d->keys);
+  d->keys = fl_calloc(d->mask + 1, sizeof *d->keys);
   fl_buf_init(&d->vals);
 }
 
-/* What keys holds for entry e: its value as a word (widths 4 and 8), its
- * hash (byte arrays). */
-static inline uint64_t entry_word(const pq__dict_t *d, uint32_t e) {
-  if (d->width == 0) return d->hashes[e];
-  const uint8_t *p = d->vals.data + (size_t)e * d->width;
-  return d->width == 8 ? fl_load_le64(p) : fl_load_le32(p);
-}
+/* Widths 4 and 8 keep the value itself in keys, the others its hash. */
+static inline bool word_keys(const pq__dict_t *d) { return d->width == 4 || d->width == 8; }
 
 void pq__dict_reset(pq__dict_t *d) {
   d->n = 0;
@@ -168,30 +163,25 @@ void pq__dict_reset(pq__dict_t *d) {
 void pq__dict_free(pq__dict_t *d) {
   fl_free(d->slots);
   fl_free(d->keys);
-  fl_free(d->hashes);
   fl_free(d->offs);
   fl_buf_free(&d->vals);
   memset(d, 0, sizeof *d);
 }
 
-static void grow_entries(pq__dict_t *d) {
-  if (d->n < d->cap) return;
-  d->cap = d->cap ? d->cap * 2 : 1024;
-  d->hashes = fl_realloc(d->hashes, (size_t)d->cap * sizeof *d->hashes);
-  if (!d->width) d->offs = fl_realloc(d->offs, (size_t)d->cap * sizeof *d->offs);
-}
-
-/* Doubles the table when it is half full. */
+/* Doubles the table when it is half full; each slot's key gives its hash. */
 static void maybe_rehash(pq__dict_t *d) {
   if ((d->n + 1) * 2 <= d->mask + 1) return;
   uint32_t mask = d->mask * 2 + 1;
   uint32_t *slots = fl_zalloc_written((size_t)mask + 1, sizeof *slots);
-  uint64_t *keys = d->keys ? fl_malloc(((size_t)mask + 1) * sizeof *keys) : NULL;
-  for (uint32_t e = 0; e < d->n; e++) {
-    uint32_t s = d->hashes[e] & mask;
+  uint64_t *keys = fl_malloc(((size_t)mask + 1) * sizeof *keys);
+  bool words = word_keys(d);
+  for (uint32_t o = 0; o <= d->mask; o++) {
+    if (!d->slots[o]) continue;
+    uint64_t key = d->keys[o];
+    uint32_t s = (words ? mix64(key) : (uint32_t)key) & mask;
     while (slots[s]) s = (s + 1) & mask;
-    slots[s] = e + 1;
-    if (keys) keys[s] = entry_word(d, e);
+    slots[s] = d->slots[o];
+    keys[s] = key;
   }
   fl_free(d->slots);
   fl_free(d->keys);
@@ -200,16 +190,18 @@ static void maybe_rehash(pq__dict_t *d) {
   d->mask = mask;
 }
 
-/* Inserts the value at p (hash h), not yet in the dictionary; its index. */
-static uint32_t dict_insert_fixed(pq__dict_t *d, const uint8_t *p, uint32_t h) {
+/* Gives a new entry (hash h, key) a slot; its index. The caller appends
+ * the value to vals. */
+static uint32_t dict_insert(pq__dict_t *d, uint32_t h, uint64_t key) {
   maybe_rehash(d);
-  grow_entries(d);
+  if (!d->width && d->n == d->cap) {
+    d->cap = d->cap ? d->cap * 2 : 1024;
+    d->offs = fl_realloc(d->offs, (size_t)d->cap * sizeof *d->offs);
+  }
   uint32_t s = h & d->mask;
   while (d->slots[s]) s = (s + 1) & d->mask;
   d->slots[s] = d->n + 1;
-  d->hashes[d->n] = h;
-  fl_buf_append(&d->vals, p, d->width);
-  if (d->keys) d->keys[s] = entry_word(d, d->n);
+  d->keys[s] = key;
   return d->n++;
 }
 
@@ -218,29 +210,29 @@ static uint32_t dict_insert_fixed(pq__dict_t *d, const uint8_t *p, uint32_t h) {
  * at once instead of the slot and then the entry. A value equal to the
  * one before it (event times, keys in runs) takes the previous index
  * without a probe. */
-#define DICT_PUT_WORDS(name, T, load)                                                 \
-  static void name(pq__dict_t *d, const uint8_t *vals, size_t n, uint32_t *out) {     \
-    T prev = 0;                                                                       \
-    uint32_t prev_idx = UINT32_MAX;                                                   \
-    for (size_t i = 0; i < n; i++) {                                                  \
-      const uint8_t *p = vals + i * sizeof(T);                                        \
-      T v = load(p);                                                                  \
-      if (i + 16 < n) { /* the slot of a value ahead: its miss overlaps this work */  \
-        uint32_t a = mix64(load(p + 16 * sizeof(T))) & d->mask;                       \
-        __builtin_prefetch(&d->slots[a]);                                             \
-        __builtin_prefetch(&d->keys[a]);                                              \
-      }                                                                               \
-      if (v == prev && prev_idx != UINT32_MAX) {                                      \
-        out[i] = prev_idx;                                                            \
-        continue;                                                                     \
-      }                                                                               \
-      uint32_t h = mix64(v), s = h & d->mask, e;                                      \
-      while ((e = d->slots[s]) && d->keys[s] != (uint64_t)v)                         \
-        s = (s + 1) & d->mask;                                                        \
-      uint32_t idx = e ? e - 1 : dict_insert_fixed(d, p, h);                          \
-      out[i] = prev_idx = idx;                                                        \
-      prev = v;                                                                       \
-    }                                                                                 \
+#define DICT_PUT_WORDS(name, T, load)                                                \
+  static void name(pq__dict_t *d, const uint8_t *vals, size_t n, uint32_t *out) {    \
+    T prev = 0;                                                                      \
+    uint32_t prev_idx = UINT32_MAX;                                                  \
+    for (size_t i = 0; i < n; i++) {                                                 \
+      const uint8_t *p = vals + i * sizeof(T);                                       \
+      T v = load(p);                                                                 \
+      if (i + 16 < n) { /* the slot of a value ahead: its miss overlaps this work */ \
+        uint32_t a = mix64(load(p + 16 * sizeof(T))) & d->mask;                      \
+        __builtin_prefetch(&d->slots[a]);                                            \
+        __builtin_prefetch(&d->keys[a]);                                             \
+      }                                                                              \
+      if (v == prev && prev_idx != UINT32_MAX) {                                     \
+        out[i] = prev_idx;                                                           \
+        continue;                                                                    \
+      }                                                                              \
+      uint32_t h = mix64(v), s = h & d->mask, e;                                     \
+      while ((e = d->slots[s]) && d->keys[s] != (uint64_t)v) s = (s + 1) & d->mask;  \
+      uint32_t idx = e ? e - 1 : dict_insert(d, h, v);                               \
+      if (!e) fl_buf_append(&d->vals, p, sizeof(T));                                 \
+      out[i] = prev_idx = idx;                                                       \
+      prev = v;                                                                      \
+    }                                                                                \
   }
 DICT_PUT_WORDS(dict_put_w8, uint64_t, fl_load_le64)
 DICT_PUT_WORDS(dict_put_w4, uint32_t, fl_load_le32)
@@ -254,9 +246,14 @@ void pq__dict_put_fixed(pq__dict_t *d, const uint8_t *vals, size_t n, uint32_t *
     uint32_t h = hash_bytes(p, w);
     uint32_t s = h & d->mask, e;
     while ((e = d->slots[s]) &&
-           !(d->hashes[e - 1] == h && memcmp(d->vals.data + (size_t)(e - 1) * w, p, w) == 0))
+           !(d->keys[s] == h && memcmp(d->vals.data + (size_t)(e - 1) * w, p, w) == 0))
       s = (s + 1) & d->mask;
-    out[i] = e ? e - 1 : dict_insert_fixed(d, p, h);
+    if (e) {
+      out[i] = e - 1;
+      continue;
+    }
+    out[i] = dict_insert(d, h, h);
+    fl_buf_append(&d->vals, p, w);
   }
 }
 
@@ -269,31 +266,21 @@ void pq__dict_put_spans(pq__dict_t *d, const pq__span_t *vals, size_t n, uint32_
       continue;
     }
     uint32_t h = hash_bytes(p, len);
-    uint32_t s = h & d->mask;
-    for (;;) {
-      uint32_t e = d->slots[s];
-      if (!e) break;
-      if (d->keys[s] == h) {
-        const uint8_t *q = d->vals.data + d->offs[e - 1];
-        if (fl_load_le32(q) == len && (len == 0 || memcmp(q + 4, p, len) == 0)) break;
-      }
-      s = (s + 1) & d->mask;
+    uint32_t s = h & d->mask, e;
+    for (; (e = d->slots[s]); s = (s + 1) & d->mask) {
+      if (d->keys[s] != h) continue;
+      const uint8_t *q = d->vals.data + d->offs[e - 1];
+      if (fl_load_le32(q) == len && (len == 0 || memcmp(q + 4, p, len) == 0)) break;
     }
-    if (d->slots[s]) {
-      out[i] = d->slots[s] - 1;
+    if (e) {
+      out[i] = e - 1;
       continue;
     }
-    maybe_rehash(d);
-    grow_entries(d);
-    s = h & d->mask;
-    while (d->slots[s]) s = (s + 1) & d->mask;
-    d->slots[s] = d->n + 1;
-    d->hashes[d->n] = h;
-    d->keys[s] = h;
-    d->offs[d->n] = (uint32_t)d->vals.len;
+    uint32_t idx = dict_insert(d, h, h);
+    d->offs[idx] = (uint32_t)d->vals.len;
     fl_buf_append_le32(&d->vals, len);
     if (len) fl_buf_append(&d->vals, p, len);
-    out[i] = d->n++;
+    out[i] = idx;
   }
 }
 

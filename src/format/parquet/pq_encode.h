@@ -46,10 +46,9 @@ typedef struct pq__dict {
   uint32_t n;       /* entries */
   uint32_t mask;    /* hash table slots - 1 */
   uint32_t *slots;  /* entry index + 1, 0 = empty */
-  uint64_t *keys;   /* per slot: the entry's value (widths 4 and 8) or hash (byte arrays) */
-  uint32_t *hashes; /* per entry, for growing the table */
+  uint64_t *keys;   /* per slot: the entry's value (widths 4 and 8), else its hash */
   uint32_t *offs;   /* byte arrays: offset of each entry's length prefix in vals */
-  uint32_t cap;     /* entries allocated in hashes/offs */
+  uint32_t cap;     /* entries allocated in offs */
   fl_buf_t vals;
 } pq__dict_t;
 
